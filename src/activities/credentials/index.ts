@@ -1,0 +1,3 @@
+import type { ActivityDefinition } from "../definition.js";
+
+export const credentialActivities: ActivityDefinition[] = [];

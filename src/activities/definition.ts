@@ -1,0 +1,44 @@
+import type { Static, TObject } from "@sinclair/typebox";
+import type { Principal } from "../auth/authenticate.js";
+import type { OrganizationRow } from "../records/organizations.js";
+import type { Services } from "../services.js";
+import type { Queryable } from "../store/database.js";
+
+export interface ActivityContext {
+  /** The activity's transaction: everything the handler writes goes through it. */
+  tx: Queryable;
+  organization: OrganizationRow;
+  principal: Principal;
+  activityId: string;
+  now: Date;
+  services: Services;
+}
+
+/** One operation of `/public/v1/submit/<operation>`, declared in one file. */
+export interface ActivityDefinition<S extends TObject = TObject> {
+  operation: string;
+  /** The versioned activity type the request must name. */
+  type: string;
+  intentKey: string;
+  resultKey: string;
+  /** The method name in @turnkey/sdk-server and @turnkey/http. */
+  sdkMethod: string;
+  summary: string;
+  /** Policy resource and action (the policy language's activity.resource / activity.action). */
+  resource: string;
+  action: string;
+  parameters: S;
+  /** Only the root quorum may perform it, whatever policies say. */
+  rootQuorumOnly?: boolean;
+  /**
+   * The user whose own credentials or profile the activity manages; requesters may always do
+   * that for themselves (the documented implicit permission).
+   */
+  selfServiceUserId?: (params: Static<S>) => string | undefined;
+  /** Runs inside the activity's transaction; throws ApiError for a business failure. */
+  execute(ctx: ActivityContext, params: Static<S>): Promise<Record<string, unknown>>;
+}
+
+export function defineActivity<S extends TObject>(definition: ActivityDefinition<S>): ActivityDefinition {
+  return definition as unknown as ActivityDefinition;
+}

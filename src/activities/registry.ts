@@ -1,0 +1,15 @@
+import type { ActivityDefinition } from "./definition.js";
+import { credentialActivities } from "./credentials/index.js";
+import { invitationActivities } from "./invitations/index.js";
+import { organizationActivities } from "./organizations/index.js";
+import { userActivities } from "./users/index.js";
+
+/** Every activity Strongroom serves; the router, the docs table and the compatibility tests read this. */
+export const activityDefinitions: ActivityDefinition[] = [
+  ...organizationActivities,
+  ...userActivities,
+  ...credentialActivities,
+  ...invitationActivities,
+].sort((a, b) => a.operation.localeCompare(b.operation));
+
+export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));

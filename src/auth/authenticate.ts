@@ -1,0 +1,115 @@
+import { unauthenticated } from "../errors.js";
+import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
+import type { ApiKeyRow, AuthenticatorRow, UserRow } from "../records/users.js";
+import type { Queryable } from "../store/database.js";
+import { API_KEY_SCHEMES, parseStamp, verifyApiKeySignature, type Stamp } from "./stamp.js";
+import { verifyWebAuthnStamp } from "./webauthn.js";
+
+/** Who signed a request, as established from its stamp. */
+export interface Principal {
+  user: { id: string; name: string; organizationId: string; isRoot: boolean };
+  credential: { kind: "api-key" | "webauthn"; id: string; type: string; publicKey: string };
+  /** True when the credential belongs to the target organization's parent (read-only access). */
+  viaParent: boolean;
+  /** What a vote records of the stamp. */
+  stamp: { publicKey: string; scheme: string; signature: string };
+}
+
+const CURVE_OF_KEY: Record<string, string> = {
+  API_KEY_CURVE_P256: "p256",
+  API_KEY_CURVE_SECP256K1: "secp256k1",
+  API_KEY_CURVE_ED25519: "ed25519",
+};
+
+function scopeDescription(org: OrganizationRow): string {
+  return org.parent_id ? `organization ${org.id} or its parent organization ${org.parent_id}` : `organization ${org.id}`;
+}
+
+type UserColumns = { user_name: string; is_root: boolean };
+
+async function authenticateApiKey(db: Queryable, stamp: Extract<Stamp, { kind: "api-key" }>, org: OrganizationRow, now: Date): Promise<Principal> {
+  // A key present in both the organization and its parent resolves to the organization's own user.
+  const rows = await db.query<ApiKeyRow & UserColumns>(
+    `SELECT k.*, u.name AS user_name, u.is_root FROM api_keys k JOIN users u ON u.id = k.user_id
+      WHERE k.public_key = $1 AND k.organization_id IN ($2, $3)
+      ORDER BY (k.organization_id = $2) DESC LIMIT 1`,
+    [stamp.publicKey, org.id, org.parent_id ?? org.id],
+  );
+  const key = rows[0];
+  if (!key) throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(org)}`, "PUBLIC_KEY_NOT_FOUND");
+  if (CURVE_OF_KEY[key.curve] !== API_KEY_SCHEMES[stamp.scheme]) {
+    throw unauthenticated(`stamp scheme ${stamp.scheme} does not fit API key ${key.id}, whose curve is ${key.curve}`, "SIGNATURE_INVALID");
+  }
+  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) {
+    throw unauthenticated(`API key ${key.id} expired at ${key.expires_at.toISOString()}`, "API_KEY_EXPIRED");
+  }
+  return {
+    user: { id: key.user_id, name: key.user_name, organizationId: key.organization_id, isRoot: key.is_root },
+    credential: { kind: "api-key", id: key.id, type: key.credential_type, publicKey: key.public_key },
+    viaParent: key.organization_id !== org.id,
+    stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
+  };
+}
+
+async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind: "webauthn" }>, rawBody: Buffer, org: OrganizationRow): Promise<Principal> {
+  const rows = await db.query<AuthenticatorRow & UserColumns>(
+    `SELECT a.*, u.name AS user_name, u.is_root FROM authenticators a JOIN users u ON u.id = a.user_id
+      WHERE a.credential_id = $1 AND a.organization_id IN ($2, $3)
+      ORDER BY (a.organization_id = $2) DESC LIMIT 1`,
+    [stamp.credentialId, org.id, org.parent_id ?? org.id],
+  );
+  const authenticator = rows[0];
+  if (!authenticator) {
+    throw unauthenticated(`credential ID ${stamp.credentialId} could not be found in ${scopeDescription(org)}`, "CREDENTIAL_NOT_FOUND");
+  }
+  const stored = Number(authenticator.sign_count);
+  const newCounter = await verifyWebAuthnStamp(stamp, rawBody, {
+    credentialId: authenticator.credential_id,
+    publicKey: authenticator.public_key,
+    signCount: stored,
+  });
+  // Compare-and-set: of two requests carrying the same counter, only one gets through.
+  if (newCounter > 0 || stored > 0) {
+    const updated = await db.query(
+      "UPDATE authenticators SET sign_count = $1 WHERE id = $2 AND sign_count < $1 RETURNING id",
+      [newCounter, authenticator.id],
+    );
+    if (updated.length === 0) {
+      throw unauthenticated(
+        `WebAuthn signature counter ${newCounter} of authenticator ${authenticator.id} did not increase: replayed or cloned authenticator`,
+        "SIGNATURE_INVALID",
+      );
+    }
+  }
+  return {
+    user: { id: authenticator.user_id, name: authenticator.user_name, organizationId: authenticator.organization_id, isRoot: authenticator.is_root },
+    credential: { kind: "webauthn", id: authenticator.id, type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR", publicKey: authenticator.public_key },
+    viaParent: authenticator.organization_id !== org.id,
+    stamp: { publicKey: authenticator.public_key, scheme: "SIGNATURE_SCHEME_TK_API_WEBAUTHN", signature: stamp.signature },
+  };
+}
+
+/**
+ * Establishes who signed a request to an organization: parses the stamp, verifies an API-key
+ * signature over the exact body bytes (before touching the database, so unsigned callers learn
+ * nothing), then finds the credential in the organization or, read-only, in its parent.
+ */
+export async function authenticate(
+  db: Queryable,
+  headers: Record<string, string | string[] | undefined>,
+  rawBody: Buffer,
+  organizationId: string,
+  now: Date,
+): Promise<{ principal: Principal; organization: OrganizationRow }> {
+  const stamp = parseStamp(headers);
+  if (stamp.kind === "api-key" && !verifyApiKeySignature(stamp, rawBody)) {
+    throw unauthenticated(
+      `could not verify api key signature: the ${stamp.scheme} signature does not match the request body for public key ${stamp.publicKey}`,
+      "SIGNATURE_INVALID",
+    );
+  }
+  const organization = await requireOrganization(db, organizationId);
+  const principal =
+    stamp.kind === "api-key" ? await authenticateApiKey(db, stamp, organization, now) : await authenticateWebAuthn(db, stamp, rawBody, organization);
+  return { principal, organization };
+}

@@ -1,0 +1,127 @@
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { verify } from "node:crypto";
+import { unauthenticated } from "../errors.js";
+import { publicKeyObject, type KeyCurve } from "../crypto/public-keys.js";
+
+export const API_KEY_SCHEMES = {
+  SIGNATURE_SCHEME_TK_API_P256: "p256",
+  SIGNATURE_SCHEME_TK_API_SECP256K1: "secp256k1",
+  SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191: "secp256k1",
+  SIGNATURE_SCHEME_TK_API_ED25519: "ed25519",
+} as const satisfies Record<string, KeyCurve>;
+
+export type ApiKeyScheme = keyof typeof API_KEY_SCHEMES;
+
+export interface ApiKeyStamp {
+  kind: "api-key";
+  publicKey: string;
+  scheme: ApiKeyScheme;
+  signature: string;
+}
+
+export interface WebAuthnStamp {
+  kind: "webauthn";
+  credentialId: string;
+  authenticatorData: string;
+  clientDataJson: string;
+  signature: string;
+}
+
+export type Stamp = ApiKeyStamp | WebAuthnStamp;
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw unauthenticated(`malformed ${what}: not a JSON object`, "SIGNATURE_INVALID");
+}
+
+function stringField(obj: Record<string, unknown>, field: string, what: string): string {
+  const value = obj[field];
+  if (typeof value !== "string" || value.length === 0) {
+    throw unauthenticated(`malformed ${what}: missing string field "${field}"`, "SIGNATURE_INVALID");
+  }
+  return value;
+}
+
+/** Reads the stamp from the request headers (names are case-insensitive; Node lowercases them). */
+export function parseStamp(headers: Headers): Stamp {
+  const apiStamp = header(headers, "x-stamp");
+  if (apiStamp !== undefined) {
+    const decoded = Buffer.from(apiStamp, "base64url").toString("utf8");
+    const obj = parseJsonObject(decoded, "X-Stamp header");
+    const scheme = stringField(obj, "scheme", "X-Stamp header");
+    if (!(scheme in API_KEY_SCHEMES)) {
+      throw unauthenticated(
+        `unsupported stamp scheme "${scheme}"; expected one of ${Object.keys(API_KEY_SCHEMES).join(", ")}`,
+        "SIGNATURE_INVALID",
+      );
+    }
+    return {
+      kind: "api-key",
+      publicKey: stringField(obj, "publicKey", "X-Stamp header").toLowerCase(),
+      scheme: scheme as ApiKeyScheme,
+      signature: stringField(obj, "signature", "X-Stamp header"),
+    };
+  }
+  const webauthn = header(headers, "x-stamp-webauthn");
+  if (webauthn !== undefined) {
+    const obj = parseJsonObject(webauthn, "X-Stamp-WebAuthn header");
+    const what = "X-Stamp-WebAuthn header";
+    return {
+      kind: "webauthn",
+      credentialId: stringField(obj, "credentialId", what),
+      authenticatorData: stringField(obj, "authenticatorData", what),
+      clientDataJson: stringField(obj, "clientDataJson", what),
+      signature: stringField(obj, "signature", what),
+    };
+  }
+  throw unauthenticated(
+    "cannot authenticate public API request without a stamp (X-Stamp or X-Stamp-WebAuthn header)",
+    "SIGNATURE_MISSING",
+  );
+}
+
+function eip191Digest(body: Buffer): Uint8Array {
+  const prefix = Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`, "utf8");
+  return keccak_256(Buffer.concat([prefix, body]));
+}
+
+/**
+ * Checks an API-key stamp's signature over the exact request bytes. Needs no database: the
+ * public key is in the stamp; whether it belongs to the organization is checked afterwards.
+ */
+export function verifyApiKeySignature(stamp: ApiKeyStamp, rawBody: Buffer): boolean {
+  const curve = API_KEY_SCHEMES[stamp.scheme];
+  const key = publicKeyObject(curve, stamp.publicKey);
+  if (!key || !/^[0-9a-fA-F]+$/.test(stamp.signature)) return false;
+  const signature = Buffer.from(stamp.signature, "hex");
+  try {
+    switch (stamp.scheme) {
+      case "SIGNATURE_SCHEME_TK_API_P256":
+      case "SIGNATURE_SCHEME_TK_API_SECP256K1":
+        return verify("sha256", rawBody, key, signature);
+      case "SIGNATURE_SCHEME_TK_API_ED25519":
+        return verify(null, rawBody, key, signature);
+      case "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191":
+        return secp256k1.verify(signature, eip191Digest(rawBody), Buffer.from(stamp.publicKey, "hex"), {
+          prehash: false,
+          lowS: false,
+          format: "der",
+        });
+    }
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,41 @@
+import { resolve } from "node:path";
+
+/** Everything configurable, from flags first, then environment variables, then defaults. */
+export interface Config {
+  dataDir: string;
+  host: string;
+  port: number;
+  databaseUrl?: string;
+  masterKey?: string;
+  logLevel: string;
+  bodyLimitBytes: number;
+}
+
+export interface ConfigFlags {
+  dataDir?: string;
+  host?: string;
+  port?: string | number;
+}
+
+export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(flags.port ?? env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${String(flags.port ?? env.PORT)}`);
+  const bodyLimitBytes = Number(env.STRONGROOM_BODY_LIMIT_BYTES ?? 2 * 1024 * 1024);
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new Error("STRONGROOM_BODY_LIMIT_BYTES must be a positive integer");
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const masterKey = env.STRONGROOM_MASTER_KEY || undefined;
+  if (databaseUrl && !masterKey) {
+    throw new Error(
+      "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must seal and open key material with the same key-encryption key",
+    );
+  }
+  return {
+    dataDir: resolve(flags.dataDir ?? env.STRONGROOM_DATA_DIR ?? ".strongroom"),
+    host: flags.host ?? env.HOST ?? "127.0.0.1",
+    port,
+    databaseUrl,
+    masterKey,
+    logLevel: env.LOG_LEVEL ?? "info",
+    bodyLimitBytes,
+  };
+}

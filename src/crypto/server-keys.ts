@@ -1,0 +1,53 @@
+import { p256 } from "@noble/curves/nist.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { createPrivateKey, sign, type KeyObject } from "node:crypto";
+import type { Queryable } from "../store/database.js";
+import type { KeyEncryptionKey } from "./key-encryption.js";
+
+/**
+ * A P-256 key the server holds itself. The signer key signs export bundles, app proofs, session
+ * JWTs and verification tokens; SDK users pass its public half as `dangerouslyOverrideSignerPublicKey`.
+ */
+export interface ServerKey {
+  /** Uncompressed SEC1 public key, lowercase hex (130 characters). */
+  readonly publicKeyHex: string;
+  readonly privateKey: KeyObject;
+  /** ECDSA P-256 over SHA-256 of `data`, DER-encoded. */
+  signDer(data: Uint8Array): Uint8Array;
+  /** ECDSA P-256 over SHA-256 of `data`, raw r‖s (64 bytes). */
+  signRaw(data: Uint8Array): Uint8Array;
+  /** The 32-byte private scalar, for HPKE decryption to this key. Never log or return it. */
+  readonly secret: Uint8Array;
+}
+
+export async function loadOrCreateServerKey(db: Queryable, kek: KeyEncryptionKey, name: string): Promise<ServerKey> {
+  const context = `server-key:${name}`;
+  const fresh = p256.utils.randomSecretKey();
+  // Several processes may start at once: the first insert wins and everyone reads it back.
+  await db.query(
+    "INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING",
+    [name, kek.seal(fresh, context)],
+  );
+  const [row] = await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [name]);
+  if (!row) throw new Error(`server key ${name} could not be stored`);
+  return serverKeyFromSecret(kek.open(row.sealed, context));
+}
+
+export function serverKeyFromSecret(secret: Uint8Array): ServerKey {
+  const publicKey = p256.getPublicKey(secret, false);
+  const jwk = {
+    kty: "EC",
+    crv: "P-256",
+    d: Buffer.from(secret).toString("base64url"),
+    x: Buffer.from(publicKey.subarray(1, 33)).toString("base64url"),
+    y: Buffer.from(publicKey.subarray(33, 65)).toString("base64url"),
+  };
+  const privateKey = createPrivateKey({ key: jwk, format: "jwk" });
+  return {
+    publicKeyHex: bytesToHex(publicKey),
+    privateKey,
+    secret,
+    signDer: (data) => new Uint8Array(sign("sha256", data, privateKey)),
+    signRaw: (data) => new Uint8Array(sign("sha256", data, { key: privateKey, dsaEncoding: "ieee-p1363" })),
+  };
+}

@@ -1,0 +1,11 @@
+/** The API's timestamp object: seconds and nanos as decimal strings. */
+export interface ApiTimestamp {
+  seconds: string;
+  nanos: string;
+}
+
+export function toApiTimestamp(date: Date): ApiTimestamp {
+  const ms = date.getTime();
+  const seconds = Math.floor(ms / 1000);
+  return { seconds: String(seconds), nanos: String((ms - seconds * 1000) * 1_000_000) };
+}

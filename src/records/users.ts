@@ -1,0 +1,209 @@
+import { notFound } from "../errors.js";
+import type { Queryable } from "../store/database.js";
+import { toApiTimestamp, type ApiTimestamp } from "./timestamp.js";
+
+export interface UserRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  email: string | null;
+  phone_number: string | null;
+  is_root: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiKeyRecord {
+  credential: { publicKey: string; type: string };
+  apiKeyId: string;
+  apiKeyName: string;
+  createdAt: ApiTimestamp;
+  updatedAt: ApiTimestamp;
+  expirationSeconds?: string;
+}
+
+export interface AuthenticatorRecord {
+  transports: string[];
+  attestationType: string;
+  aaguid: string;
+  credentialId: string;
+  model: string;
+  credential: { publicKey: string; type: string };
+  authenticatorId: string;
+  authenticatorName: string;
+  createdAt: ApiTimestamp;
+  updatedAt: ApiTimestamp;
+}
+
+export interface OauthProviderRecord {
+  providerId: string;
+  providerName: string;
+  issuer: string;
+  audience: string;
+  subject: string;
+  createdAt: ApiTimestamp;
+  updatedAt: ApiTimestamp;
+}
+
+export interface UserRecord {
+  userId: string;
+  userName: string;
+  userEmail?: string;
+  userPhoneNumber?: string;
+  authenticators: AuthenticatorRecord[];
+  apiKeys: ApiKeyRecord[];
+  userTags: string[];
+  oauthProviders: OauthProviderRecord[];
+  createdAt: ApiTimestamp;
+  updatedAt: ApiTimestamp;
+  mfaPolicies: unknown[];
+}
+
+export interface ApiKeyRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  public_key: string;
+  curve: string;
+  credential_type: string;
+  expiration_seconds: string | null;
+  expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AuthenticatorRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  credential_id: string;
+  public_key: string;
+  aaguid: string;
+  attestation_type: string;
+  transports: string[];
+  model: string;
+  sign_count: number | string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface OauthProviderRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  issuer: string;
+  audience: string;
+  subject: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function apiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  const record: ApiKeyRecord = {
+    credential: { publicKey: row.public_key, type: row.credential_type },
+    apiKeyId: row.id,
+    apiKeyName: row.name,
+    createdAt: toApiTimestamp(row.created_at),
+    updatedAt: toApiTimestamp(row.updated_at),
+  };
+  if (row.expiration_seconds !== null) record.expirationSeconds = row.expiration_seconds;
+  return record;
+}
+
+export function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
+  return {
+    transports: row.transports,
+    attestationType: row.attestation_type,
+    aaguid: row.aaguid,
+    credentialId: row.credential_id,
+    model: row.model,
+    credential: { publicKey: row.public_key, type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR" },
+    authenticatorId: row.id,
+    authenticatorName: row.name,
+    createdAt: toApiTimestamp(row.created_at),
+    updatedAt: toApiTimestamp(row.updated_at),
+  };
+}
+
+export function oauthProviderRecord(row: OauthProviderRow): OauthProviderRecord {
+  return {
+    providerId: row.id,
+    providerName: row.name,
+    issuer: row.issuer,
+    audience: row.audience,
+    subject: row.subject,
+    createdAt: toApiTimestamp(row.created_at),
+    updatedAt: toApiTimestamp(row.updated_at),
+  };
+}
+
+function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = groups.get(k);
+    if (list) list.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+/**
+ * Full user records (credentials, tags, providers) of an organization, optionally only some
+ * users, in creation order. Expired API keys are not shown: they no longer exist for the API.
+ */
+export async function loadUserRecords(db: Queryable, organizationId: string, userIds?: string[]): Promise<UserRecord[]> {
+  const filter = userIds ? " AND id = ANY($2::text[])" : "";
+  const params = userIds ? [organizationId, userIds] : [organizationId];
+  const users = await db.query<UserRow>(`SELECT * FROM users WHERE organization_id = $1${filter} ORDER BY created_at, id`, params);
+  if (users.length === 0) return [];
+  const userFilter = userIds ? " AND user_id = ANY($2::text[])" : "";
+  const [keys, authenticators, providers, tags] = await Promise.all([
+    db.query<ApiKeyRow>(
+      `SELECT * FROM api_keys WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now()) ORDER BY created_at, id`,
+      params,
+    ),
+    db.query<AuthenticatorRow>(`SELECT * FROM authenticators WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params),
+    db.query<OauthProviderRow>(`SELECT * FROM oauth_providers WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params),
+    db.query<{ user_id: string; tag_id: string }>(
+      `SELECT a.user_id, a.tag_id FROM user_tag_assignments a JOIN user_tags t ON t.id = a.tag_id
+        WHERE t.organization_id = $1${userIds ? " AND a.user_id = ANY($2::text[])" : ""} ORDER BY t.created_at, t.id`,
+      params,
+    ),
+  ]);
+  const keysByUser = groupBy(keys, (r) => r.user_id);
+  const authByUser = groupBy(authenticators, (r) => r.user_id);
+  const providersByUser = groupBy(providers, (r) => r.user_id);
+  const tagsByUser = groupBy(tags, (r) => r.user_id);
+  return users.map((user) => {
+    const record: UserRecord = {
+      userId: user.id,
+      userName: user.name,
+      authenticators: (authByUser.get(user.id) ?? []).map(authenticatorRecord),
+      apiKeys: (keysByUser.get(user.id) ?? []).map(apiKeyRecord),
+      userTags: (tagsByUser.get(user.id) ?? []).map((t) => t.tag_id),
+      oauthProviders: (providersByUser.get(user.id) ?? []).map(oauthProviderRecord),
+      createdAt: toApiTimestamp(user.created_at),
+      updatedAt: toApiTimestamp(user.updated_at),
+      mfaPolicies: [],
+    };
+    if (user.email) record.userEmail = user.email;
+    if (user.phone_number) record.userPhoneNumber = user.phone_number;
+    return record;
+  });
+}
+
+export async function loadUserRecord(db: Queryable, organizationId: string, userId: string): Promise<UserRecord> {
+  const [record] = await loadUserRecords(db, organizationId, [userId]);
+  if (!record) throw notFound(`no user ${JSON.stringify(userId)} in organization ${organizationId}`);
+  return record;
+}
+
+export async function requireUser(db: Queryable, organizationId: string, userId: string, field = "userId"): Promise<UserRow> {
+  const [row] = await db.query<UserRow>("SELECT * FROM users WHERE id = $1 AND organization_id = $2", [userId, organizationId]);
+  if (!row) throw notFound(`${field}: no user ${JSON.stringify(userId)} in organization ${organizationId}`);
+  return row;
+}

@@ -1,0 +1,18 @@
+import type { Config } from "./config.js";
+import { createKeyEncryptionKey, loadOrCreateKeyFile, parseMasterKey } from "./crypto/key-encryption.js";
+import { loadOrCreateServerKey } from "./crypto/server-keys.js";
+import type { Services } from "./services.js";
+import { openStore } from "./store/open.js";
+
+/** Opens the store and loads (or creates) the key-encryption key and the server's own keys. */
+export async function openServices(config: Config, clock: () => Date = () => new Date()): Promise<Services> {
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const kek = createKeyEncryptionKey(config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(config.dataDir));
+    const signer = await loadOrCreateServerKey(db, kek, "signer");
+    return { db, kek, signer, clock };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,115 @@
+import cors from "@fastify/cors";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { activitiesByOperation } from "../activities/registry.js";
+import { submitActivity } from "../activities/engine.js";
+import { ApiError, GrpcCode, notFound } from "../errors.js";
+import { queriesByOperation } from "../queries/registry.js";
+import { runQuery } from "../queries/engine.js";
+import type { Services } from "../services.js";
+import { createMetrics } from "./metrics.js";
+
+export interface AppOptions {
+  logLevel?: string;
+  bodyLimitBytes?: number;
+}
+
+/** The headers the browser SDKs send; preflights must allow them. */
+const CORS_HEADERS = [
+  "Content-Type",
+  "X-Stamp",
+  "X-Stamp-Webauthn",
+  "X-Stamp-Attested",
+  "X-Session",
+  "X-Client-Version",
+  "X-Auth-Proxy-Config-ID",
+  "X-Captcha-Token",
+];
+
+function errorReply(error: unknown): { status: number; body: unknown } | undefined {
+  if (error instanceof ApiError) return { status: error.httpStatus, body: error.toBody() };
+  const fastifyError = error as FastifyError;
+  if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return {
+      status: 413,
+      body: new ApiError(GrpcCode.RESOURCE_EXHAUSTED, `request body is larger than the limit of ${fastifyError.message.match(/\d+/)?.[0] ?? "?"} bytes`, "REQUEST_INVALID", [], 413).toBody(),
+    };
+  }
+  if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
+    return { status: fastifyError.statusCode, body: new ApiError(GrpcCode.INVALID_ARGUMENT, fastifyError.message, "REQUEST_INVALID", [], fastifyError.statusCode).toBody() };
+  }
+  return undefined;
+}
+
+/**
+ * The HTTP face of Strongroom. Bodies are kept as the exact bytes received (stamps are verified
+ * over them), routes come from the operation registries, and every error has the API's shape.
+ */
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info" },
+    bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
+    routerOptions: { ignoreDuplicateSlashes: true },
+  });
+  const metrics = createMetrics();
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+
+  await app.register(cors, {
+    origin: true,
+    methods: ["GET", "POST", "OPTIONS"],
+    allowedHeaders: CORS_HEADERS,
+    maxAge: 86400,
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.requestDuration.observe(
+      { route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = errorReply(error);
+    if (mapped) return reply.status(mapped.status).send(mapped.body);
+    request.log.error({ err: error }, "unhandled error");
+    return reply.status(500).send(new ApiError(GrpcCode.INTERNAL, "internal error", "INTERNAL").toBody());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = notFound(`no such endpoint: ${request.method} ${request.url}`);
+    return reply.status(404).send(error.toBody());
+  });
+
+  const rawBody = (body: unknown): Buffer => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
+
+  app.post<{ Params: { operation: string } }>("/public/v1/submit/:operation", async (request, reply) => {
+    const definition = activitiesByOperation.get(request.params.operation);
+    if (!definition) throw notFound(`unknown activity operation ${JSON.stringify(request.params.operation)}`);
+    const outcome = await submitActivity(services, definition, request.headers, rawBody(request.body), (error) =>
+      request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
+    );
+    metrics.activities.inc({ type: definition.type, status: outcome.activity.status });
+    return reply.send(outcome);
+  });
+
+  app.post<{ Params: { operation: string } }>("/public/v1/query/:operation", async (request, reply) => {
+    const definition = queriesByOperation.get(request.params.operation);
+    if (!definition) throw notFound(`unknown query operation ${JSON.stringify(request.params.operation)}`);
+    return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body)));
+  });
+
+  app.get("/public/v1/discovery/keys", async () => ({ signerPublicKey: services.signer.publicKeyHex }));
+
+  app.get("/health", async () => {
+    await services.db.query("SELECT 1");
+    return { status: "ok", database: services.db.kind };
+  });
+
+  app.get("/metrics", async (_request, reply) => {
+    reply.header("content-type", metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+
+  return app;
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from "fastify";
+import type { Config } from "../config.js";
+import { openServices } from "../runtime.js";
+import type { Services } from "../services.js";
+import { buildApp } from "./app.js";
+
+export interface RunningServer {
+  app: FastifyInstance;
+  services: Services;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens storage and keys, then serves HTTP until closed. */
+export async function startServer(config: Config, clock?: () => Date): Promise<RunningServer> {
+  const services = await openServices(config, clock);
+  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await services.db.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  return {
+    app,
+    services,
+    url: `http://${host}:${port}`,
+    async close() {
+      await app.close();
+      await services.db.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
+import type { ServerKey } from "./crypto/server-keys.js";
+import type { Database } from "./store/database.js";
+
+/** What handlers may use besides their transaction: plain objects, no container. */
+export interface Services {
+  db: Database;
+  kek: KeyEncryptionKey;
+  signer: ServerKey;
+  clock: () => Date;
+}

@@ -1,0 +1,67 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import pg from "pg";
+import { Turnkey } from "@turnkey/sdk-server";
+import { initRootOrganization, type InitResult } from "../../src/bootstrap.js";
+import { resolveConfig } from "../../src/config.js";
+import { startServer, type RunningServer } from "../../src/server/start.js";
+
+/**
+ * A real Strongroom on a free loopback port. With DATABASE_URL set, each test server gets a
+ * fresh PostgreSQL database of its own (dropped on close); otherwise an in-memory PGlite.
+ */
+export interface TestServer extends RunningServer {
+  root: InitResult;
+  /** An sdk-server client acting as the root user of the root organization. */
+  client(credentials?: { apiPublicKey: string; apiPrivateKey: string }, organizationId?: string): ReturnType<Turnkey["apiClient"]>;
+}
+
+async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `strongroom_test_${randomUUID().replace(/-/g, "")}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestServer(options: { clock?: () => Date } = {}): Promise<TestServer> {
+  const baseUrl = process.env.DATABASE_URL;
+  const database = baseUrl ? await freshPostgresDatabase(baseUrl) : undefined;
+  const config = resolveConfig(
+    { dataDir: "memory://", host: "127.0.0.1", port: 0 },
+    {
+      DATABASE_URL: database?.url,
+      STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    },
+  );
+  const server = await startServer(config, options.clock);
+  const root = await initRootOrganization(server.services, { organizationName: "Test organization", userName: "Root user" });
+  return {
+    ...server,
+    root,
+    client(credentials, organizationId) {
+      const turnkey = new Turnkey({
+        apiBaseUrl: server.url,
+        apiPublicKey: credentials?.apiPublicKey ?? root.apiPublicKey,
+        apiPrivateKey: credentials?.apiPrivateKey ?? root.apiPrivateKey!,
+        defaultOrganizationId: organizationId ?? root.organizationId,
+      });
+      return turnkey.apiClient();
+    },
+    async close() {
+      await server.close();
+      await database?.drop();
+    },
+  };
+}
