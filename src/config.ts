@@ -17,6 +17,11 @@ export interface ConfigFlags {
   port?: string | number;
 }
 
+/** "memory://" keeps the embedded store in memory only (tests, throwaway servers). */
+function resolveDataDir(dir: string): string {
+  return dir.startsWith("memory://") ? dir : resolve(dir);
+}
+
 export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(flags.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${String(flags.port ?? env.PORT)}`);
@@ -30,7 +35,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     );
   }
   return {
-    dataDir: resolve(flags.dataDir ?? env.STRONGROOM_DATA_DIR ?? ".strongroom"),
+    dataDir: resolveDataDir(flags.dataDir ?? env.STRONGROOM_DATA_DIR ?? ".strongroom"),
     host: flags.host ?? env.HOST ?? "127.0.0.1",
     port,
     databaseUrl,

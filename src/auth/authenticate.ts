@@ -1,6 +1,6 @@
 import { unauthenticated } from "../errors.js";
 import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
-import type { ApiKeyRow, AuthenticatorRow, UserRow } from "../records/users.js";
+import type { ApiKeyRow, AuthenticatorRow } from "../records/users.js";
 import type { Queryable } from "../store/database.js";
 import { API_KEY_SCHEMES, parseStamp, verifyApiKeySignature, type Stamp } from "./stamp.js";
 import { verifyWebAuthnStamp } from "./webauthn.js";

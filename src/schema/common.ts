@@ -1,8 +1,11 @@
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
 
-/** A string enum as the API spells it. */
-export function StringEnum<const T extends readonly string[]>(values: T, description?: string) {
-  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...(description ? { description } : {}) });
+/** A string enum as the API spells it (a union of literals, which TypeBox compiles and documents). */
+export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnion<{ [K in keyof T]: TLiteral<T[K]> }> {
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  ) as never;
 }
 
 /** Identifiers and names: non-empty, bounded. */

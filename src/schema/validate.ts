@@ -23,6 +23,15 @@ function fieldName(prefix: string, pointer: string): string {
   return name || "body";
 }
 
+/** Enum unions read better as "must be one of …" than TypeBox's "Expected union value". */
+function describe(schema: TSchema, message: string): string {
+  const options = (schema as { anyOf?: Array<{ const?: unknown }> }).anyOf;
+  if (options && options.length > 0 && options.every((o) => typeof o.const === "string")) {
+    return `must be one of ${options.map((o) => o.const as string).join(", ")}`;
+  }
+  return message;
+}
+
 /**
  * Checks `value` against `schema`; on failure throws 400 (gRPC 3) naming every offending field.
  * Unknown fields are allowed: the SDKs send some (e.g. generateAppProofs inside parameters).
@@ -36,7 +45,7 @@ export function validate<S extends TSchema>(schema: S, value: unknown, prefix: s
     const field = fieldName(prefix, error.path);
     if (seen.has(field)) continue;
     seen.add(field);
-    violations.push({ field, description: error.message });
+    violations.push({ field, description: describe(error.schema, error.message) });
     if (violations.length >= 10) break;
   }
   const summary = violations.map((v) => `${v.field}: ${v.description}`).join("; ");

@@ -1,3 +1,4 @@
 import type { ActivityDefinition } from "../definition.js";
+import { createApiKeys } from "./create-api-keys.js";
 
-export const credentialActivities: ActivityDefinition[] = [];
+export const credentialActivities: ActivityDefinition[] = [createApiKeys];

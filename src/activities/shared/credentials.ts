@@ -1,0 +1,233 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { decodeJwt } from "jose";
+import { randomUUID } from "node:crypto";
+import { verifyAttestation } from "../../auth/webauthn.js";
+import { isValidPublicKey, type KeyCurve } from "../../crypto/public-keys.js";
+import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
+import { API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS, ApiKeyCurve, Int64String, Name, StringEnum } from "../../schema/common.js";
+import type { Queryable } from "../../store/database.js";
+
+/** Per-user limits from the API's documented resource limits. */
+export const LIMITS = {
+  longLivedApiKeysPerUser: 10,
+  expiringApiKeysPerUser: 10,
+  authenticatorsPerUser: 10,
+  oauthProvidersPerUser: 10,
+} as const;
+
+export const ApiKeyParams = Type.Object({
+  apiKeyName: Name("Human-readable name for an API key"),
+  publicKey: Type.String({ minLength: 1, maxLength: 256 }),
+  curveType: ApiKeyCurve,
+  expirationSeconds: Type.Optional(Int64String("How long the key lasts, in seconds")),
+});
+
+export const AttestationParams = Type.Object({
+  credentialId: Type.String({ minLength: 1 }),
+  clientDataJson: Type.String({ minLength: 1 }),
+  attestationObject: Type.String({ minLength: 1 }),
+  transports: Type.Array(StringEnum(AUTHENTICATOR_TRANSPORTS)),
+});
+
+export const AuthenticatorParams = Type.Object({
+  authenticatorName: Name("Human-readable name for an authenticator"),
+  challenge: Type.String({ minLength: 1 }),
+  attestation: AttestationParams,
+});
+
+export const OidcClaims = Type.Object({
+  iss: Type.String({ minLength: 1 }),
+  sub: Type.String({ minLength: 1 }),
+  aud: Type.String({ minLength: 1 }),
+});
+
+export const OauthProviderParams = Type.Object({
+  providerName: Name("Human-readable name of the provider"),
+  oidcToken: Type.Optional(Type.String({ minLength: 1 })),
+  oidcClaims: Type.Optional(OidcClaims),
+});
+
+export type ApiKeyInput = Static<typeof ApiKeyParams>;
+export type AuthenticatorInput = Static<typeof AuthenticatorParams>;
+export type OauthProviderInput = Static<typeof OauthProviderParams>;
+
+const CURVES: Record<(typeof API_KEY_CURVES)[number], { curve: KeyCurve; credentialType: string; form: string }> = {
+  API_KEY_CURVE_P256: { curve: "p256", credentialType: "CREDENTIAL_TYPE_API_KEY_P256", form: "a compressed P-256 public key (66 hex characters, 02/03 prefix)" },
+  API_KEY_CURVE_SECP256K1: { curve: "secp256k1", credentialType: "CREDENTIAL_TYPE_API_KEY_SECP256K1", form: "a compressed secp256k1 public key (66 hex characters, 02/03 prefix)" },
+  API_KEY_CURVE_ED25519: { curve: "ed25519", credentialType: "CREDENTIAL_TYPE_API_KEY_ED25519", form: "an Ed25519 public key (64 hex characters)" },
+};
+
+function keyShapeIsValid(curve: KeyCurve, publicKey: string): boolean {
+  const shape = curve === "ed25519" ? /^[0-9a-f]{64}$/ : /^0[23][0-9a-f]{64}$/;
+  return shape.test(publicKey) && isValidPublicKey(curve, publicKey);
+}
+
+interface Owner {
+  organizationId: string;
+  userId: string;
+  now: Date;
+}
+
+export interface NewApiKey extends ApiKeyInput {
+  /** Overrides the curve's API-key credential type (e.g. read-write session keys). */
+  credentialType?: string;
+}
+
+/**
+ * Registers API keys for a user, enforcing key shape, uniqueness in the organization, and the
+ * per-user limits: at most 10 long-lived keys (more is refused) and 10 expiring keys (a new
+ * one beyond that replaces an expired key first, else the oldest).
+ */
+export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey[], field: string): Promise<string[]> {
+  const ids: string[] = [];
+  // Serialize concurrent changes to one user's keys, so the limits hold across processes.
+  await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
+  for (const [index, key] of apiKeys.entries()) {
+    const at = `${field}[${index}]`;
+    const spec = CURVES[key.curveType];
+    const publicKey = key.publicKey.toLowerCase();
+    if (!keyShapeIsValid(spec.curve, publicKey)) {
+      throw invalidArgument(`${at}.publicKey: ${JSON.stringify(key.publicKey)} is not ${spec.form}`, "REQUEST_INVALID", [
+        { field: `${at}.publicKey`, description: `must be ${spec.form}` },
+      ]);
+    }
+    let expiresAt: Date | null = null;
+    if (key.expirationSeconds !== undefined) {
+      const seconds = Number(key.expirationSeconds);
+      if (!Number.isSafeInteger(seconds) || seconds <= 0) {
+        throw invalidArgument(`${at}.expirationSeconds: invalid api key expiration ${JSON.stringify(key.expirationSeconds)}: must be a positive number of seconds`, "REQUEST_INVALID", [
+          { field: `${at}.expirationSeconds`, description: "must be a positive integer number of seconds" },
+        ]);
+      }
+      expiresAt = new Date(owner.now.getTime() + seconds * 1000);
+    }
+    const [existing] = await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = $2", [owner.organizationId, publicKey]);
+    if (existing) {
+      throw alreadyExists(`${at}.publicKey: public key ${publicKey} is already registered in organization ${owner.organizationId} (API key ${existing.id})`);
+    }
+    const current = await tx.query<{ id: string; expires_at: Date | null }>(
+      "SELECT id, expires_at FROM api_keys WHERE user_id = $1 AND (expires_at IS NULL) = $2 ORDER BY created_at, id",
+      [owner.userId, expiresAt === null],
+    );
+    if (expiresAt === null && current.length >= LIMITS.longLivedApiKeysPerUser) {
+      throw resourceExhausted(
+        `user ${owner.userId} already has the maximum of ${LIMITS.longLivedApiKeysPerUser} long-lived API keys; delete one first`,
+        "REQUEST_INVALID",
+      );
+    }
+    if (expiresAt !== null && current.length >= LIMITS.expiringApiKeysPerUser) {
+      const expired = current.find((k) => k.expires_at !== null && k.expires_at.getTime() <= owner.now.getTime());
+      await tx.query("DELETE FROM api_keys WHERE id = $1", [(expired ?? current[0]!).id]);
+    }
+    const id = randomUUID();
+    await tx.query(
+      `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, curve, credential_type, expiration_seconds, expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+      [id, owner.organizationId, owner.userId, key.apiKeyName, publicKey, key.curveType, key.credentialType ?? spec.credentialType, key.expirationSeconds ?? null, expiresAt, owner.now],
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** Registers passkeys after verifying each attestation; at most 10 per user. */
+export async function addAuthenticators(tx: Queryable, owner: Owner, authenticators: AuthenticatorInput[], field: string): Promise<string[]> {
+  await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM authenticators WHERE user_id = $1", [owner.userId]);
+  if (count + authenticators.length > LIMITS.authenticatorsPerUser) {
+    throw resourceExhausted(
+      `user ${owner.userId} would have ${count + authenticators.length} authenticators; the maximum is ${LIMITS.authenticatorsPerUser}`,
+      "REQUEST_INVALID",
+    );
+  }
+  const ids: string[] = [];
+  for (const [index, input] of authenticators.entries()) {
+    const at = `${field}[${index}]`;
+    const registered = await verifyAttestation(input.attestation, input.challenge, `${at}.attestation`);
+    const [existing] = await tx.query<{ id: string }>("SELECT id FROM authenticators WHERE organization_id = $1 AND credential_id = $2", [
+      owner.organizationId,
+      registered.credentialId,
+    ]);
+    if (existing) {
+      throw alreadyExists(`${at}: credential ${registered.credentialId} is already registered in organization ${owner.organizationId} (authenticator ${existing.id})`);
+    }
+    const id = randomUUID();
+    await tx.query(
+      `INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, aaguid, attestation_type, transports, model, sign_count, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $12)`,
+      [
+        id,
+        owner.organizationId,
+        owner.userId,
+        input.authenticatorName,
+        registered.credentialId,
+        registered.publicKey,
+        registered.aaguid,
+        registered.attestationType,
+        JSON.stringify(input.attestation.transports),
+        input.authenticatorName,
+        registered.signCount,
+        owner.now,
+      ],
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+/** The (iss, sub, aud) identity of an OAuth provider entry: from explicit claims or the token's. */
+export function oidcIdentity(input: OauthProviderInput, at: string): { iss: string; sub: string; aud: string } {
+  if (input.oidcClaims) return input.oidcClaims;
+  if (!input.oidcToken) {
+    throw invalidArgument(`${at}: either oidcToken or oidcClaims is required`, "INVALID_OIDC_TOKEN", [
+      { field: at, description: "either oidcToken or oidcClaims is required" },
+    ]);
+  }
+  let claims: ReturnType<typeof decodeJwt>;
+  try {
+    claims = decodeJwt(input.oidcToken);
+  } catch (error) {
+    throw invalidArgument(`${at}.oidcToken: not a decodable JWT: ${(error as Error).message}`, "INVALID_OIDC_TOKEN", [
+      { field: `${at}.oidcToken`, description: "must be a JWT" },
+    ]);
+  }
+  const aud = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;
+  if (!claims.iss || !claims.sub || !aud) {
+    throw invalidArgument(`${at}.oidcToken: the token lacks an iss, sub or aud claim`, "INVALID_OIDC_TOKEN", [
+      { field: `${at}.oidcToken`, description: "must carry iss, sub and aud claims" },
+    ]);
+  }
+  return { iss: claims.iss, sub: claims.sub, aud };
+}
+
+/** Links OAuth/OIDC identities to a user; an identity already linked in the organization is refused. */
+export async function addOauthProviders(tx: Queryable, owner: Owner, providers: OauthProviderInput[], field: string): Promise<string[]> {
+  await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1", [owner.userId]);
+  if (count + providers.length > LIMITS.oauthProvidersPerUser) {
+    throw resourceExhausted(`user ${owner.userId} would have ${count + providers.length} OAuth providers; the maximum is ${LIMITS.oauthProvidersPerUser}`, "REQUEST_INVALID");
+  }
+  const ids: string[] = [];
+  for (const [index, input] of providers.entries()) {
+    const at = `${field}[${index}]`;
+    const identity = oidcIdentity(input, at);
+    const [existing] = await tx.query<{ id: string; user_id: string }>(
+      "SELECT id, user_id FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 AND audience = $4",
+      [owner.organizationId, identity.iss, identity.sub, identity.aud],
+    );
+    if (existing) {
+      throw alreadyExists(
+        `${at}: an OAuth provider with issuer ${identity.iss}, subject ${identity.sub} and audience ${identity.aud} already exists in organization ${owner.organizationId} (provider ${existing.id} of user ${existing.user_id})`,
+        "OAUTH_PROVIDER_ALREADY_EXISTS",
+      );
+    }
+    const id = randomUUID();
+    await tx.query(
+      `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+      [id, owner.organizationId, owner.userId, input.providerName, identity.iss, identity.aud, identity.sub, owner.now],
+    );
+    ids.push(id);
+  }
+  return ids;
+}

@@ -1,0 +1,22 @@
+import { Type } from "@sinclair/typebox";
+import { defineActivity } from "../definition.js";
+import { UserParams, createUser } from "../shared/users.js";
+
+export const createUsers = defineActivity({
+  operation: "create_users",
+  type: "ACTIVITY_TYPE_CREATE_USERS_V4",
+  intentKey: "createUsersIntentV4",
+  resultKey: "createUsersResult",
+  sdkMethod: "createUsers",
+  summary: "Create users, with their API keys, passkeys, OAuth providers and tags",
+  resource: "USER",
+  action: "CREATE",
+  parameters: Type.Object({ users: Type.Array(UserParams, { minItems: 1, maxItems: 100 }) }),
+  async execute({ tx, organization, now }, { users }) {
+    const userIds: string[] = [];
+    for (const [index, user] of users.entries()) {
+      userIds.push(await createUser(tx, { organizationId: organization.id, now, isRoot: false }, user, `users[${index}]`));
+    }
+    return { userIds };
+  },
+});
