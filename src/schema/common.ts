@@ -1,7 +1,7 @@
 import { Type, type TLiteral, type TSchema, type TUnion } from "@sinclair/typebox";
 
 /** A string enum as the API spells it (a union of literals, which TypeBox compiles and documents). */
-export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnion<{ [K in keyof T]: TLiteral<T[K]> }> {
+export function StringEnum<const T extends readonly string[]>(values: T, description?: string): TUnion<TLiteral<T[number]>[]> {
   return Type.Union(
     values.map((v) => Type.Literal(v)),
     description ? { description } : {},
