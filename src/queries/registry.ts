@@ -1,8 +1,12 @@
 import type { QueryDefinition } from "./definition.js";
-import { getApiKey } from "./get-api-key.js";
-import { getWhoami } from "./whoami.js";
+import { activityQueries } from "./activities/index.js";
+import { credentialQueries } from "./credentials/index.js";
+import { organizationQueries } from "./organizations/index.js";
+import { userQueries } from "./users/index.js";
 
-/** Every query Strongroom serves. */
-export const queryDefinitions: QueryDefinition[] = [getApiKey, getWhoami].sort((a, b) => a.operation.localeCompare(b.operation));
+/** Every query Strongroom serves; the router, the docs table and the compatibility tests read this. */
+export const queryDefinitions: QueryDefinition[] = [...organizationQueries, ...userQueries, ...credentialQueries, ...activityQueries].sort((a, b) =>
+  a.operation.localeCompare(b.operation),
+);
 
 export const queriesByOperation = new Map(queryDefinitions.map((d) => [d.operation, d]));

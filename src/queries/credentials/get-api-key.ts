@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { notFound } from "../errors.js";
-import { apiKeyRecord, type ApiKeyRow } from "../records/users.js";
-import { Id } from "../schema/common.js";
-import { defineQuery } from "./definition.js";
+import { notFound } from "../../errors.js";
+import { apiKeyRecord, type ApiKeyRow } from "../../records/users.js";
+import { Id } from "../../schema/common.js";
+import { defineQuery } from "../definition.js";
 
 export const getApiKey = defineQuery({
   operation: "get_api_key",

@@ -1,0 +1,3 @@
+import type { QueryDefinition } from "../definition.js";
+
+export const activityQueries: QueryDefinition[] = [];

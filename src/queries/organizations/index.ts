@@ -1,0 +1,4 @@
+import type { QueryDefinition } from "../definition.js";
+import { getWhoami } from "./whoami.js";
+
+export const organizationQueries: QueryDefinition[] = [getWhoami];
