@@ -161,19 +161,18 @@ export async function loadUserRecords(db: Queryable, organizationId: string, use
   const users = await db.query<UserRow>(`SELECT * FROM users WHERE organization_id = $1${filter} ORDER BY created_at, id`, params);
   if (users.length === 0) return [];
   const userFilter = userIds ? " AND user_id = ANY($2::text[])" : "";
-  const [keys, authenticators, providers, tags] = await Promise.all([
-    db.query<ApiKeyRow>(
-      `SELECT * FROM api_keys WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now()) ORDER BY created_at, id`,
-      params,
-    ),
-    db.query<AuthenticatorRow>(`SELECT * FROM authenticators WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params),
-    db.query<OauthProviderRow>(`SELECT * FROM oauth_providers WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params),
-    db.query<{ user_id: string; tag_id: string }>(
-      `SELECT a.user_id, a.tag_id FROM user_tag_assignments a JOIN user_tags t ON t.id = a.tag_id
-        WHERE t.organization_id = $1${userIds ? " AND a.user_id = ANY($2::text[])" : ""} ORDER BY t.created_at, t.id`,
-      params,
-    ),
-  ]);
+  // Sequential on purpose: inside a transaction these share one connection, which runs one query at a time.
+  const keys = await db.query<ApiKeyRow>(
+    `SELECT * FROM api_keys WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now()) ORDER BY created_at, id`,
+    params,
+  );
+  const authenticators = await db.query<AuthenticatorRow>(`SELECT * FROM authenticators WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params);
+  const providers = await db.query<OauthProviderRow>(`SELECT * FROM oauth_providers WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params);
+  const tags = await db.query<{ user_id: string; tag_id: string }>(
+    `SELECT a.user_id, a.tag_id FROM user_tag_assignments a JOIN user_tags t ON t.id = a.tag_id
+      WHERE t.organization_id = $1${userIds ? " AND a.user_id = ANY($2::text[])" : ""} ORDER BY t.created_at, t.id`,
+    params,
+  );
   const keysByUser = groupBy(keys, (r) => r.user_id);
   const authByUser = groupBy(authenticators, (r) => r.user_id);
   const providersByUser = groupBy(providers, (r) => r.user_id);
