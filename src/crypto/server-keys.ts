@@ -1,6 +1,6 @@
 import { p256 } from "@noble/curves/nist.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { createPrivateKey, sign, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from "node:crypto";
 import type { Queryable } from "../store/database.js";
 import type { KeyEncryptionKey } from "./key-encryption.js";
 
@@ -12,6 +12,7 @@ export interface ServerKey {
   /** Uncompressed SEC1 public key, lowercase hex (130 characters). */
   readonly publicKeyHex: string;
   readonly privateKey: KeyObject;
+  readonly publicKey: KeyObject;
   /** ECDSA P-256 over SHA-256 of `data`, DER-encoded. */
   signDer(data: Uint8Array): Uint8Array;
   /** ECDSA P-256 over SHA-256 of `data`, raw r‖s (64 bytes). */
@@ -46,6 +47,7 @@ export function serverKeyFromSecret(secret: Uint8Array): ServerKey {
   return {
     publicKeyHex: bytesToHex(publicKey),
     privateKey,
+    publicKey: createPublicKey(privateKey),
     secret,
     signDer: (data) => new Uint8Array(sign("sha256", data, privateKey)),
     signRaw: (data) => new Uint8Array(sign("sha256", data, { key: privateKey, dsaEncoding: "ieee-p1363" })),

@@ -1,4 +1,10 @@
 import type { ActivityDefinition } from "../definition.js";
+import { createUserTag } from "./create-user-tag.js";
 import { createUsers } from "./create-users.js";
+import { deleteUserTags } from "./delete-user-tags.js";
+import { deleteUsers } from "./delete-users.js";
+import { updateUserEmail } from "./update-user-email.js";
+import { updateUserName } from "./update-user-name.js";
+import { updateUserTag } from "./update-user-tag.js";
 
-export const userActivities: ActivityDefinition[] = [createUsers];
+export const userActivities: ActivityDefinition[] = [createUsers, deleteUsers, updateUserName, updateUserEmail, createUserTag, updateUserTag, deleteUserTags];

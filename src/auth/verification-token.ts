@@ -1,0 +1,65 @@
+import { CompactSign, compactVerify } from "jose";
+import { randomUUID } from "node:crypto";
+import type { ServerKey } from "../crypto/server-keys.js";
+import { invalidArgument } from "../errors.js";
+
+/**
+ * Verification tokens prove that someone controls an email address or phone number: the server
+ * issues one after a successful OTP check. They are ES256 JWTs signed by the server's signer key
+ * with the claims the SDKs read: id, verification_type, contact, organization_id, public_key and
+ * exp — which, as in the hosted API, is epoch milliseconds written as a string.
+ */
+export interface VerificationClaims {
+  id: string;
+  verification_type: string;
+  contact: string;
+  organization_id?: string;
+  public_key?: string;
+  exp: string;
+}
+
+export async function issueVerificationToken(
+  signer: ServerKey,
+  claims: { verificationType: string; contact: string; organizationId?: string; publicKey?: string },
+  ttlSeconds: number,
+  now = new Date(),
+): Promise<{ token: string; claims: VerificationClaims }> {
+  const payload: VerificationClaims = {
+    id: randomUUID(),
+    verification_type: claims.verificationType,
+    contact: claims.contact,
+    ...(claims.organizationId ? { organization_id: claims.organizationId } : {}),
+    ...(claims.publicKey ? { public_key: claims.publicKey } : {}),
+    exp: String(now.getTime() + ttlSeconds * 1000),
+  };
+  const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: "ES256", typ: "JWT" })
+    .sign(signer.privateKey);
+  return { token, claims: payload };
+}
+
+export async function verifyVerificationToken(
+  signer: ServerKey,
+  token: string,
+  expected: { contact: string; verificationType?: string; now: Date; field: string },
+): Promise<VerificationClaims> {
+  const refuse = (why: string) =>
+    invalidArgument(`${expected.field}: invalid verification token: ${why}`, "REQUEST_INVALID", [{ field: expected.field, description: why }]);
+  let claims: VerificationClaims;
+  try {
+    const { payload, protectedHeader } = await compactVerify(token, signer.publicKey, { algorithms: ["ES256"] });
+    if (protectedHeader.alg !== "ES256") throw new Error("unexpected algorithm");
+    claims = JSON.parse(new TextDecoder().decode(payload)) as VerificationClaims;
+  } catch {
+    throw refuse("it was not issued by this server (bad signature or malformed token)");
+  }
+  const expiresAt = Number(claims.exp);
+  if (!Number.isFinite(expiresAt) || expiresAt <= expected.now.getTime()) throw refuse("it has expired");
+  if (typeof claims.contact !== "string" || claims.contact.toLowerCase() !== expected.contact.toLowerCase()) {
+    throw refuse(`it was issued for another contact, not ${JSON.stringify(expected.contact)}`);
+  }
+  if (expected.verificationType && claims.verification_type !== expected.verificationType) {
+    throw refuse(`it is of type ${String(claims.verification_type)}, not ${expected.verificationType}`);
+  }
+  return claims;
+}

@@ -1,0 +1,102 @@
+import { p256 } from "@noble/curves/nist.js";
+import { generateP256KeyPair } from "@turnkey/crypto";
+import { TurnkeyRequestError } from "@turnkey/sdk-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issueVerificationToken } from "../../src/auth/verification-token.js";
+import { serverKeyFromSecret } from "../../src/crypto/server-keys.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+describe("users and user tags through @turnkey/sdk-server", () => {
+  let server: TestServer;
+  let bob: { userId: string; key: ReturnType<typeof generateP256KeyPair> };
+  beforeAll(async () => {
+    server = await startTestServer();
+    const key = generateP256KeyPair();
+    const { userIds } = await server.client().createUsers({
+      users: [
+        {
+          userName: "bob",
+          userEmail: "bob@example.com",
+          apiKeys: [{ apiKeyName: "bob", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
+    });
+    bob = { userId: userIds[0]!, key };
+  });
+  afterAll(async () => server.close());
+  const asBob = () => server.client({ apiPublicKey: bob.key.publicKey, apiPrivateKey: bob.key.privateKey });
+
+  it("lists and reads users with their credentials", async () => {
+    const { users } = await server.client().getUsers({});
+    expect(users.map((u) => u.userName).sort()).toEqual(["Root user", "bob"]);
+    const { user } = await server.client().getUser({ userId: bob.userId });
+    expect(user).toMatchObject({ userId: bob.userId, userName: "bob", userEmail: "bob@example.com", userTags: [], oauthProviders: [], authenticators: [] });
+    expect(user.apiKeys[0]?.credential).toEqual({ publicKey: bob.key.publicKey, type: "CREDENTIAL_TYPE_API_KEY_P256" });
+  });
+
+  it("refuses a second user with the same name, naming it", async () => {
+    const result = await server.client().createUsers({
+      users: [{ userName: "bob", apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
+    });
+    expect(result.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(result.activity.failure?.message).toContain('"bob"');
+  });
+
+  it("lets a user rename themselves but not delete others", async () => {
+    const renamed = await asBob().updateUserName({ userId: bob.userId, userName: "robert" });
+    expect(renamed.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect((await server.client().getUser({ userId: bob.userId })).user.userName).toBe("robert");
+    const denied = await asBob().deleteUsers({ userIds: [server.root.userId] }).catch((e: unknown) => e);
+    expect(denied).toBeInstanceOf(TurnkeyRequestError);
+    expect((denied as TurnkeyRequestError).code).toBe(7);
+    expect((denied as Error).message).toContain(bob.userId);
+  });
+
+  it("updates and removes an email, checking verification tokens", async () => {
+    const { token } = await issueVerificationToken(server.services.signer, { verificationType: "OTP_TYPE_EMAIL", contact: "new@example.com" }, 300);
+    const ok = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "new@example.com", verificationToken: token });
+    expect(ok.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
+
+    const wrongContact = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "other@example.com", verificationToken: token });
+    expect(wrongContact.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(wrongContact.activity.failure?.message).toContain("another contact");
+
+    const foreignSigner = serverKeyFromSecret(p256.utils.randomSecretKey());
+    const forged = await issueVerificationToken(foreignSigner, { verificationType: "OTP_TYPE_EMAIL", contact: "forged@example.com" }, 300);
+    const refused = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "forged@example.com", verificationToken: forged.token });
+    expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
+
+    await server.client().updateUserEmail({ userId: bob.userId, userEmail: "" });
+    expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBeUndefined();
+  });
+
+  it("creates, updates, lists and deletes user tags", async () => {
+    const created = await server.client().createUserTag({ userTagName: "ops", userIds: [bob.userId] });
+    expect(created.userIds).toEqual([bob.userId]);
+    const duplicate = await server.client().createUserTag({ userTagName: "ops", userIds: [] });
+    expect(duplicate.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+
+    await server.client().updateUserTag({ userTagId: created.userTagId, newUserTagName: "operators", addUserIds: [server.root.userId], removeUserIds: [bob.userId] });
+    const { userTags } = await server.client().listUserTags({});
+    expect(userTags).toEqual([expect.objectContaining({ tagId: created.userTagId, tagName: "operators", tagType: "TAG_TYPE_USER" })]);
+    expect((await server.client().getUser({ userId: server.root.userId })).user.userTags).toEqual([created.userTagId]);
+
+    const deleted = await server.client().deleteUserTags({ userTagIds: [created.userTagId] });
+    expect(deleted).toMatchObject({ userTagIds: [created.userTagId], userIds: [server.root.userId] });
+    expect((await server.client().listUserTags({})).userTags).toEqual([]);
+  });
+
+  it("refuses to delete a root-quorum user and deletes others", async () => {
+    const refused = await server.client().deleteUsers({ userIds: [server.root.userId] });
+    expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(refused.activity.failure?.message).toContain("root quorum");
+    const deleted = await server.client().deleteUsers({ userIds: [bob.userId] });
+    expect(deleted.userIds).toEqual([bob.userId]);
+    expect((await server.client().getUsers({})).users.map((u) => u.userId)).toEqual([server.root.userId]);
+  });
+});
