@@ -163,7 +163,7 @@ export async function loadUserRecords(db: Queryable, organizationId: string, use
   const userFilter = userIds ? " AND user_id = ANY($2::text[])" : "";
   // Sequential on purpose: inside a transaction these share one connection, which runs one query at a time.
   const keys = await db.query<ApiKeyRow>(
-    `SELECT * FROM api_keys WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now()) ORDER BY created_at, id`,
+    `SELECT * FROM api_keys WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now()) ORDER BY seq`,
     params,
   );
   const authenticators = await db.query<AuthenticatorRow>(`SELECT * FROM authenticators WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params);

@@ -64,6 +64,8 @@ CREATE TABLE api_keys (
   credential_type text NOT NULL,
   expiration_seconds text,
   expires_at timestamptz,
+  -- creation order, also among keys created by one activity (same created_at)
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
 );

@@ -106,7 +106,7 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
       throw alreadyExists(`${at}.publicKey: public key ${publicKey} is already registered in organization ${owner.organizationId} (API key ${existing.id})`);
     }
     const current = await tx.query<{ id: string; expires_at: Date | null }>(
-      "SELECT id, expires_at FROM api_keys WHERE user_id = $1 AND (expires_at IS NULL) = $2 ORDER BY created_at, id",
+      "SELECT id, expires_at FROM api_keys WHERE user_id = $1 AND (expires_at IS NULL) = $2 ORDER BY seq",
       [owner.userId, expiresAt === null],
     );
     if (expiresAt === null && current.length >= LIMITS.longLivedApiKeysPerUser) {
