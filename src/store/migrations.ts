@@ -20,6 +20,8 @@ CREATE TABLE organizations (
   name text NOT NULL,
   parent_id text REFERENCES organizations(id) ON DELETE CASCADE,
   root_quorum_threshold integer NOT NULL DEFAULT 1,
+  -- organization features as the API lists them: [{name, value}]
+  features jsonb NOT NULL DEFAULT '[]'::jsonb,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL
 );

@@ -1,3 +1,5 @@
 import type { QueryDefinition } from "../definition.js";
+import { getActivity } from "./get-activity.js";
+import { listActivities } from "./list-activities.js";
 
-export const activityQueries: QueryDefinition[] = [];
+export const activityQueries: QueryDefinition[] = [getActivity, listActivities];

@@ -1,0 +1,77 @@
+import { Type } from "@sinclair/typebox";
+import { randomUUID } from "node:crypto";
+import { failedPrecondition, invalidArgument } from "../../errors.js";
+import { Name } from "../../schema/common.js";
+import { defineActivity } from "../definition.js";
+import { ApiKeyParams, AuthenticatorParams, OauthProviderParams } from "../shared/credentials.js";
+import { createUser } from "../shared/users.js";
+
+const RootUserParams = Type.Object({
+  userName: Name("Human-readable name for the root user"),
+  userEmail: Type.Optional(Type.String({ maxLength: 320 })),
+  userPhoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
+  apiKeys: Type.Array(ApiKeyParams),
+  authenticators: Type.Array(AuthenticatorParams),
+  oauthProviders: Type.Array(OauthProviderParams),
+});
+
+/** Sub-organizations have these authentication features enabled unless the request disables them. */
+const FEATURE_FLAGS = [
+  ["disableEmailRecovery", "FEATURE_NAME_EMAIL_RECOVERY"],
+  ["disableEmailAuth", "FEATURE_NAME_EMAIL_AUTH"],
+  ["disableSmsAuth", "FEATURE_NAME_SMS_AUTH"],
+  ["disableOtpEmailAuth", "FEATURE_NAME_OTP_EMAIL_AUTH"],
+] as const;
+
+export const createSubOrganization = defineActivity({
+  operation: "create_sub_organization",
+  type: "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8",
+  intentKey: "createSubOrganizationIntentV8",
+  resultKey: "createSubOrganizationResultV8",
+  sdkMethod: "createSubOrganization",
+  summary: "Create a sub-organization with its root users, their credentials and its root quorum",
+  resource: "ORGANIZATION",
+  action: "CREATE",
+  parameters: Type.Object({
+    subOrganizationName: Name("Name of the sub-organization"),
+    rootUsers: Type.Array(RootUserParams, { minItems: 1, maxItems: 100 }),
+    rootQuorumThreshold: Type.Integer({ minimum: 1 }),
+    wallet: Type.Optional(Type.Object({ walletName: Type.String(), accounts: Type.Array(Type.Unknown()), mnemonicLength: Type.Optional(Type.Integer()) })),
+    disableEmailRecovery: Type.Optional(Type.Boolean()),
+    disableEmailAuth: Type.Optional(Type.Boolean()),
+    disableSmsAuth: Type.Optional(Type.Boolean()),
+    disableOtpEmailAuth: Type.Optional(Type.Boolean()),
+    verificationToken: Type.Optional(Type.String()),
+    clientSignature: Type.Optional(Type.Unknown()),
+  }),
+  async execute({ tx, organization, now }, params) {
+    if (organization.parent_id) {
+      throw failedPrecondition(
+        `organization ${organization.id} is itself a sub-organization (of ${organization.parent_id}); sub-organizations cannot create sub-organizations`,
+        "INVALID_ACTIVITY_CALLER",
+      );
+    }
+    if (params.rootQuorumThreshold > params.rootUsers.length) {
+      throw invalidArgument(
+        `rootQuorumThreshold: ${params.rootQuorumThreshold} is more than the ${params.rootUsers.length} root user(s) given`,
+        "REQUEST_INVALID",
+        [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
+      );
+    }
+    if (params.wallet) {
+      throw failedPrecondition("wallet: creating a wallet with a sub-organization is not supported by this server yet; create the sub-organization without `wallet`", "REQUEST_INVALID");
+    }
+    const subOrganizationId = randomUUID();
+    const features = FEATURE_FLAGS.map(([flag, name]) => ({ name, value: params[flag] ? "false" : "true" }));
+    await tx.query(
+      `INSERT INTO organizations (id, name, parent_id, root_quorum_threshold, features, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $6)`,
+      [subOrganizationId, params.subOrganizationName, organization.id, params.rootQuorumThreshold, JSON.stringify(features), now],
+    );
+    const rootUserIds: string[] = [];
+    for (const [index, user] of params.rootUsers.entries()) {
+      rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true }, user, `rootUsers[${index}]`));
+    }
+    return { subOrganizationId, rootUserIds };
+  },
+});

@@ -1,0 +1,23 @@
+import { Type } from "@sinclair/typebox";
+import { failedPrecondition } from "../../errors.js";
+import { defineActivity } from "../definition.js";
+
+export const deleteSubOrganization = defineActivity({
+  operation: "delete_sub_organization",
+  type: "ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION",
+  intentKey: "deleteSubOrganizationIntent",
+  resultKey: "deleteSubOrganizationResult",
+  sdkMethod: "deleteSubOrganization",
+  summary: "Delete the sub-organization the request targets, with everything in it (its activities are kept)",
+  resource: "ORGANIZATION",
+  action: "DELETE",
+  parameters: Type.Object({ deleteWithoutExport: Type.Optional(Type.Boolean()) }),
+  async execute({ tx, organization }) {
+    if (!organization.parent_id) {
+      throw failedPrecondition(`organization ${organization.id} is not a sub-organization; only sub-organizations can be deleted`, "INVALID_ACTIVITY_CALLER");
+    }
+    // No wallets or private keys exist yet, so nothing can be left unexported.
+    await tx.query("DELETE FROM organizations WHERE id = $1", [organization.id]);
+    return { subOrganizationUuid: organization.id };
+  },
+});

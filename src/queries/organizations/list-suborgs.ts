@@ -1,0 +1,69 @@
+import { Type } from "@sinclair/typebox";
+import { decodeJwt } from "jose";
+import { invalidArgument } from "../../errors.js";
+import { Id, Pagination } from "../../schema/common.js";
+import { pageLimit } from "../../schema/pagination.js";
+import { defineQuery } from "../definition.js";
+
+/** For each filter, the SQL condition on a sub-organization `o` and how to turn filterValue into parameters. */
+const FILTERS: Record<string, { condition: string; params: (value: string) => unknown[] }> = {
+  NAME: { condition: "o.name = $2", params: (v) => [v] },
+  USERNAME: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.name = $2)", params: (v) => [v] },
+  EMAIL: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND lower(u.email) = lower($2))", params: (v) => [v] },
+  PHONE_NUMBER: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.phone_number = $2)", params: (v) => [v] },
+  PUBLIC_KEY: { condition: "EXISTS (SELECT 1 FROM api_keys k WHERE k.organization_id = o.id AND k.public_key = lower($2))", params: (v) => [v] },
+  CREDENTIAL_ID: { condition: "EXISTS (SELECT 1 FROM authenticators a WHERE a.organization_id = o.id AND a.credential_id = $2)", params: (v) => [v] },
+  OIDC_TOKEN: {
+    condition: "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
+    params: (token) => {
+      try {
+        const claims = decodeJwt(token);
+        const aud = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;
+        return [claims.iss, claims.sub, aud];
+      } catch {
+        throw invalidArgument("filterValue: not a decodable OIDC token", "INVALID_OIDC_TOKEN", [{ field: "filterValue", description: "must be a JWT" }]);
+      }
+    },
+  },
+};
+
+export const listSuborgs = defineQuery({
+  operation: "list_suborgs",
+  sdkMethod: "getSubOrgIds",
+  summary: "Ids of the organization's sub-organizations, optionally filtered by name, user, email, phone, public key, credential id or OIDC token",
+  body: Type.Object({
+    organizationId: Id(),
+    filterType: Type.Optional(Type.String()),
+    filterValue: Type.Optional(Type.String()),
+    paginationOptions: Type.Optional(Pagination),
+  }),
+  async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
+    const limit = pageLimit(paginationOptions);
+    const params: unknown[] = [organization.id];
+    let condition = "TRUE";
+    if (filterType) {
+      const filter = FILTERS[filterType];
+      if (!filter) {
+        throw invalidArgument(`filterType: ${JSON.stringify(filterType)} is not one of ${Object.keys(FILTERS).join(", ")}`, "REQUEST_INVALID", [
+          { field: "filterType", description: `must be one of ${Object.keys(FILTERS).join(", ")}` },
+        ]);
+      }
+      params.push(...filter.params(filterValue ?? ""));
+      condition = filter.condition;
+    }
+    let cursor = "";
+    if (paginationOptions?.after) {
+      params.push(paginationOptions.after);
+      cursor = ` AND (o.created_at, o.id) > (SELECT created_at, id FROM organizations WHERE id = $${params.length})`;
+    } else if (paginationOptions?.before) {
+      params.push(paginationOptions.before);
+      cursor = ` AND (o.created_at, o.id) < (SELECT created_at, id FROM organizations WHERE id = $${params.length})`;
+    }
+    params.push(limit);
+    const rows = await services.db.query<{ id: string }>(
+      `SELECT o.id FROM organizations o WHERE o.parent_id = $1 AND ${condition}${cursor} ORDER BY o.created_at, o.id LIMIT $${params.length}`,
+      params,
+    );
+    return { organizationIds: rows.map((r) => r.id) };
+  },
+});
