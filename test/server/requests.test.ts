@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activityBody, p256Stamp, post } from "../helpers/requests.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+describe("request handling", () => {
+  let server: TestServer;
+  const activityCount = async () => Number((await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities"))[0]!.n);
+  const signed = (body: string) => ({ "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
+  const submit = (op: string, body: string) => post(`${server.url}/public/v1/submit/${op}`, body, signed(body));
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server.close());
+
+  it("treats the same body twice as one activity", async () => {
+    const before = await activityCount();
+    const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "once", userIds: [] });
+    const first = await submit("create_user_tag", body);
+    const second = await submit("create_user_tag", body);
+    expect(first.status).toBe(200);
+    const a = first.json.activity as { id: string; fingerprint: string; status: string };
+    expect((second.json.activity as { id: string }).id).toBe(a.id);
+    expect(a.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(await activityCount()).toBe(before + 1);
+    const tags = await server.services.db.query("SELECT id FROM user_tags WHERE name = 'once'");
+    expect(tags).toHaveLength(1);
+  });
+
+  it("refuses a type that does not match the path with 400 naming `type`, writing nothing", async () => {
+    const before = await activityCount();
+    const { status, json } = await submit("create_user_tag", activityBody("ACTIVITY_TYPE_DELETE_USERS", server.root.organizationId, { userIds: ["x"] }));
+    expect(status).toBe(400);
+    expect(json.code).toBe(3);
+    expect(json.message).toContain("type");
+    expect(await activityCount()).toBe(before);
+  });
+
+  it("refuses parameters that break the schema with 400 and field violations, writing nothing", async () => {
+    const before = await activityCount();
+    const body = activityBody("ACTIVITY_TYPE_CREATE_API_KEYS_V2", server.root.organizationId, {
+      userId: server.root.userId,
+      apiKeys: [{ apiKeyName: "k", publicKey: "02ab", curveType: "API_KEY_CURVE_NOPE" }],
+    });
+    const { status, json } = await submit("create_api_keys", body);
+    expect(status).toBe(400);
+    expect(json.code).toBe(3);
+    expect(json.details).toContainEqual({
+      "@type": "type.googleapis.com/google.rpc.BadRequest",
+      fieldViolations: expect.arrayContaining([expect.objectContaining({ field: "parameters.apiKeys[0].curveType" })]),
+    });
+    expect(await activityCount()).toBe(before);
+  });
+
+  it("refuses a body that is not JSON with 400", async () => {
+    const { status, json } = await post(`${server.url}/public/v1/query/whoami`, "{not json", {});
+    expect(status).toBe(400);
+    expect(json.message).toContain("not valid JSON");
+  });
+
+  it("answers an unknown operation with 404 in the error shape", async () => {
+    const body = JSON.stringify({ organizationId: server.root.organizationId });
+    const { status, json } = await post(`${server.url}/public/v1/query/no_such_query`, body, signed(body));
+    expect(status).toBe(404);
+    expect(json).toMatchObject({ code: 5, message: expect.stringContaining("no_such_query"), details: expect.any(Array) });
+  });
+
+  it("answers an oversized body with 413 in the error shape", async () => {
+    const body = JSON.stringify({ organizationId: server.root.organizationId, padding: "x".repeat(3 * 1024 * 1024) });
+    const { status, json } = await post(`${server.url}/public/v1/query/whoami`, body, {});
+    expect(status).toBe(413);
+    expect(json).toMatchObject({ code: 8, message: expect.stringContaining("larger than the limit") });
+  });
+
+  it("serves a base URL with a trailing slash (doubled slash) without redirecting", async () => {
+    const body = JSON.stringify({ organizationId: server.root.organizationId });
+    const { status, json } = await post(`${server.url}//public/v1/query/whoami`, body, signed(body));
+    expect(status).toBe(200);
+    expect(json.userId).toBe(server.root.userId);
+  });
+
+  it("answers CORS preflights for the headers the browser SDKs send", async () => {
+    const headers = "content-type,x-stamp,x-stamp-webauthn,x-stamp-attested,x-session,x-client-version,x-auth-proxy-config-id,x-captcha-token";
+    const response = await fetch(`${server.url}/public/v1/submit/create_users`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://app.example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": headers },
+    });
+    expect(response.status).toBeLessThan(300);
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    const allowed = (response.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(",").map((h) => h.trim());
+    for (const header of headers.split(",")) expect(allowed).toContain(header);
+  });
+
+  it("serves /health and Prometheus /metrics", async () => {
+    const health = await fetch(`${server.url}/health`);
+    expect(await health.json()).toMatchObject({ status: "ok" });
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain("strongroom_http_request_duration_seconds");
+    expect(metrics).toContain("strongroom_activities_total");
+  });
+
+  it("publishes the signer public key", async () => {
+    const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { signerPublicKey: string };
+    expect(keys.signerPublicKey).toBe(server.root.signerPublicKey);
+    expect(keys.signerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+  });
+});
