@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 const repoRoot = join(import.meta.dirname, "../..");
 /** The CLI always runs embedded here: DATABASE_URL and the master key come only from each test. */
 const baseEnv = () => {
-  const env = { ...process.env, LOG_LEVEL: "warn" };
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
   delete env.DATABASE_URL;
   delete env.STRONGROOM_MASTER_KEY;
   return env;
