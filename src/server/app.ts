@@ -11,6 +11,8 @@ import { createMetrics } from "./metrics.js";
 export interface AppOptions {
   logLevel?: string;
   bodyLimitBytes?: number;
+  /** Where logs go (stdout by default). */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** The headers the browser SDKs send; preflights must allow them. */
@@ -46,7 +48,7 @@ function errorReply(error: unknown): { status: number; body: unknown } | undefin
  */
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info" },
+    logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
     routerOptions: { ignoreDuplicateSlashes: true },
   });
