@@ -1,9 +1,11 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { generateP256KeyPair } from "@turnkey/crypto";
+import { TurnkeyClient } from "@turnkey/http";
+import { WalletStamper, WalletType } from "@turnkey/wallet-stamper";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initRootOrganization } from "../../src/bootstrap.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
@@ -43,20 +45,28 @@ describe("X-Stamp verification over the exact request bytes", () => {
     expect(json.userId).toBe(server.root.userId);
   });
 
-  it("accepts SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191 (personal_sign of the body)", async () => {
-    const body = whoamiBody();
-    const digest = keccak_256(Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${Buffer.byteLength(body)}`), Buffer.from(body)]));
-    const signature = bytesToHex(secp256k1.sign(digest, k1Secret, { prehash: false, format: "der" }));
-    const { status } = await whoami(body, stampHeader({ publicKey: k1Public, scheme: "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191", signature }));
-    expect(status).toBe(200);
+  it("accepts SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191 from the unchanged WalletStamper with a viem account", async () => {
+    const account = privateKeyToAccount(`0x${bytesToHex(k1Secret)}`);
+    const wallet = { type: WalletType.Ethereum, signMessage: (message: string) => account.signMessage({ message }), getPublicKey: async () => k1Public };
+    const client = new TurnkeyClient({ baseUrl: server.url }, new WalletStamper(wallet as never));
+    expect((await client.getWhoami({ organizationId: server.root.organizationId })).userId).toBe(server.root.userId);
   });
 
-  it("accepts SIGNATURE_SCHEME_TK_API_ED25519 (plain Ed25519 over the body)", async () => {
-    const body = whoamiBody();
-    const signature = bytesToHex(ed25519.sign(Buffer.from(body), edSecret));
-    const { status, json } = await whoami(body, stampHeader({ publicKey: edPublic, scheme: "SIGNATURE_SCHEME_TK_API_ED25519", signature }));
-    expect(status).toBe(200);
-    expect(json.username).toBe("Root user");
+  it("accepts SIGNATURE_SCHEME_TK_API_ED25519 from the unchanged WalletStamper with a Solana-style wallet", async () => {
+    const wallet = {
+      type: WalletType.Solana,
+      signMessage: async (message: string) => bytesToHex(ed25519.sign(new TextEncoder().encode(message), edSecret)),
+      getPublicKey: async () => edPublic,
+    };
+    const client = new TurnkeyClient({ baseUrl: server.url }, new WalletStamper(wallet as never));
+    const { activity } = await client.createUserTag({
+      type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+      timestampMs: String(Date.now()),
+      organizationId: server.root.organizationId,
+      parameters: { userTagName: "stamped by ed25519", userIds: [] },
+    });
+    expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(activity.votes[0]).toMatchObject({ publicKey: edPublic, scheme: "SIGNATURE_SCHEME_TK_API_ED25519" });
   });
 
   const refusals: Array<[string, () => Promise<{ body: string; headers: Record<string, string> }>, RegExp]> = [
