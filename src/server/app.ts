@@ -7,6 +7,7 @@ import { queriesByOperation } from "../queries/registry.js";
 import { runQuery } from "../queries/engine.js";
 import type { Services } from "../services.js";
 import { createMetrics } from "./metrics.js";
+import { openApiDocument } from "./openapi.js";
 
 export interface AppOptions {
   logLevel?: string;
@@ -102,6 +103,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   app.get("/public/v1/discovery/keys", async () => ({ signerPublicKey: services.signer.publicKeyHex }));
+
+  const openApi = openApiDocument();
+  app.get("/openapi.json", async () => openApi);
 
   app.get("/health", async () => {
     await services.db.query("SELECT 1");

@@ -99,6 +99,15 @@ describe("request handling", () => {
     expect(metrics).toContain("strongroom_activities_total");
   });
 
+  it("serves an OpenAPI document of every registered operation", async () => {
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, { post: { requestBody: { content: { "application/json": { schema: { properties: Record<string, { properties?: Record<string, unknown> }> } } } } } }> };
+    const { activityDefinitions } = await import("../../src/activities/registry.js");
+    const { queryDefinitions } = await import("../../src/queries/registry.js");
+    expect(Object.keys(document.paths)).toHaveLength(activityDefinitions.length + queryDefinitions.length);
+    const createUsers = document.paths["/public/v1/submit/create_users"]!.post.requestBody.content["application/json"].schema;
+    expect(Object.keys(createUsers.properties.parameters!.properties!)).toEqual(["users"]);
+  });
+
   it("publishes the signer public key", async () => {
     const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { signerPublicKey: string };
     expect(keys.signerPublicKey).toBe(server.root.signerPublicKey);

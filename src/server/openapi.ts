@@ -1,0 +1,88 @@
+import type { TSchema } from "@sinclair/typebox";
+import { activityDefinitions } from "../activities/registry.js";
+import { queryDefinitions } from "../queries/registry.js";
+
+/** TypeBox schemas are JSON Schema plus symbol keys; a JSON round trip leaves the plain schema. */
+const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
+
+const security = [{ ApiKeyAuth: [] }, { AuthenticatorAuth: [] }];
+const errorResponse = { description: "An error in the API's shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+
+/** The OpenAPI 3.1 document of everything Strongroom serves, derived from the operation registries. */
+export function openApiDocument(): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const d of activityDefinitions) {
+    paths[`/public/v1/submit/${d.operation}`] = {
+      post: {
+        operationId: d.sdkMethod,
+        summary: d.summary,
+        tags: [d.resource],
+        security,
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["type", "timestampMs", "organizationId", "parameters"],
+                properties: {
+                  type: { type: "string", enum: [d.type] },
+                  timestampMs: { type: "string", description: "epoch milliseconds; under one hour old, at most five minutes ahead" },
+                  organizationId: { type: "string" },
+                  parameters: plain(d.parameters),
+                  generateAppProofs: { type: "boolean" },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: `The activity; on completion its result is under result.${d.resultKey}`,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/ActivityResponse" } } },
+          },
+          default: errorResponse,
+        },
+      },
+    };
+  }
+  for (const d of queryDefinitions) {
+    paths[`/public/v1/query/${d.operation}`] = {
+      post: {
+        operationId: d.sdkMethod,
+        summary: d.summary,
+        security,
+        requestBody: { required: true, content: { "application/json": { schema: plain(d.body) } } },
+        responses: { "200": { description: "The query's answer" }, default: errorResponse },
+      },
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Strongroom", version: "1", description: "The Turnkey public API as Strongroom serves it" },
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKeyAuth: { type: "apiKey", in: "header", name: "X-Stamp" },
+        AuthenticatorAuth: { type: "apiKey", in: "header", name: "X-Stamp-WebAuthn" },
+      },
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["code", "message", "details"],
+          properties: { code: { type: "integer" }, message: { type: "string" }, details: { type: "array", items: { type: "object" } } },
+        },
+        ActivityResponse: {
+          type: "object",
+          required: ["activity"],
+          properties: {
+            activity: {
+              type: "object",
+              required: ["id", "organizationId", "status", "type", "intent", "result", "votes", "fingerprint", "canApprove", "canReject", "createdAt", "updatedAt"],
+            },
+          },
+        },
+      },
+    },
+  };
+}
