@@ -3,17 +3,10 @@ import { randomUUID } from "node:crypto";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { ApiKeyParams, AuthenticatorParams, OauthProviderParams } from "../shared/credentials.js";
-import { createUser } from "../shared/users.js";
+import { UserParams, createUser } from "../shared/users.js";
 
-const RootUserParams = Type.Object({
-  userName: Name("Human-readable name for the root user"),
-  userEmail: Type.Optional(Type.String({ maxLength: 320 })),
-  userPhoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
-  apiKeys: Type.Array(ApiKeyParams),
-  authenticators: Type.Array(AuthenticatorParams),
-  oauthProviders: Type.Array(OauthProviderParams),
-});
+/** Root users are described like other users, without tags. */
+const RootUserParams = Type.Omit(UserParams, ["userTags"]);
 
 /** Sub-organizations have these authentication features enabled unless the request disables them. */
 const FEATURE_FLAGS = [
