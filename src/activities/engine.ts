@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { authenticate, type Principal } from "../auth/authenticate.js";
-import { ApiError, internalError, invalidArgument, unauthenticated, alreadyExists } from "../errors.js";
+import { ApiError, GrpcCode, internalError, invalidArgument, unauthenticated, alreadyExists } from "../errors.js";
 import { decide } from "../policy/decide.js";
 import { loadUserRecord } from "../records/users.js";
 import { validate } from "../schema/validate.js";
@@ -146,6 +146,9 @@ export async function submitActivity(
       try {
         result = { [definition.resultKey]: await definition.execute({ tx, organization, principal, activityId, now, services }, params) };
       } catch (error) {
+        // Bad input found by the handler is the caller's error: 400, and the whole transaction
+        // (activity row included) rolls back, as for input the schema refused.
+        if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
         failure = failureOf(error);
         if (!failure) {
           onError(error);

@@ -65,13 +65,16 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
   });
 
   it("refuses a threshold above the number of root users, creating nothing", async () => {
-    const result = await server.client().createSubOrganization({
-      subOrganizationName: "Too strict",
-      rootQuorumThreshold: 2,
-      rootUsers: [rootUser("solo", generateP256KeyPair().publicKey)],
-    });
-    expect(result.activity.status).toBe("ACTIVITY_STATUS_FAILED");
-    expect(result.activity.failure?.message).toContain("rootQuorumThreshold");
+    const refused = await server
+      .client()
+      .createSubOrganization({
+        subOrganizationName: "Too strict",
+        rootQuorumThreshold: 2,
+        rootUsers: [rootUser("solo", generateP256KeyPair().publicKey)],
+      })
+      .catch((e: unknown) => e as TurnkeyRequestError);
+    expect(refused.code).toBe(3);
+    expect(refused.message).toContain("rootQuorumThreshold");
     expect((await server.client().getSubOrgIds({ filterType: "NAME", filterValue: "Too strict" })).organizationIds).toEqual([]);
   });
 

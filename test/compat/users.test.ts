@@ -61,14 +61,20 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     expect(ok.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
 
-    const wrongContact = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "other@example.com", verificationToken: token });
-    expect(wrongContact.activity.status).toBe("ACTIVITY_STATUS_FAILED");
-    expect(wrongContact.activity.failure?.message).toContain("another contact");
+    const wrongContact = await server
+      .client()
+      .updateUserEmail({ userId: bob.userId, userEmail: "other@example.com", verificationToken: token })
+      .catch((e: unknown) => e as TurnkeyRequestError);
+    expect(wrongContact.code).toBe(3);
+    expect(wrongContact.message).toContain("another contact");
 
     const foreignSigner = serverKeyFromSecret(p256.utils.randomSecretKey());
     const forged = await issueVerificationToken(foreignSigner, { verificationType: "OTP_TYPE_EMAIL", contact: "forged@example.com" }, 300);
-    const refused = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "forged@example.com", verificationToken: forged.token });
-    expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    const refused = await server
+      .client()
+      .updateUserEmail({ userId: bob.userId, userEmail: "forged@example.com", verificationToken: forged.token })
+      .catch((e: unknown) => e as TurnkeyRequestError);
+    expect(refused.code).toBe(3);
     expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
 
     await server.client().updateUserEmail({ userId: bob.userId, userEmail: "" });
