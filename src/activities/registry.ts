@@ -2,7 +2,10 @@ import type { ActivityDefinition } from "./definition.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
 import { organizationActivities } from "./organizations/index.js";
+import { privateKeyActivities } from "./private-keys/index.js";
+import { signingActivities } from "./signing/index.js";
 import { userActivities } from "./users/index.js";
+import { walletActivities } from "./wallets/index.js";
 
 /** Every activity Strongroom serves; the router, the docs table and the compatibility tests read this. */
 export const activityDefinitions: ActivityDefinition[] = [
@@ -10,6 +13,9 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...userActivities,
   ...credentialActivities,
   ...invitationActivities,
+  ...walletActivities,
+  ...privateKeyActivities,
+  ...signingActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));

@@ -51,17 +51,51 @@ export async function credentialBundle(plaintext: Uint8Array, target: Uint8Array
 }
 
 /**
- * A signed bundle (export bundles): JSON with `data` = hex of JSON {encappedPublic, ciphertext,
- * organizationId}, signed (ECDSA P-256 over sha256 of those bytes, DER) by the server's signer key,
- * whose uncompressed public key is `enclaveQuorumPublic`.
+ * The signed envelope of export and import bundles: `data` is the hex of a JSON object, signed
+ * (ECDSA P-256 over sha256 of those bytes, DER) by the server's signer key, whose uncompressed
+ * public key is `enclaveQuorumPublic` — what @turnkey/crypto verifies before trusting the data.
  */
-export async function signedBundle(plaintext: Uint8Array, target: Uint8Array, organizationId: string, signer: ServerKey): Promise<string> {
-  const { encapsulatedKey, ciphertext } = await hpkeSeal(plaintext, target);
-  const data = new TextEncoder().encode(JSON.stringify({ encappedPublic: bytesToHex(encapsulatedKey), ciphertext: bytesToHex(ciphertext), organizationId }));
+export function signBundle(content: Record<string, string>, signer: ServerKey): string {
+  const data = new TextEncoder().encode(JSON.stringify(content));
   return JSON.stringify({
     version: "v1.0.0",
     data: bytesToHex(data),
     dataSignature: bytesToHex(signer.signDer(data)),
     enclaveQuorumPublic: signer.publicKeyHex,
   });
+}
+
+/** An export bundle: `plaintext` sealed to `target`, in a signed envelope naming the organization. */
+export async function exportBundle(plaintext: Uint8Array, target: Uint8Array, organizationId: string, signer: ServerKey): Promise<string> {
+  const { encapsulatedKey, ciphertext } = await hpkeSeal(plaintext, target);
+  return signBundle({ encappedPublic: bytesToHex(encapsulatedKey), ciphertext: bytesToHex(ciphertext), organizationId }, signer);
+}
+
+export class InvalidEncryptedBundleError extends Error {}
+
+/**
+ * Opens an import's `encryptedBundle` — JSON {encappedPublic, ciphertext}, as encryptWalletToBundle
+ * and encryptPrivateKeyToBundle produce — with the one-time import key it was sealed to.
+ */
+export async function openEncryptedBundle(encryptedBundle: string, recipientPrivateKey: Uint8Array): Promise<Uint8Array> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(encryptedBundle);
+  } catch {
+    throw new InvalidEncryptedBundleError("encryptedBundle: not JSON; expected {\"encappedPublic\", \"ciphertext\"}");
+  }
+  const { encappedPublic, ciphertext } = (parsed ?? {}) as Record<string, unknown>;
+  if (typeof encappedPublic !== "string" || !/^04[0-9a-fA-F]{128}$/.test(encappedPublic) || typeof ciphertext !== "string" || !/^([0-9a-fA-F]{2})+$/.test(ciphertext)) {
+    throw new InvalidEncryptedBundleError("encryptedBundle: expected {\"encappedPublic\": uncompressed P-256 hex, \"ciphertext\": hex}");
+  }
+  const recipientPublicKey = p256.getPublicKey(recipientPrivateKey, false);
+  const encapsulatedKey = new Uint8Array(Buffer.from(encappedPublic, "hex"));
+  try {
+    const recipientKey = await suite.kem.importKey("raw", recipientPrivateKey.slice().buffer, false);
+    const recipient = await suite.createRecipientContext({ recipientKey, enc: encapsulatedKey.slice().buffer, info: INFO.slice().buffer });
+    const aad = new Uint8Array([...encapsulatedKey, ...recipientPublicKey]);
+    return new Uint8Array(await recipient.open(new Uint8Array(Buffer.from(ciphertext, "hex")).buffer, aad.buffer));
+  } catch {
+    throw new InvalidEncryptedBundleError("encryptedBundle: cannot be decrypted with this user's import key; was it encrypted to the importBundle of the latest init_import for this user?");
+  }
 }

@@ -2,10 +2,19 @@ import type { QueryDefinition } from "./definition.js";
 import { activityQueries } from "./activities/index.js";
 import { credentialQueries } from "./credentials/index.js";
 import { organizationQueries } from "./organizations/index.js";
+import { privateKeyQueries } from "./private-keys/index.js";
 import { userQueries } from "./users/index.js";
+import { walletQueries } from "./wallets/index.js";
 
 /** Every query Strongroom serves; the router, the docs table and the compatibility tests read this. */
-export const queryDefinitions: QueryDefinition[] = [...organizationQueries, ...userQueries, ...credentialQueries, ...activityQueries].sort((a, b) =>
+export const queryDefinitions: QueryDefinition[] = [
+  ...organizationQueries,
+  ...userQueries,
+  ...credentialQueries,
+  ...activityQueries,
+  ...walletQueries,
+  ...privateKeyQueries,
+].sort((a, b) =>
   a.operation.localeCompare(b.operation),
 );
 

@@ -4,6 +4,8 @@ import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { UserParams, createUser } from "../shared/users.js";
+import { checkMnemonicLength, insertWallet, WalletParams } from "../shared/wallets.js";
+import { generateMnemonic } from "../../crypto/mnemonic.js";
 
 /** Root users are described like other users, without tags. */
 const RootUserParams = Type.Omit(UserParams, ["userTags"]);
@@ -29,7 +31,7 @@ export const createSubOrganization = defineActivity({
     subOrganizationName: Name("Name of the sub-organization"),
     rootUsers: Type.Array(RootUserParams, { minItems: 1, maxItems: 100 }),
     rootQuorumThreshold: Type.Integer({ minimum: 1 }),
-    wallet: Type.Optional(Type.Object({ walletName: Type.String(), accounts: Type.Array(Type.Unknown()), mnemonicLength: Type.Optional(Type.Integer()) })),
+    wallet: Type.Optional(WalletParams),
     disableEmailRecovery: Type.Optional(Type.Boolean()),
     disableEmailAuth: Type.Optional(Type.Boolean()),
     disableSmsAuth: Type.Optional(Type.Boolean()),
@@ -37,7 +39,7 @@ export const createSubOrganization = defineActivity({
     verificationToken: Type.Optional(Type.String()),
     clientSignature: Type.Optional(Type.Unknown()),
   }),
-  async execute({ tx, organization, now }, params) {
+  async execute({ tx, organization, now, services }, params) {
     if (organization.parent_id) {
       throw failedPrecondition(
         `organization ${organization.id} is itself a sub-organization (of ${organization.parent_id}); sub-organizations cannot create sub-organizations`,
@@ -51,9 +53,7 @@ export const createSubOrganization = defineActivity({
         [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
       );
     }
-    if (params.wallet) {
-      throw failedPrecondition("wallet: creating a wallet with a sub-organization is not supported by this server yet; create the sub-organization without `wallet`", "REQUEST_INVALID");
-    }
+    const walletLength = params.wallet ? checkMnemonicLength(params.wallet.mnemonicLength, "wallet.mnemonicLength") : undefined;
     const subOrganizationId = randomUUID();
     const features = FEATURE_FLAGS.map(([flag, name]) => ({ name, value: params[flag] ? "false" : "true" }));
     await tx.query(
@@ -65,6 +65,14 @@ export const createSubOrganization = defineActivity({
     for (const [index, user] of params.rootUsers.entries()) {
       rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true }, user, `rootUsers[${index}]`));
     }
-    return { subOrganizationId, rootUserIds };
+    if (!params.wallet || walletLength === undefined) return { subOrganizationId, rootUserIds };
+    const wallet = await insertWallet(
+      tx,
+      services,
+      { organizationId: subOrganizationId, name: params.wallet.walletName, secret: generateMnemonic(walletLength), imported: false, now },
+      params.wallet.accounts,
+      { name: "wallet.walletName", accounts: "wallet.accounts" },
+    );
+    return { subOrganizationId, wallet, rootUserIds };
   },
 });

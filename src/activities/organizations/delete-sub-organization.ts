@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition } from "../../errors.js";
 import { defineActivity } from "../definition.js";
+import { assertSafeToDelete } from "../shared/export-rule.js";
 
 export const deleteSubOrganization = defineActivity({
   operation: "delete_sub_organization",
@@ -12,11 +13,14 @@ export const deleteSubOrganization = defineActivity({
   resource: "ORGANIZATION",
   action: "DELETE",
   parameters: Type.Object({ deleteWithoutExport: Type.Optional(Type.Boolean()) }),
-  async execute({ tx, organization }) {
+  async execute({ tx, organization }, { deleteWithoutExport }) {
     if (!organization.parent_id) {
       throw failedPrecondition(`organization ${organization.id} is not a sub-organization; only sub-organizations can be deleted`, "INVALID_ACTIVITY_CALLER");
     }
-    // No wallets or private keys exist yet, so nothing can be left unexported.
+    const wallets = await tx.query<{ id: string; exported: boolean; imported: boolean }>("SELECT id, exported, imported FROM wallets WHERE organization_id = $1", [organization.id]);
+    assertSafeToDelete(wallets, `sub-organization ${organization.id}: wallet(s)`, deleteWithoutExport);
+    const keys = await tx.query<{ id: string; exported: boolean; imported: boolean }>("SELECT id, exported, imported FROM private_keys WHERE organization_id = $1", [organization.id]);
+    assertSafeToDelete(keys, `sub-organization ${organization.id}: private key(s)`, deleteWithoutExport);
     await tx.query("DELETE FROM organizations WHERE id = $1", [organization.id]);
     return { subOrganizationUuid: organization.id };
   },

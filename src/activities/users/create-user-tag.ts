@@ -16,8 +16,8 @@ export const createUserTag = defineActivity({
   action: "CREATE",
   parameters: Type.Object({ userTagName: Name(), userIds: Type.Array(Id(), { maxItems: 100 }) }),
   async execute({ tx, organization, now }, { userTagName, userIds }) {
-    await assertTagCapacity(tx, organization, "user_tags");
-    await assertTagNameFree(tx, organization.id, userTagName, "userTagName");
+    await assertTagCapacity(tx, organization);
+    await assertTagNameFree(tx, "user_tags", organization.id, userTagName, "userTagName");
     const userTagId = randomUUID();
     await tx.query("INSERT INTO user_tags (id, organization_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)", [
       userTagId,

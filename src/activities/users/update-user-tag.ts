@@ -23,7 +23,7 @@ export const updateUserTag = defineActivity({
     await requireUserTag(tx, organization.id, userTagId, "userTagId");
     if (newUserTagName !== undefined && newUserTagName !== "") {
       const [current] = await tx.query<{ name: string }>("SELECT name FROM user_tags WHERE id = $1", [userTagId]);
-      if (current?.name !== newUserTagName) await assertTagNameFree(tx, organization.id, newUserTagName, "newUserTagName");
+      if (current?.name !== newUserTagName) await assertTagNameFree(tx, "user_tags", organization.id, newUserTagName, "newUserTagName");
       await tx.query("UPDATE user_tags SET name = $2 WHERE id = $1", [userTagId, newUserTagName]);
     }
     for (const [index, userId] of addUserIds.entries()) {

@@ -1,0 +1,56 @@
+import type { Curve } from "../../crypto/hd/derive.js";
+import { SigningInputError, type SigningKey } from "../../crypto/signing/raw-payload.js";
+import { invalidArgument, notFound } from "../../errors.js";
+import type { Services } from "../../services.js";
+import type { Queryable } from "../../store/database.js";
+
+export type ResolvedKey = SigningKey & { publicKey: Uint8Array };
+
+/**
+ * `signWith` names a private key id, a wallet account address or a private key address (tried in
+ * that order, within the organization); the key is opened from its sealed form only here.
+ */
+export async function resolveSigningKey(tx: Queryable, services: Services, organizationId: string, signWith: string, field = "signWith"): Promise<ResolvedKey> {
+  const [byId] = await tx.query<{ id: string; curve: string; public_key: string; sealed_private_key: string }>(
+    "SELECT id, curve, public_key, sealed_private_key FROM private_keys WHERE id = $1 AND organization_id = $2",
+    [signWith, organizationId],
+  );
+  if (byId) return opened(services, byId, `private-key:${byId.id}`);
+
+  const [account] = await tx.query<{ id: string; curve: string; public_key: string; sealed_private_key: string; address_format: string }>(
+    "SELECT id, curve, public_key, sealed_private_key, address_format FROM wallet_accounts WHERE organization_id = $1 AND address = $2 ORDER BY seq LIMIT 1",
+    [organizationId, signWith],
+  );
+  if (account) return opened(services, account, `wallet-account:${account.id}`, account.address_format);
+
+  const [keyAddress] = await tx.query<{ id: string; curve: string; public_key: string; sealed_private_key: string; format: string }>(
+    `SELECT k.id, k.curve, k.public_key, k.sealed_private_key, a.format FROM private_key_addresses a JOIN private_keys k ON k.id = a.private_key_id
+     WHERE a.organization_id = $1 AND a.address = $2 ORDER BY k.seq, a.position LIMIT 1`,
+    [organizationId, signWith],
+  );
+  if (keyAddress) return opened(services, keyAddress, `private-key:${keyAddress.id}`, keyAddress.format);
+
+  throw notFound(`${field}: ${JSON.stringify(signWith)} is neither a private key id, a wallet account address nor a private key address in organization ${organizationId}`, "SIGN_WITH_NOT_FOUND");
+}
+
+function opened(services: Services, row: { curve: string; public_key: string; sealed_private_key: string }, context: string, addressFormat?: string): ResolvedKey {
+  return {
+    curve: row.curve as Curve,
+    privateKey: services.kek.open(row.sealed_private_key, context),
+    publicKey: new Uint8Array(Buffer.from(row.public_key, "hex")),
+    ...(addressFormat ? { addressFormat } : {}),
+  };
+}
+
+/** Runs a signing function, turning input it refuses into a 400 naming the field. */
+export function signingInput<T>(sign: () => T): T {
+  try {
+    return sign();
+  } catch (error) {
+    if (error instanceof SigningInputError) {
+      const field = /^([A-Za-z.[\]0-9]+):/.exec(error.message)?.[1] ?? "parameters";
+      throw invalidArgument(error.message, "REQUEST_INVALID", [{ field, description: error.message }]);
+    }
+    throw error;
+  }
+}

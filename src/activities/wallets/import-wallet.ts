@@ -1,0 +1,34 @@
+import { Type } from "@sinclair/typebox";
+import { InvalidMnemonicError, parseWalletSecret } from "../../crypto/mnemonic.js";
+import { invalidArgument } from "../../errors.js";
+import { requireUser } from "../../records/users.js";
+import { Id, Name } from "../../schema/common.js";
+import { defineActivity } from "../definition.js";
+import { openImport } from "../shared/import-keys.js";
+import { insertWallet, WalletAccounts } from "../shared/wallets.js";
+
+export const importWallet = defineActivity({
+  operation: "import_wallet",
+  type: "ACTIVITY_TYPE_IMPORT_WALLET",
+  intentKey: "importWalletIntent",
+  resultKey: "importWalletResult",
+  sdkMethod: "importWallet",
+  summary: "Import a wallet from a mnemonic encrypted to the user's import key (see init_import_wallet)",
+  resource: "WALLET",
+  action: "IMPORT",
+  parameters: Type.Object({ userId: Id(), walletName: Name(), encryptedBundle: Type.String({ minLength: 1 }), accounts: WalletAccounts }),
+  async execute({ tx, organization, now, services }, { userId, walletName, encryptedBundle, accounts }) {
+    await requireUser(tx, organization.id, userId);
+    const secret = new TextDecoder().decode(await openImport(tx, services, { userId, kind: "WALLET" }, encryptedBundle));
+    try {
+      parseWalletSecret(secret);
+    } catch (error) {
+      if (error instanceof InvalidMnemonicError) throw invalidArgument(`encryptedBundle: ${error.message}`, "REQUEST_INVALID", [{ field: "encryptedBundle", description: error.message }]);
+      throw error;
+    }
+    return insertWallet(tx, services, { organizationId: organization.id, name: walletName, secret, imported: true, now }, accounts, {
+      name: "walletName",
+      accounts: "accounts",
+    });
+  },
+});
