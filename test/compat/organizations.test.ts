@@ -3,6 +3,7 @@ import { generateP256KeyPair } from "@turnkey/crypto";
 import { TurnkeyClient } from "@turnkey/http";
 import { TurnkeyRequestError } from "@turnkey/sdk-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const rootUser = (name: string, publicKey: string) => ({
@@ -65,14 +66,11 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
   });
 
   it("refuses a threshold above the number of root users, creating nothing", async () => {
-    const refused = await server
-      .client()
-      .createSubOrganization({
+    const refused = await refusal(server.client().createSubOrganization({
         subOrganizationName: "Too strict",
         rootQuorumThreshold: 2,
         rootUsers: [rootUser("solo", generateP256KeyPair().publicKey)],
-      })
-      .catch((e: unknown) => e as TurnkeyRequestError);
+      }));
     expect(refused.code).toBe(3);
     expect(refused.message).toContain("rootQuorumThreshold");
     expect((await server.client().getSubOrgIds({ filterType: "NAME", filterValue: "Too strict" })).organizationIds).toEqual([]);

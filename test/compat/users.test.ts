@@ -4,6 +4,7 @@ import { TurnkeyRequestError } from "@turnkey/sdk-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { serverKeyFromSecret } from "../../src/crypto/server-keys.js";
+import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 describe("users and user tags through @turnkey/sdk-server", () => {
@@ -61,19 +62,13 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     expect(ok.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
 
-    const wrongContact = await server
-      .client()
-      .updateUserEmail({ userId: bob.userId, userEmail: "other@example.com", verificationToken: token })
-      .catch((e: unknown) => e as TurnkeyRequestError);
+    const wrongContact = await refusal(server.client().updateUserEmail({ userId: bob.userId, userEmail: "other@example.com", verificationToken: token }));
     expect(wrongContact.code).toBe(3);
     expect(wrongContact.message).toContain("another contact");
 
     const foreignSigner = serverKeyFromSecret(p256.utils.randomSecretKey());
     const forged = await issueVerificationToken(foreignSigner, { verificationType: "OTP_TYPE_EMAIL", contact: "forged@example.com" }, 300);
-    const refused = await server
-      .client()
-      .updateUserEmail({ userId: bob.userId, userEmail: "forged@example.com", verificationToken: forged.token })
-      .catch((e: unknown) => e as TurnkeyRequestError);
+    const refused = await refusal(server.client().updateUserEmail({ userId: bob.userId, userEmail: "forged@example.com", verificationToken: forged.token }));
     expect(refused.code).toBe(3);
     expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
 

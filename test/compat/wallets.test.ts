@@ -1,12 +1,12 @@
 import { mnemonicToEntropy } from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
 import { decryptExportBundle, encryptPrivateKeyToBundle, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
-import { TurnkeyRequestError } from "@turnkey/sdk-server";
 import { Keypair } from "@solana/web3.js";
 import { base58 } from "@scure/base";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MNEMONIC_LANGUAGES, WORDLISTS } from "../../src/crypto/mnemonic.js";
+import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
@@ -14,7 +14,6 @@ const ethAt = (index: number) => ({ ...ETH, path: `m/44'/60'/0'/0/${index}` });
 const SOL = { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" } as const;
 const BTC = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/84'/0'/0'/0/0", addressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH" } as const;
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => { throw new Error("expected a refusal"); }, (e: unknown) => e as TurnkeyRequestError);
 
 describe("wallets and private keys through @turnkey/sdk-server", () => {
   let server: TestServer;

@@ -21,6 +21,6 @@ export const signRawPayload = defineActivity({
   }),
   async execute({ tx, organization, services }, { signWith, payload, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith);
-    return signingInput(() => sign(key, payload, encoding, hashFunction));
+    return { ...signingInput(() => sign(key, payload, encoding, hashFunction)) };
   },
 });
