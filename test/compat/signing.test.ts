@@ -48,6 +48,7 @@ describe("signing through the unchanged @turnkey/viem, @turnkey/ethers and @turn
       // @turnkey/viem serializes the domain only when `types` lists EIP712Domain (viem's serializeTypedData).
       const withDomain = {
         ...typedData,
+        domain: { ...typedData.domain, chainId: 1n },
         types: {
           ...typedData.types,
           EIP712Domain: [
