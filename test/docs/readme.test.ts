@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { withOperationsTable } from "../../src/server/operations-table.js";
+import { withGeneratedTables } from "../../src/server/readme-tables.js";
 
 describe("README", () => {
   const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
@@ -11,7 +11,7 @@ describe("README", () => {
     for (const command of ["npm install", "npm start", "npm test"]) expect(head).toContain(command);
   });
 
-  it("lists exactly the operations the registries serve (run `npm run docs` after adding one)", () => {
-    expect(readme).toBe(withOperationsTable(readme));
+  it("lists exactly the operations and address formats the code serves (run `npm run docs` after adding one)", () => {
+    expect(readme).toBe(withGeneratedTables(readme));
   });
 });
