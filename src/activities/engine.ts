@@ -8,7 +8,7 @@ import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import { isUniqueViolation, type Queryable } from "../store/database.js";
 import type { ActivityDefinition } from "./definition.js";
-import { loadActivityRecord, type ActivityRecord } from "./record.js";
+import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
 
 const MAX_AGE_MS = 60 * 60 * 1000;
 const MAX_FUTURE_MS = 5 * 60 * 1000;
@@ -66,21 +66,23 @@ interface ActivityInsert {
   now: Date;
 }
 
-async function insertActivity(tx: Queryable, a: ActivityInsert): Promise<void> {
-  await tx.query(
+async function insertActivity(tx: Queryable, a: ActivityInsert): Promise<ActivityRow> {
+  const [row] = await tx.query<ActivityRow>(
     `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, '{}'::jsonb, NULL, $7, $7)`,
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, '{}'::jsonb, NULL, $7, $7) RETURNING *`,
     [a.id, a.organizationId, a.type, a.status, a.fingerprint, JSON.stringify(a.intent), a.now],
   );
+  return row!;
 }
 
-async function insertVote(tx: Queryable, activityId: string, principal: Principal, rawBody: Buffer, now: Date): Promise<void> {
+async function insertVote(tx: Queryable, activityId: string, principal: Principal, rawBody: Buffer, now: Date): Promise<VoteRow> {
   const snapshot = await loadUserRecord(tx, principal.user.organizationId, principal.user.id);
-  await tx.query(
+  const [row] = await tx.query<VoteRow>(
     `INSERT INTO votes (id, activity_id, user_id, user_snapshot, selection, message, public_key, signature, scheme, created_at)
-     VALUES ($1, $2, $3, $4::jsonb, 'VOTE_SELECTION_APPROVED', $5, $6, $7, $8, $9)`,
+     VALUES ($1, $2, $3, $4::jsonb, 'VOTE_SELECTION_APPROVED', $5, $6, $7, $8, $9) RETURNING *`,
     [randomUUID(), activityId, principal.user.id, JSON.stringify(snapshot), rawBody.toString("utf8"), principal.stamp.publicKey, principal.stamp.signature, principal.stamp.scheme, now],
   );
+  return row!;
 }
 
 /** Turns what a handler threw into the activity's failure; a unique-constraint race reads as "already exists". */
@@ -130,15 +132,15 @@ export async function submitActivity(
   const intent = { [definition.intentKey]: body.parameters as Record<string, unknown> };
   const base = { id: activityId, organizationId: organization.id, type: definition.type, fingerprint, intent, now };
 
+  let committed: { row: ActivityRow; votes: VoteRow[] };
   try {
-    await services.db.transaction(async (tx) => {
+    committed = await services.db.transaction(async (tx) => {
       if (decision.outcome === "consensus-needed") {
-        await insertActivity(tx, { ...base, status: "ACTIVITY_STATUS_CONSENSUS_NEEDED" });
-        await insertVote(tx, activityId, principal, rawBody, now);
-        return;
+        const row = await insertActivity(tx, { ...base, status: "ACTIVITY_STATUS_CONSENSUS_NEEDED" });
+        return { row, votes: [await insertVote(tx, activityId, principal, rawBody, now)] };
       }
       await insertActivity(tx, { ...base, status: "ACTIVITY_STATUS_PENDING" });
-      await insertVote(tx, activityId, principal, rawBody, now);
+      const vote = await insertVote(tx, activityId, principal, rawBody, now);
       await tx.query("SAVEPOINT handler");
       let status = "ACTIVITY_STATUS_COMPLETED";
       let result: Record<string, unknown> = {};
@@ -157,13 +159,14 @@ export async function submitActivity(
         status = "ACTIVITY_STATUS_FAILED";
         await tx.query("ROLLBACK TO SAVEPOINT handler");
       }
-      await tx.query("UPDATE activities SET status = $2, result = $3::jsonb, failure = $4::jsonb, updated_at = $5 WHERE id = $1", [
+      const [row] = await tx.query<ActivityRow>("UPDATE activities SET status = $2, result = $3::jsonb, failure = $4::jsonb, updated_at = $5 WHERE id = $1 RETURNING *", [
         activityId,
         status,
         JSON.stringify(result),
         failure ? JSON.stringify(failure.toBody()) : null,
         now,
       ]);
+      return { row: row!, votes: [vote] };
     });
   } catch (error) {
     // The same body submitted concurrently: the other request created the activity.
@@ -173,7 +176,5 @@ export async function submitActivity(
     }
     throw error;
   }
-  const activity = await loadActivityRecord(services.db, "id", activityId, principal.user.id);
-  if (!activity) throw internalError(`activity ${activityId} vanished after commit`);
-  return { activity };
+  return { activity: activityRecord(committed.row, committed.votes, principal.user.id) };
 }

@@ -140,6 +140,13 @@ export function oauthProviderRecord(row: OauthProviderRow): OauthProviderRecord 
   };
 }
 
+/** A row read back from to_jsonb(): timestamps become Dates again. */
+function reviveRow(data: Record<string, unknown>): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(data)) row[column] = column.endsWith("_at") && typeof value === "string" ? new Date(value) : value;
+  return row;
+}
+
 function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const row of rows) {
@@ -161,18 +168,25 @@ export async function loadUserRecords(db: Queryable, organizationId: string, use
   const users = await db.query<UserRow>(`SELECT * FROM users WHERE organization_id = $1${filter} ORDER BY created_at, id`, params);
   if (users.length === 0) return [];
   const userFilter = userIds ? " AND user_id = ANY($2::text[])" : "";
-  // Sequential on purpose: inside a transaction these share one connection, which runs one query at a time.
-  const keys = await db.query<ApiKeyRow>(
-    `SELECT * FROM api_keys WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now()) ORDER BY seq`,
+  // One round trip for everything users own; each row comes as JSON and is revived below.
+  const owned = await db.query<{ kind: string; data: Record<string, unknown> }>(
+    `SELECT 'api_key' AS kind, row_number() OVER (ORDER BY seq) AS position, to_jsonb(k) AS data FROM api_keys k
+      WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now())
+     UNION ALL
+     SELECT 'authenticator', row_number() OVER (ORDER BY created_at, id), to_jsonb(a) FROM authenticators a WHERE organization_id = $1${userFilter}
+     UNION ALL
+     SELECT 'oauth_provider', row_number() OVER (ORDER BY created_at, id), to_jsonb(p) FROM oauth_providers p WHERE organization_id = $1${userFilter}
+     UNION ALL
+     SELECT 'tag', row_number() OVER (ORDER BY t.created_at, t.id), jsonb_build_object('user_id', a.user_id, 'tag_id', a.tag_id)
+       FROM user_tag_assignments a JOIN user_tags t ON t.id = a.tag_id WHERE t.organization_id = $1${userIds ? " AND a.user_id = ANY($2::text[])" : ""}
+     ORDER BY kind, position`,
     params,
   );
-  const authenticators = await db.query<AuthenticatorRow>(`SELECT * FROM authenticators WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params);
-  const providers = await db.query<OauthProviderRow>(`SELECT * FROM oauth_providers WHERE organization_id = $1${userFilter} ORDER BY created_at, id`, params);
-  const tags = await db.query<{ user_id: string; tag_id: string }>(
-    `SELECT a.user_id, a.tag_id FROM user_tag_assignments a JOIN user_tags t ON t.id = a.tag_id
-      WHERE t.organization_id = $1${userIds ? " AND a.user_id = ANY($2::text[])" : ""} ORDER BY t.created_at, t.id`,
-    params,
-  );
+  const rowsOf = <T>(kind: string) => owned.filter((r) => r.kind === kind).map((r) => reviveRow(r.data) as T);
+  const keys = rowsOf<ApiKeyRow>("api_key");
+  const authenticators = rowsOf<AuthenticatorRow>("authenticator");
+  const providers = rowsOf<OauthProviderRow>("oauth_provider");
+  const tags = rowsOf<{ user_id: string; tag_id: string }>("tag");
   const keysByUser = groupBy(keys, (r) => r.user_id);
   const authByUser = groupBy(authenticators, (r) => r.user_id);
   const providersByUser = groupBy(providers, (r) => r.user_id);

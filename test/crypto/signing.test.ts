@@ -186,6 +186,22 @@ describe("transaction signatures, verified by independent libraries", () => {
     expect(() => signTransaction(secp(), "TRANSACTION_TYPE_BITCOIN", psbt.toHex())).toThrow(/can spend none of the PSBT's inputs/);
   });
 
+  it("signs P2SH-wrapped P2WPKH and single-key P2WSH inputs", () => {
+    const key = secp();
+    const pubkey = Buffer.from(key.publicKey);
+    const network = bitcoin.networks.testnet;
+    const wrapped = bitcoin.payments.p2sh({ redeem: bitcoin.payments.p2wpkh({ pubkey, network }), network });
+    const wsh = bitcoin.payments.p2wsh({ redeem: bitcoin.payments.p2pk({ pubkey, network }), network });
+    const psbt = new bitcoin.Psbt({ network });
+    psbt.addInput({ hash: Buffer.alloc(32, 2), index: 0, witnessUtxo: { script: wrapped.output!, value: 100_000n }, redeemScript: wrapped.redeem!.output! });
+    psbt.addInput({ hash: Buffer.alloc(32, 3), index: 0, witnessUtxo: { script: wsh.output!, value: 100_000n }, witnessScript: wsh.redeem!.output! });
+    psbt.addOutput({ address: wsh.address!, value: 150_000n });
+    const signed = bitcoin.Psbt.fromHex(signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()), { network });
+    expect(signed.validateSignaturesOfAllInputs((pub, hash, signature) => ecc.verify(hash, pub, signature))).toBe(true);
+    signed.finalizeAllInputs();
+    expect(signed.extractTransaction().ins).toHaveLength(2);
+  });
+
   it("signs Tron raw_data: sha256 ECDSA with the recovery id appended", async () => {
     const key = secp();
     const rawData = Buffer.from("0a02c1a4220891cb2d3b2c4b5d6e40f8d6b0a5ce315a67080112630a2d747970652e676f6f676c65617069732e636f6d2f70726f746f636f6c2e5472616e73666572436f6e747261637412320a1541", "hex");

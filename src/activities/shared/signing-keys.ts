@@ -11,26 +11,22 @@ export type ResolvedKey = SigningKey & { publicKey: Uint8Array };
  * that order, within the organization); the key is opened from its sealed form only here.
  */
 export async function resolveSigningKey(tx: Queryable, services: Services, organizationId: string, signWith: string, field = "signWith"): Promise<ResolvedKey> {
-  const [byId] = await tx.query<{ id: string; curve: string; public_key: string; sealed_private_key: string }>(
-    "SELECT id, curve, public_key, sealed_private_key FROM private_keys WHERE id = $1 AND organization_id = $2",
-    [signWith, organizationId],
-  );
-  if (byId) return opened(services, byId, `private-key:${byId.id}`);
-
-  const [account] = await tx.query<{ id: string; curve: string; public_key: string; sealed_private_key: string; address_format: string }>(
-    "SELECT id, curve, public_key, sealed_private_key, address_format FROM wallet_accounts WHERE organization_id = $1 AND address = $2 ORDER BY seq LIMIT 1",
+  const [match] = await tx.query<{ context: string; curve: string; public_key: string; sealed_private_key: string; format: string | null }>(
+    `SELECT 'private-key:' || id AS context, curve, public_key, sealed_private_key, NULL AS format, 0 AS rank, seq
+       FROM private_keys WHERE organization_id = $1 AND id = $2
+     UNION ALL
+     SELECT 'wallet-account:' || id, curve, public_key, sealed_private_key, address_format, 1, seq
+       FROM wallet_accounts WHERE organization_id = $1 AND address = $2
+     UNION ALL
+     SELECT 'private-key:' || k.id, k.curve, k.public_key, k.sealed_private_key, a.format, 2, k.seq
+       FROM private_key_addresses a JOIN private_keys k ON k.id = a.private_key_id WHERE a.organization_id = $1 AND a.address = $2
+     ORDER BY rank, seq LIMIT 1`,
     [organizationId, signWith],
   );
-  if (account) return opened(services, account, `wallet-account:${account.id}`, account.address_format);
-
-  const [keyAddress] = await tx.query<{ id: string; curve: string; public_key: string; sealed_private_key: string; format: string }>(
-    `SELECT k.id, k.curve, k.public_key, k.sealed_private_key, a.format FROM private_key_addresses a JOIN private_keys k ON k.id = a.private_key_id
-     WHERE a.organization_id = $1 AND a.address = $2 ORDER BY k.seq, a.position LIMIT 1`,
-    [organizationId, signWith],
-  );
-  if (keyAddress) return opened(services, keyAddress, `private-key:${keyAddress.id}`, keyAddress.format);
-
-  throw notFound(`${field}: ${JSON.stringify(signWith)} is neither a private key id, a wallet account address nor a private key address in organization ${organizationId}`, "SIGN_WITH_NOT_FOUND");
+  if (!match) {
+    throw notFound(`${field}: ${JSON.stringify(signWith)} is neither a private key id, a wallet account address nor a private key address in organization ${organizationId}`, "SIGN_WITH_NOT_FOUND");
+  }
+  return opened(services, match, match.context, match.format ?? undefined);
 }
 
 function opened(services: Services, row: { curve: string; public_key: string; sealed_private_key: string }, context: string, addressFormat?: string): ResolvedKey {
