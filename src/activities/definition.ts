@@ -1,5 +1,4 @@
 import type { Static, TObject } from "@sinclair/typebox";
-import type { Principal } from "../auth/authenticate.js";
 import type { OrganizationRow } from "../records/organizations.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
@@ -8,7 +7,6 @@ export interface ActivityContext {
   /** The activity's transaction: everything the handler writes goes through it. */
   tx: Queryable;
   organization: OrganizationRow;
-  principal: Principal;
   activityId: string;
   now: Date;
   services: Services;
@@ -35,6 +33,8 @@ export interface ActivityDefinition<S extends TObject = TObject> {
    * that for themselves (the documented implicit permission).
    */
   selfServiceUserId?: (params: Static<S>) => string | undefined;
+  /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
+  vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
   /** Runs inside the activity's transaction; throws ApiError for a business failure. */
   execute(ctx: ActivityContext, params: Static<S>): Promise<Record<string, unknown>>;
 }

@@ -1,17 +1,21 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
-import { authenticate, type Principal } from "../auth/authenticate.js";
-import { ApiError, GrpcCode, internalError, invalidArgument, unauthenticated, alreadyExists } from "../errors.js";
+import { authenticate } from "../auth/authenticate.js";
+import { internalError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { decide } from "../policy/decide.js";
-import { loadUserRecord } from "../records/users.js";
 import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
-import { isUniqueViolation, type Queryable } from "../store/database.js";
+import { isUniqueViolation } from "../store/database.js";
 import type { ActivityDefinition } from "./definition.js";
+import { approvalOf, castVote, findByFingerprint, insertVote, recordEvaluations, runHandler, setStatus, type VoteInput } from "./voting.js";
 import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
 
 const MAX_AGE_MS = 60 * 60 * 1000;
 const MAX_FUTURE_MS = 5 * 60 * 1000;
+
+export interface ActivityOutcome {
+  activity: ActivityRecord;
+}
 
 export type RequestHeaders = Record<string, string | string[] | undefined>;
 
@@ -56,50 +60,11 @@ function checkLiveness(timestampMs: unknown, now: Date): void {
   }
 }
 
-interface ActivityInsert {
-  id: string;
-  organizationId: string;
-  type: string;
-  status: string;
-  fingerprint: string;
-  intent: Record<string, unknown>;
-  now: Date;
-}
-
-async function insertActivity(tx: Queryable, a: ActivityInsert): Promise<ActivityRow> {
-  const [row] = await tx.query<ActivityRow>(
-    `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, '{}'::jsonb, NULL, $7, $7) RETURNING *`,
-    [a.id, a.organizationId, a.type, a.status, a.fingerprint, JSON.stringify(a.intent), a.now],
-  );
-  return row!;
-}
-
-async function insertVote(tx: Queryable, activityId: string, principal: Principal, rawBody: Buffer, now: Date): Promise<VoteRow> {
-  const snapshot = await loadUserRecord(tx, principal.user.organizationId, principal.user.id);
-  const [row] = await tx.query<VoteRow>(
-    `INSERT INTO votes (id, activity_id, user_id, user_snapshot, selection, message, public_key, signature, scheme, created_at)
-     VALUES ($1, $2, $3, $4::jsonb, 'VOTE_SELECTION_APPROVED', $5, $6, $7, $8, $9) RETURNING *`,
-    [randomUUID(), activityId, principal.user.id, JSON.stringify(snapshot), rawBody.toString("utf8"), principal.stamp.publicKey, principal.stamp.signature, principal.stamp.scheme, now],
-  );
-  return row!;
-}
-
-/** Turns what a handler threw into the activity's failure; a unique-constraint race reads as "already exists". */
-function failureOf(error: unknown): ApiError | undefined {
-  if (error instanceof ApiError) return error;
-  if (isUniqueViolation(error)) return alreadyExists("a resource with the same unique name or key already exists", "REQUEST_INVALID");
-  return undefined;
-}
-
-export interface ActivityOutcome {
-  activity: ActivityRecord;
-}
-
 /**
  * The activity pipeline: parse → authenticate → check liveness and type → validate → idempotency
- * by fingerprint → decide → execute in ONE transaction with the activity row and its vote.
- * A business failure rolls back the handler's writes and leaves a FAILED activity.
+ * by fingerprint (a different user resubmitting the same body approves it) → then, in ONE
+ * transaction, the activity row, its first vote, the policy decision and, when allowed, the handler.
+ * A denial rolls everything back (403); a business failure leaves a FAILED activity.
  */
 export async function submitActivity(
   services: Services,
@@ -121,60 +86,60 @@ export async function submitActivity(
       [{ field: "type", description: `must be ${definition.type}` }],
     );
   }
-  const params = validate(definition.parameters, body.parameters, "parameters");
+  const params = validate(definition.parameters, body.parameters, "parameters") as Record<string, unknown>;
+  const vote = { principal, rawBody, now, onError };
+
+  if (definition.vote) {
+    const target = await findByFingerprint(services.db, String(params.fingerprint), organization.id);
+    return { activity: await castVote(services, target, definition.vote, vote) };
+  }
 
   const fingerprint = fingerprintOf(rawBody);
-  const existing = await loadActivityRecord(services.db, "fingerprint", fingerprint, principal.user.id);
-  if (existing) return { activity: existing };
+  const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+  if (existing) return { activity: await resubmitted(services, existing, vote) };
 
-  const decision = decide(definition, params, principal, organization);
+  if (principal.viaParent) {
+    throw permissionDenied(
+      `user ${principal.user.id} (${JSON.stringify(principal.user.name)}) belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
+    );
+  }
   const activityId = uuidv7();
   const intent = { [definition.intentKey]: body.parameters as Record<string, unknown> };
-  const base = { id: activityId, organizationId: organization.id, type: definition.type, fingerprint, intent, now };
-
-  let committed: { row: ActivityRow; votes: VoteRow[] };
   try {
-    committed = await services.db.transaction(async (tx) => {
-      if (decision.outcome === "consensus-needed") {
-        const row = await insertActivity(tx, { ...base, status: "ACTIVITY_STATUS_CONSENSUS_NEEDED" });
-        return { row, votes: [await insertVote(tx, activityId, principal, rawBody, now)] };
+    const row = await services.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, created_at, updated_at)
+         VALUES ($1, $2, $3, 'ACTIVITY_STATUS_PENDING', $4, $5::jsonb, '{}'::jsonb, NULL, $6, $6)`,
+        [activityId, organization.id, definition.type, fingerprint, JSON.stringify(intent), now],
+      );
+      const first = await insertVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
+      const decision = await decide(tx, { definition, params, organization, approvals: [approvalOf(first)], now });
+      await recordEvaluations(tx, activityId, organization.id, first.id, decision, now);
+      if (decision.outcome === "deny") {
+        throw permissionDenied(`user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}`);
       }
-      await insertActivity(tx, { ...base, status: "ACTIVITY_STATUS_PENDING" });
-      const vote = await insertVote(tx, activityId, principal, rawBody, now);
-      await tx.query("SAVEPOINT handler");
-      let status = "ACTIVITY_STATUS_COMPLETED";
-      let result: Record<string, unknown> = {};
-      let failure: ApiError | undefined;
-      try {
-        result = { [definition.resultKey]: await definition.execute({ tx, organization, principal, activityId, now, services }, params) };
-      } catch (error) {
-        // Bad input found by the handler is the caller's error: 400, and the whole transaction
-        // (activity row included) rolls back, as for input the schema refused.
-        if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
-        failure = failureOf(error);
-        if (!failure) {
-          onError(error);
-          failure = internalError(`${definition.type} failed unexpectedly; the server log has the details (activity ${activityId})`);
-        }
-        status = "ACTIVITY_STATUS_FAILED";
-        await tx.query("ROLLBACK TO SAVEPOINT handler");
-      }
-      const [row] = await tx.query<ActivityRow>("UPDATE activities SET status = $2, result = $3::jsonb, failure = $4::jsonb, updated_at = $5 WHERE id = $1 RETURNING *", [
-        activityId,
-        status,
-        JSON.stringify(result),
-        failure ? JSON.stringify(failure.toBody()) : null,
-        now,
-      ]);
-      return { row: row!, votes: [vote] };
+      const activity = { id: activityId, organization, definition, params };
+      return decision.outcome === "allow" ? runHandler(tx, services, activity, now, onError) : setStatus(tx, activityId, "ACTIVITY_STATUS_CONSENSUS_NEEDED", now);
     });
+    const votes = await services.db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [activityId]);
+    return { activity: activityRecord(row, votes, principal.user.id) };
   } catch (error) {
     // The same body submitted concurrently: the other request created the activity.
     if (isUniqueViolation(error)) {
-      const raced = await loadActivityRecord(services.db, "fingerprint", fingerprint, principal.user.id);
-      if (raced) return { activity: raced };
+      const [raced] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+      if (raced) return { activity: await resubmitted(services, raced, vote) };
     }
     throw error;
   }
-  return { activity: activityRecord(committed.row, committed.votes, principal.user.id) };
+}
+
+/** The same body again: the same activity — and, from another user while it waits for consensus, their approval. */
+async function resubmitted(services: Services, existing: ActivityRow, vote: VoteInput): Promise<ActivityRecord> {
+  if (existing.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" && !vote.principal.viaParent && vote.principal.user.organizationId === existing.organization_id) {
+    const [voted] = await services.db.query("SELECT 1 FROM votes WHERE activity_id = $1 AND user_id = $2 AND NOT expired", [existing.id, vote.principal.user.id]);
+    if (!voted) return castVote(services, existing, "VOTE_SELECTION_APPROVED", vote);
+  }
+  const record = await loadActivityRecord(services.db, "id", existing.id, vote.principal.user.id);
+  if (!record) throw internalError(`activity ${existing.id} vanished`);
+  return record;
 }

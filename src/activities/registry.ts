@@ -2,6 +2,7 @@ import type { ActivityDefinition } from "./definition.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
 import { organizationActivities } from "./organizations/index.js";
+import { policyActivities } from "./policies/index.js";
 import { privateKeyActivities } from "./private-keys/index.js";
 import { signingActivities } from "./signing/index.js";
 import { userActivities } from "./users/index.js";
@@ -16,6 +17,9 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...walletActivities,
   ...privateKeyActivities,
   ...signingActivities,
+  ...policyActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));
+
+export const activitiesByType = new Map(activityDefinitions.map((d) => [d.type, d]));

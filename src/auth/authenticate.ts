@@ -8,7 +8,8 @@ import { verifyWebAuthnStamp } from "./webauthn.js";
 /** Who signed a request, as established from its stamp. */
 export interface Principal {
   user: { id: string; name: string; organizationId: string; isRoot: boolean };
-  credential: { kind: "api-key" | "webauthn"; id: string; type: string; publicKey: string };
+  /** The API key or authenticator that signed; `credentialId` is a passkey's WebAuthn credential id. */
+  credential: { kind: "api-key" | "webauthn"; id: string; type: string; publicKey: string; credentialId?: string };
   /** True when the credential belongs to the target organization's parent (read-only access). */
   viaParent: boolean;
   /** What a vote records of the stamp. */
@@ -83,7 +84,13 @@ async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind:
   }
   return {
     user: { id: authenticator.user_id, name: authenticator.user_name, organizationId: authenticator.organization_id, isRoot: authenticator.is_root },
-    credential: { kind: "webauthn", id: authenticator.id, type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR", publicKey: authenticator.public_key },
+    credential: {
+      kind: "webauthn",
+      id: authenticator.id,
+      type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR",
+      publicKey: authenticator.public_key,
+      credentialId: authenticator.credential_id,
+    },
     viaParent: authenticator.organization_id !== org.id,
     stamp: { publicKey: authenticator.public_key, scheme: "SIGNATURE_SCHEME_TK_API_WEBAUTHN", signature: stamp.signature },
   };

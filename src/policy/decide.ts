@@ -1,32 +1,136 @@
 import type { ActivityDefinition } from "../activities/definition.js";
-import type { Principal } from "../auth/authenticate.js";
-import { permissionDenied } from "../errors.js";
-import type { OrganizationRow } from "../records/organizations.js";
+import { rootQuorum, type OrganizationRow } from "../records/organizations.js";
+import type { Queryable } from "../store/database.js";
+import { compilePolicyExpression, evaluateExpression, type Expr, type PolicyField, type Value } from "./language/index.js";
+import { conditionKeywords } from "./keywords/index.js";
 
-export type Decision = { outcome: "allow" } | { outcome: "consensus-needed" };
+/** One approval that counts: who cast it and with which credential. */
+export interface Approval {
+  userId: string;
+  credential: { id: string; type: string; publicKey: string; credentialId?: string };
+}
+
+export interface PolicyOutcome {
+  policyId: string;
+  outcome: string;
+}
+
+export type Decision =
+  | { outcome: "allow"; evaluations: PolicyOutcome[] }
+  | { outcome: "consensus-needed"; evaluations: PolicyOutcome[] }
+  | { outcome: "deny"; reason: string; evaluations: PolicyOutcome[] };
+
+export interface DecisionInput {
+  definition: ActivityDefinition;
+  params: Record<string, unknown>;
+  organization: OrganizationRow;
+  /** The approvals that count (not expired), the submitter's first. */
+  approvals: Approval[];
+  now: Date;
+}
+
+interface PolicyRow {
+  id: string;
+  effect: string;
+  condition: string | null;
+  consensus: string | null;
+  time: string | null;
+}
+
+const compiled = new Map<string, Expr>();
+function expression(source: string, field: PolicyField): Expr {
+  const key = `${field}\u0000${source}`;
+  let expr = compiled.get(key);
+  if (!expr) {
+    expr = compilePolicyExpression(source, field);
+    if (compiled.size > 10_000) compiled.clear();
+    compiled.set(key, expr);
+  }
+  return expr;
+}
+
+/** true/false, or "error" when evaluation failed (that policy's outcome is then OUTCOME_ERROR). */
+function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number): boolean | "error" {
+  if (source === null || source.trim() === "") return true;
+  try {
+    return evaluateExpression(expression(source, field), { keywords, now });
+  } catch {
+    return "error";
+  }
+}
+
+async function approverValues(tx: Queryable, organizationId: string, approvals: Approval[]): Promise<{ approvers: Value[]; credentials: Value[] }> {
+  const ids = [...new Set(approvals.map((a) => a.userId))];
+  const users = await tx.query<{ id: string; name: string; email: string | null; tags: string[] | null }>(
+    `SELECT u.id, u.name, u.email, array_remove(array_agg(a.tag_id ORDER BY a.tag_id), NULL) AS tags
+       FROM users u LEFT JOIN user_tag_assignments a ON a.user_id = u.id
+      WHERE u.organization_id = $1 AND u.id = ANY($2::text[]) GROUP BY u.id`,
+    [organizationId, ids],
+  );
+  const byId = new Map(users.map((u) => [u.id, u]));
+  return {
+    approvers: ids.flatMap((id) => {
+      const user = byId.get(id);
+      return user ? [{ id: user.id, tags: user.tags ?? [], email: user.email ?? "", alias: user.name }] : [];
+    }),
+    credentials: approvals.map((a) => ({
+      id: a.credential.id,
+      user_id: a.userId,
+      type: a.credential.type,
+      credential_id: a.credential.credentialId ?? "",
+      public_key: a.credential.publicKey,
+    })),
+  };
+}
 
 /**
- * The one place that decides whether a principal may perform an activity. Until the policy
- * engine lands it applies the documented defaults: the root quorum acts; everyone else is
- * implicitly denied, except for managing their own credentials; a parent organization's
- * credentials are read-only in its sub-organizations.
+ * The decision procedure: a root quorum acting → allow; else an applicable deny policy → explicit deny;
+ * else an applicable allow policy → allow; else the implicit permissions (own credentials); else an
+ * allow policy or a root quorum still waiting for approvals → consensus needed; else implicit deny.
+ * A policy applies when its time window is open and its condition and consensus hold.
  */
-export function decide(definition: ActivityDefinition, params: unknown, principal: Principal, organization: OrganizationRow): Decision {
-  const who = `user ${principal.user.id} (${JSON.stringify(principal.user.name)})`;
-  if (principal.viaParent) {
-    throw permissionDenied(
-      `${who} belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
-    );
-  }
-  if (principal.user.isRoot) {
-    return organization.root_quorum_threshold > 1 ? { outcome: "consensus-needed" } : { outcome: "allow" };
-  }
+export async function decide(tx: Queryable, input: DecisionInput): Promise<Decision> {
+  const { definition, organization, approvals } = input;
+  const quorum = await rootQuorum(tx, organization);
+  const rootApprovals = new Set(approvals.filter((a) => quorum.userIds.includes(a.userId)).map((a) => a.userId)).size;
+  if (rootApprovals >= quorum.threshold) return { outcome: "allow", evaluations: [] };
   if (definition.rootQuorumOnly) {
-    throw permissionDenied(`${definition.type} can only be performed by the root quorum of organization ${organization.id}; ${who} is not in it`);
+    return rootApprovals > 0
+      ? { outcome: "consensus-needed", evaluations: [] }
+      : { outcome: "deny", reason: `${definition.type} can only be performed by the root quorum of organization ${organization.id}`, evaluations: [] };
   }
-  const selfTarget = definition.selfServiceUserId?.(params as never);
-  if (selfTarget !== undefined && selfTarget === principal.user.id) return { outcome: "allow" };
-  throw permissionDenied(
-    `${who} is not authorized to perform ${definition.type} in organization ${organization.id}: no policy allows it (implicit deny)`,
-  );
+
+  const policies = await tx.query<PolicyRow>("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [organization.id]);
+  const evaluations: PolicyOutcome[] = [];
+  if (policies.length > 0) {
+    const now = input.now.getTime();
+    const condition = await conditionKeywords(tx, organization.id, definition, input.params);
+    const consensus = await approverValues(tx, organization.id, approvals);
+    for (const policy of policies) {
+      const time = holds(policy.time, "time", {}, now);
+      const applies = holds(policy.condition, "condition", condition, now);
+      const agreed = holds(policy.consensus, "consensus", consensus, now);
+      let outcome: string;
+      if (time === "error" || applies === "error" || agreed === "error") outcome = "OUTCOME_ERROR";
+      else if (!time) outcome = "OUTCOME_TIME_INACTIVE";
+      else if (!applies) outcome = "OUTCOME_DENY_IMPLICIT";
+      else if (agreed) outcome = policy.effect === "EFFECT_DENY" ? "OUTCOME_DENY_EXPLICIT" : "OUTCOME_ALLOW";
+      else outcome = policy.effect === "EFFECT_DENY" ? "OUTCOME_DENY_IMPLICIT" : "OUTCOME_REQUIRES_CONSENSUS";
+      evaluations.push({ policyId: policy.id, outcome });
+    }
+  }
+  const denying = evaluations.filter((e) => e.outcome === "OUTCOME_DENY_EXPLICIT").map((e) => e.policyId);
+  if (denying.length > 0) {
+    return { outcome: "deny", reason: `${definition.type} is denied by policy ${denying.join(", ")} of organization ${organization.id} (explicit deny)`, evaluations };
+  }
+  if (evaluations.some((e) => e.outcome === "OUTCOME_ALLOW")) return { outcome: "allow", evaluations };
+  const submitter = approvals[0]?.userId;
+  const selfTarget = definition.selfServiceUserId?.(input.params as never);
+  if (selfTarget !== undefined && selfTarget === submitter) return { outcome: "allow", evaluations };
+  if (rootApprovals > 0 || evaluations.some((e) => e.outcome === "OUTCOME_REQUIRES_CONSENSUS")) return { outcome: "consensus-needed", evaluations };
+  return {
+    outcome: "deny",
+    reason: `${definition.type} is not authorized in organization ${organization.id}: no policy allows it for these approvers (implicit deny)`,
+    evaluations,
+  };
 }

@@ -2,6 +2,7 @@ import type { QueryDefinition } from "./definition.js";
 import { activityQueries } from "./activities/index.js";
 import { credentialQueries } from "./credentials/index.js";
 import { organizationQueries } from "./organizations/index.js";
+import { policyQueries } from "./policies/index.js";
 import { privateKeyQueries } from "./private-keys/index.js";
 import { userQueries } from "./users/index.js";
 import { walletQueries } from "./wallets/index.js";
@@ -14,6 +15,7 @@ export const queryDefinitions: QueryDefinition[] = [
   ...activityQueries,
   ...walletQueries,
   ...privateKeyQueries,
+  ...policyQueries,
 ].sort((a, b) =>
   a.operation.localeCompare(b.operation),
 );

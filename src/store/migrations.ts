@@ -1,6 +1,7 @@
 import type { Database } from "./database.js";
 import { foundation } from "./migrations/0001-foundation.js";
 import { wallets } from "./migrations/0002-wallets.js";
+import { policies } from "./migrations/0003-policies.js";
 
 export interface Migration {
   version: number;
@@ -15,6 +16,7 @@ export interface Migration {
 export const migrations: Migration[] = [
   foundation,
   wallets,
+  policies,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */

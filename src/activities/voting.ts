@@ -1,0 +1,175 @@
+import { randomUUID } from "node:crypto";
+import type { Principal } from "../auth/authenticate.js";
+import { alreadyExists, ApiError, failedPrecondition, GrpcCode, internalError, invalidArgument, notFound, permissionDenied } from "../errors.js";
+import { decide, type Approval, type Decision } from "../policy/decide.js";
+import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
+import { loadUserRecord } from "../records/users.js";
+import { validate } from "../schema/validate.js";
+import type { Services } from "../services.js";
+import { isUniqueViolation, type Queryable } from "../store/database.js";
+import type { ActivityDefinition } from "./definition.js";
+import { loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
+import { activitiesByType } from "./registry.js";
+
+/** Approvals lapse when consensus is not reached within 24 hours of the first one. */
+export const APPROVAL_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export type VoteSelection = "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
+
+export interface VoteInput {
+  principal: Principal;
+  rawBody: Buffer;
+  now: Date;
+  onError: (error: unknown) => void;
+}
+
+type StoredVote = VoteRow & { credential: Approval["credential"] | null };
+
+export async function insertVote(tx: Queryable, activityId: string, selection: VoteSelection, vote: VoteInput): Promise<StoredVote> {
+  const { principal } = vote;
+  const snapshot = await loadUserRecord(tx, principal.user.organizationId, principal.user.id);
+  const credential = { id: principal.credential.id, type: principal.credential.type, publicKey: principal.credential.publicKey, credentialId: principal.credential.credentialId };
+  const [row] = await tx.query<StoredVote>(
+    `INSERT INTO votes (id, activity_id, user_id, user_snapshot, selection, message, public_key, signature, scheme, credential, created_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10::jsonb, $11) RETURNING *`,
+    [
+      randomUUID(),
+      activityId,
+      principal.user.id,
+      JSON.stringify(snapshot),
+      selection,
+      vote.rawBody.toString("utf8"),
+      principal.stamp.publicKey,
+      principal.stamp.signature,
+      principal.stamp.scheme,
+      JSON.stringify(credential),
+      vote.now,
+    ],
+  );
+  return row!;
+}
+
+export function approvalOf(vote: StoredVote): Approval {
+  return { userId: vote.user_id, credential: vote.credential ?? { id: "", type: "", publicKey: vote.public_key } };
+}
+
+export async function recordEvaluations(tx: Queryable, activityId: string, organizationId: string, voteId: string, decision: Decision, now: Date): Promise<void> {
+  await tx.query("INSERT INTO policy_evaluations (id, activity_id, organization_id, vote_id, evaluations, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)", [
+    randomUUID(),
+    activityId,
+    organizationId,
+    voteId,
+    JSON.stringify(decision.evaluations),
+    now,
+  ]);
+}
+
+export async function setStatus(tx: Queryable, activityId: string, status: string, now: Date, failure?: ApiError): Promise<ActivityRow> {
+  const [row] = await tx.query<ActivityRow>("UPDATE activities SET status = $2, failure = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *", [
+    activityId,
+    status,
+    failure ? JSON.stringify(failure.toBody()) : null,
+    now,
+  ]);
+  return row!;
+}
+
+/** Turns what a handler threw into the activity's failure; a unique-constraint race reads as "already exists". */
+function failureOf(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (isUniqueViolation(error)) return alreadyExists("a resource with the same unique name or key already exists", "REQUEST_INVALID");
+  return undefined;
+}
+
+export interface AllowedActivity {
+  id: string;
+  organization: OrganizationRow;
+  definition: ActivityDefinition;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Runs an allowed activity's handler under a savepoint, exactly once, and records COMPLETED with the
+ * result or FAILED with the failure (the handler's writes then rolled back). Bad input the handler finds
+ * is rethrown: the caller's error, 400, for the whole transaction.
+ */
+export async function runHandler(tx: Queryable, services: Services, activity: AllowedActivity, now: Date, onError: (error: unknown) => void): Promise<ActivityRow> {
+  const { definition } = activity;
+  await tx.query("SAVEPOINT handler");
+  try {
+    const result = { [definition.resultKey]: await definition.execute({ tx, organization: activity.organization, activityId: activity.id, now, services }, activity.params) };
+    const [row] = await tx.query<ActivityRow>("UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, updated_at = $3 WHERE id = $1 RETURNING *", [
+      activity.id,
+      JSON.stringify(result),
+      now,
+    ]);
+    return row!;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
+    let failure = failureOf(error);
+    if (!failure) {
+      onError(error);
+      failure = internalError(`${definition.type} failed unexpectedly; the server log has the details (activity ${activity.id})`);
+    }
+    await tx.query("ROLLBACK TO SAVEPOINT handler");
+    return setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, failure);
+  }
+}
+
+/** The activity approve_activity / reject_activity name, in the organization the request targets. */
+export async function findByFingerprint(db: Queryable, fingerprint: string, organizationId: string): Promise<ActivityRow> {
+  const [row] = await db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+  if (!row) throw notFound(`No activity found with fingerprint ${fingerprint}. Consensus activities must target an existing activity by fingerprint`, "ACTIVITY_NOT_FOUND");
+  if (row.organization_id !== organizationId) {
+    throw invalidArgument(`organization mismatch: request is targeting organization ${organizationId}, but activity ${row.id} is in organization ${row.organization_id}`, "ORGANIZATION_MISMATCH");
+  }
+  return row;
+}
+
+/**
+ * A vote on an activity waiting for consensus: a rejection rejects it; an approval re-runs the decision
+ * with every approval that has not lapsed, and once allowed the activity executes — once, under the
+ * activity row's lock, whichever process receives the deciding vote.
+ */
+export async function castVote(services: Services, target: ActivityRow, selection: VoteSelection, vote: VoteInput): Promise<ActivityRecord> {
+  const { principal, now } = vote;
+  if (principal.viaParent || principal.user.organizationId !== target.organization_id) {
+    throw invalidArgument(
+      `organization mismatch: activity ${target.id} is in organization ${target.organization_id}, but user ${principal.user.id} is in organization ${principal.user.organizationId}`,
+      "ORGANIZATION_MISMATCH",
+    );
+  }
+  await services.db.transaction(async (tx) => {
+    const [activity] = await tx.query<ActivityRow>("SELECT * FROM activities WHERE id = $1 FOR UPDATE", [target.id]);
+    if (!activity) throw notFound(`activity ${target.id} no longer exists`);
+    if (activity.status !== "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
+      throw failedPrecondition(`activity ${activity.id} is ${activity.status}; votes are taken only while an activity waits for consensus`, "ACTIVITY_NOT_VOTABLE");
+    }
+    let live = await tx.query<StoredVote>("SELECT * FROM votes WHERE activity_id = $1 AND NOT expired ORDER BY created_at, id", [activity.id]);
+    if (live.length > 0 && now.getTime() - live[0]!.created_at.getTime() > APPROVAL_WINDOW_MS) {
+      await tx.query("UPDATE votes SET expired = true WHERE activity_id = $1", [activity.id]);
+      live = [];
+    }
+    if (live.some((v) => v.user_id === principal.user.id)) {
+      throw failedPrecondition(`user ${principal.user.id} has already voted on activity ${activity.id}; each user votes once`, "ALREADY_VOTED");
+    }
+    const cast = await insertVote(tx, activity.id, selection, vote);
+    if (selection === "VOTE_SELECTION_REJECTED") {
+      await setStatus(tx, activity.id, "ACTIVITY_STATUS_REJECTED", now);
+      return;
+    }
+    const definition = activitiesByType.get(activity.type);
+    if (!definition) throw internalError(`activity ${activity.id} has type ${activity.type}, which this server no longer serves`);
+    const params = validate(definition.parameters, activity.intent[definition.intentKey], "parameters") as Record<string, unknown>;
+    const organization = await requireOrganization(tx, activity.organization_id);
+    const approvals = [...live, cast].filter((v) => v.selection === "VOTE_SELECTION_APPROVED").map(approvalOf);
+    const decision = await decide(tx, { definition, params, organization, approvals, now });
+    await recordEvaluations(tx, activity.id, organization.id, cast.id, decision, now);
+    if (decision.outcome === "allow") await runHandler(tx, services, { id: activity.id, organization, definition, params }, now, vote.onError);
+    else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
+    else await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activity.id, now]);
+  });
+  const record = await loadActivityRecord(services.db, "id", target.id, principal.user.id);
+  if (!record) throw internalError(`activity ${target.id} vanished`);
+  return record;
+}

@@ -1,0 +1,91 @@
+import { parseTransaction, type TransactionSerializable } from "viem";
+import { decodeFunctionData, toFunctionSelector, type Abi } from "viem";
+import type { Value } from "../language/index.js";
+
+const TYPE_NAMES: Record<string, string> = { legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2", eip4844: "TYPE_3", eip7702: "TYPE_4" };
+
+/** A JSON-ish value as the policy language sees it: numbers become ints, hex strings stay as they are. */
+export function toPolicyValue(value: unknown): Value {
+  if (typeof value === "bigint" || typeof value === "boolean" || typeof value === "string") return value;
+  if (typeof value === "number") return Number.isInteger(value) ? BigInt(value) : String(value);
+  if (Array.isArray(value)) return value.map(toPolicyValue);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPolicyValue(v)]));
+  return "";
+}
+
+/** eth.tx from an unsigned transaction (hex); the ABI, when one is uploaded for `to`, names the call and its arguments. */
+export function ethereumTransaction(unsignedTransaction: string, from: string | undefined, abi: Abi | undefined): Value | undefined {
+  let tx: TransactionSerializable;
+  try {
+    tx = parseTransaction(`0x${unsignedTransaction.replace(/^0x/i, "")}`) as TransactionSerializable;
+  } catch {
+    return undefined;
+  }
+  const fees = tx as { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint; maxFeePerBlobGas?: bigint };
+  const data = (tx.data ?? "0x").toLowerCase();
+  const record: Record<string, Value> = {
+    from: (from ?? "").toLowerCase(),
+    to: (tx.to ?? "").toLowerCase(),
+    data,
+    value: tx.value ?? 0n,
+    gas: tx.gas ?? 0n,
+    gas_price: fees.gasPrice ?? fees.maxFeePerGas ?? 0n,
+    chain_id: BigInt(tx.chainId ?? 0),
+    nonce: BigInt(tx.nonce ?? 0),
+    max_fee_per_gas: fees.maxFeePerGas ?? 0n,
+    max_priority_fee_per_gas: fees.maxPriorityFeePerGas ?? 0n,
+    max_fee_per_blob_gas: fees.maxFeePerBlobGas ?? 0n,
+    type: TYPE_NAMES[tx.type ?? "legacy"] ?? "LEGACY",
+  };
+  if (abi && data.length >= 10) {
+    try {
+      const decoded = decodeFunctionData({ abi, data: data as `0x${string}` });
+      const item = abi.find((entry) => entry.type === "function" && entry.name === decoded.functionName && toFunctionSelector(entry) === data.slice(0, 10));
+      const inputs = item && "inputs" in item ? item.inputs : [];
+      record.function_name = decoded.functionName;
+      record.function_signature = data.slice(0, 10);
+      record.contract_call_args = Object.fromEntries((decoded.args ?? []).map((arg, i) => [inputs[i]?.name || String(i), toPolicyValue(lowercaseHex(arg))]));
+    } catch {
+      // calldata that the uploaded interface does not describe: the ABI fields stay absent
+    }
+  }
+  return record;
+}
+
+function lowercaseHex(value: unknown): unknown {
+  if (typeof value === "string" && /^0x[0-9a-fA-F]*$/.test(value)) return value.toLowerCase();
+  if (Array.isArray(value)) return value.map(lowercaseHex);
+  if (value && typeof value === "object" && typeof value !== "bigint") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lowercaseHex(v)]));
+  return value;
+}
+
+/** eth.eip_712 from typed data JSON: hex strings normalized to lowercase, as the documentation says. */
+export function eip712TypedData(payload: string): Value | undefined {
+  try {
+    const typed = JSON.parse(payload) as { primaryType?: string; domain?: Record<string, unknown>; message?: Record<string, unknown> };
+    const domain = typed.domain ?? {};
+    return {
+      primary_type: typed.primaryType ?? "",
+      domain: toPolicyValue(
+        lowercaseHex({ name: domain.name ?? "", version: domain.version ?? "", chain_id: BigInt(String(domain.chainId ?? 0)), verifying_contract: domain.verifyingContract ?? "" }),
+      ),
+      message: toPolicyValue(lowercaseHex(typed.message ?? {})),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** eth.eip_7702_authorization from an authorization JSON {chainId, address, nonce}. */
+export function eip7702Authorization(payload: string): Value | undefined {
+  try {
+    const authorization = JSON.parse(payload) as { chainId?: number; address?: string; contractAddress?: string; nonce?: number };
+    return {
+      address: String(authorization.address ?? authorization.contractAddress ?? "").toLowerCase(),
+      chain_id: BigInt(authorization.chainId ?? 0),
+      nonce: BigInt(authorization.nonce ?? 0),
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,147 @@
+import type { Abi } from "viem";
+import { BITCOIN_NETWORKS } from "../../crypto/addresses/bitcoin.js";
+import type { ActivityDefinition } from "../../activities/definition.js";
+import type { Queryable } from "../../store/database.js";
+import type { Value } from "../language/index.js";
+import { bitcoinTransaction } from "./bitcoin.js";
+import { eip712TypedData, eip7702Authorization, ethereumTransaction, toPolicyValue } from "./ethereum.js";
+import { solanaTransaction } from "./solana.js";
+
+type Params = Record<string, unknown>;
+
+/** The request fields activity.params exposes, per operation (the documented list), under snake_case names. */
+const EXPOSED_PARAMS: Record<string, Record<string, string>> = {
+  sign_raw_payload: { hash_function: "hashFunction", encoding: "encoding" },
+  sign_raw_payloads: { hash_function: "hashFunction", encoding: "encoding" },
+  sign_transaction: { type: "type" },
+  delete_users: { user_ids: "userIds" },
+  create_api_keys: { user_id: "userId" },
+  delete_api_keys: { user_id: "userId", api_key_ids: "apiKeyIds" },
+  export_wallet: { target_public_key: "targetPublicKey" },
+  export_wallet_account: { target_public_key: "targetPublicKey" },
+  export_private_key: { target_public_key: "targetPublicKey" },
+  update_wallet: { wallet_id: "walletId" },
+};
+
+/** ACTIVITY_TYPE_SIGN_TRANSACTION_V2 → SIGN_TRANSACTION: the version-agnostic kind. */
+export const activityKind = (type: string) => type.replace(/^ACTIVITY_TYPE_/, "").replace(/_V\d+$/, "");
+
+interface WalletRow {
+  id: string;
+  name: string;
+  exported: boolean;
+  imported: boolean;
+}
+
+const walletValue = (w: WalletRow): Value => ({ id: w.id, label: w.name, exported: w.exported, imported: w.imported });
+
+async function walletById(tx: Queryable, organizationId: string, id: unknown): Promise<Value | undefined> {
+  if (typeof id !== "string") return undefined;
+  const [row] = await tx.query<WalletRow>("SELECT id, name, exported, imported FROM wallets WHERE id = $1 AND organization_id = $2", [id, organizationId]);
+  return row ? walletValue(row) : undefined;
+}
+
+async function privateKeyValue(tx: Queryable, organizationId: string, id: string): Promise<Value | undefined> {
+  const [row] = await tx.query<WalletRow>("SELECT id, name, exported, imported FROM private_keys WHERE id = $1 AND organization_id = $2", [id, organizationId]);
+  if (!row) return undefined;
+  const tags = await tx.query<{ tag_id: string }>("SELECT tag_id FROM private_key_tag_assignments WHERE private_key_id = $1 ORDER BY tag_id", [id]);
+  return { ...(walletValue(row) as Record<string, Value>), tags: tags.map((t) => t.tag_id) };
+}
+
+/** The wallet, wallet account or private key a signWith / address names, and the address format it was named by. */
+async function signingTarget(tx: Queryable, organizationId: string, signWith: string): Promise<{ keywords: Record<string, Value>; address?: string; addressFormat?: string }> {
+  const [account] = await tx.query<{ address: string; address_format: string; wallet_id: string }>(
+    "SELECT address, address_format, wallet_id FROM wallet_accounts WHERE organization_id = $1 AND address = $2 ORDER BY seq LIMIT 1",
+    [organizationId, signWith],
+  );
+  if (account) {
+    const wallet = await walletById(tx, organizationId, account.wallet_id);
+    return { keywords: { wallet_account: { address: account.address }, ...(wallet ? { wallet, wallets: [wallet] } : {}) }, address: account.address, addressFormat: account.address_format };
+  }
+  const [keyAddress] = await tx.query<{ private_key_id: string; format: string }>(
+    "SELECT private_key_id, format FROM private_key_addresses WHERE organization_id = $1 AND address = $2 LIMIT 1",
+    [organizationId, signWith],
+  );
+  const keyId = keyAddress?.private_key_id ?? signWith;
+  const key = await privateKeyValue(tx, organizationId, keyId);
+  return key ? { keywords: { private_key: key }, ...(keyAddress ? { address: signWith, addressFormat: keyAddress.format } : {}) } : { keywords: {} };
+}
+
+async function uploadedAbi(tx: Queryable, organizationId: string, address: string | undefined): Promise<Abi | undefined> {
+  if (!address) return undefined;
+  const [row] = await tx.query<{ interface: string }>(
+    "SELECT interface FROM smart_contract_interfaces WHERE organization_id = $1 AND lower(address) = lower($2) AND type = 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM' ORDER BY seq DESC LIMIT 1",
+    [organizationId, address],
+  );
+  try {
+    return row ? (JSON.parse(row.interface) as Abi) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The condition keywords for one activity: activity metadata and exposed params, the wallet, account or
+ * private key it targets, and the parsed transaction or payload it signs. Keywords an activity has no
+ * value for stay absent, so a policy that reads them errors (MissingField), as documented.
+ */
+export async function conditionKeywords(tx: Queryable, organizationId: string, definition: ActivityDefinition, params: Params): Promise<Record<string, Value>> {
+  const exposed = EXPOSED_PARAMS[definition.operation] ?? {};
+  const keywords: Record<string, Value> = {
+    activity: {
+      type: definition.type,
+      kind: activityKind(definition.type),
+      resource: definition.resource,
+      action: definition.action,
+      params: Object.fromEntries(Object.entries(exposed).flatMap(([name, key]) => (params[key] === undefined ? [] : [[name, toPolicyValue(params[key])]]))),
+    },
+  };
+  const op = definition.operation;
+  if (op === "export_wallet" || op === "update_wallet" || op === "create_wallet_accounts") {
+    const wallet = await walletById(tx, organizationId, params.walletId);
+    if (wallet) Object.assign(keywords, { wallet, wallets: [wallet] });
+  } else if (op === "delete_wallets" && Array.isArray(params.walletIds)) {
+    const wallets = [];
+    for (const id of params.walletIds) wallets.push(await walletById(tx, organizationId, id));
+    keywords.wallets = wallets.filter((w): w is Value => w !== undefined);
+  } else if (op === "export_private_key" && typeof params.privateKeyId === "string") {
+    const key = await privateKeyValue(tx, organizationId, params.privateKeyId);
+    if (key) keywords.private_key = key;
+  } else if ((op === "export_wallet_account" && typeof params.address === "string") || (op.startsWith("sign_") && typeof params.signWith === "string")) {
+    const target = await signingTarget(tx, organizationId, (params.address ?? params.signWith) as string);
+    Object.assign(keywords, target.keywords);
+    if (op === "sign_transaction") Object.assign(keywords, await transactionKeywords(tx, organizationId, params, target));
+    if (op === "sign_raw_payload") {
+      if (params.encoding === "PAYLOAD_ENCODING_EIP712") assign(keywords, "eth", "eip_712", eip712TypedData(String(params.payload)));
+      if (params.encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION") assign(keywords, "eth", "eip_7702_authorization", eip7702Authorization(String(params.payload)));
+    }
+  }
+  return keywords;
+}
+
+function assign(keywords: Record<string, Value>, family: string, field: string, value: Value | undefined): void {
+  if (value === undefined) return;
+  keywords[family] = { ...((keywords[family] as Record<string, Value> | undefined) ?? {}), [field]: value };
+}
+
+async function transactionKeywords(tx: Queryable, organizationId: string, params: Params, target: { address?: string; addressFormat?: string }): Promise<Record<string, Value>> {
+  const unsigned = String(params.unsignedTransaction ?? "");
+  const keywords: Record<string, Value> = {};
+  switch (params.type) {
+    case "TRANSACTION_TYPE_ETHEREUM": {
+      const probe = ethereumTransaction(unsigned, target.address, undefined) as Record<string, Value> | undefined;
+      const abi = await uploadedAbi(tx, organizationId, probe?.to as string | undefined);
+      assign(keywords, "eth", "tx", abi ? ethereumTransaction(unsigned, target.address, abi) : probe);
+      break;
+    }
+    case "TRANSACTION_TYPE_SOLANA":
+      assign(keywords, "solana", "tx", solanaTransaction(unsigned));
+      break;
+    case "TRANSACTION_TYPE_BITCOIN": {
+      const network = /BITCOIN_(MAINNET|TESTNET|SIGNET|REGTEST)_/.exec(target.addressFormat ?? "")?.[1] as keyof typeof BITCOIN_NETWORKS | undefined;
+      assign(keywords, "bitcoin", "tx", bitcoinTransaction(unsigned, BITCOIN_NETWORKS[network ?? "MAINNET"]));
+      break;
+    }
+  }
+  return keywords;
+}
