@@ -56,6 +56,8 @@ export async function startTestServer(options: { clock?: () => Date } = {}): Pro
         apiPublicKey: credentials?.apiPublicKey ?? root.apiPublicKey,
         apiPrivateKey: credentials?.apiPrivateKey ?? root.apiPrivateKey!,
         defaultOrganizationId: organizationId ?? root.organizationId,
+        // Activities waiting for consensus are polled briefly, as the SDK does, but fast.
+        activityPoller: { intervalMs: 10, numRetries: 2 },
       });
       return turnkey.apiClient();
     },
