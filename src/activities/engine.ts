@@ -113,7 +113,7 @@ export async function submitActivity(
         [activityId, organization.id, definition.type, fingerprint, JSON.stringify(intent), now],
       );
       const first = await insertVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-      const decision = await decide(tx, { definition, params, organization, approvals: [approvalOf(first)], now });
+      const decision = await decide(tx, { definition, params, organization, approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }], now });
       await recordEvaluations(tx, activityId, organization.id, first.id, decision, now);
       if (decision.outcome === "deny") {
         throw permissionDenied(`user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}`);

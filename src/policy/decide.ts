@@ -7,6 +7,8 @@ import { conditionKeywords } from "./keywords/index.js";
 /** One approval that counts: who cast it and with which credential. */
 export interface Approval {
   userId: string;
+  /** Known for the vote being cast now (from its credential); looked up otherwise. */
+  isRoot?: boolean;
   credential: { id: string; type: string; publicKey: string; credentialId?: string };
 }
 
@@ -83,6 +85,11 @@ async function approverValues(tx: Queryable, organizationId: string, approvals: 
   };
 }
 
+async function countRootApprovals(tx: Queryable, organization: OrganizationRow, approvals: Approval[]): Promise<number> {
+  const { userIds } = await rootQuorum(tx, organization);
+  return new Set(approvals.filter((a) => userIds.includes(a.userId)).map((a) => a.userId)).size;
+}
+
 /**
  * The decision procedure: a root quorum acting → allow; else an applicable deny policy → explicit deny;
  * else an applicable allow policy → allow; else the implicit permissions (own credentials); else an
@@ -91,9 +98,11 @@ async function approverValues(tx: Queryable, organizationId: string, approvals: 
  */
 export async function decide(tx: Queryable, input: DecisionInput): Promise<Decision> {
   const { definition, organization, approvals } = input;
-  const quorum = await rootQuorum(tx, organization);
-  const rootApprovals = new Set(approvals.filter((a) => quorum.userIds.includes(a.userId)).map((a) => a.userId)).size;
-  if (rootApprovals >= quorum.threshold) return { outcome: "allow", evaluations: [] };
+  // The common case — one root user acting where one suffices — needs no lookup.
+  const rootApprovals = approvals.every((a) => a.isRoot !== undefined)
+    ? new Set(approvals.filter((a) => a.isRoot).map((a) => a.userId)).size
+    : await countRootApprovals(tx, organization, approvals);
+  if (rootApprovals >= organization.root_quorum_threshold) return { outcome: "allow", evaluations: [] };
   if (definition.rootQuorumOnly) {
     return rootApprovals > 0
       ? { outcome: "consensus-needed", evaluations: [] }
