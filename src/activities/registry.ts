@@ -5,6 +5,7 @@ import { organizationActivities } from "./organizations/index.js";
 import { policyActivities } from "./policies/index.js";
 import { privateKeyActivities } from "./private-keys/index.js";
 import { signingActivities } from "./signing/index.js";
+import { smartContractInterfaceActivities } from "./smart-contract-interfaces/index.js";
 import { userActivities } from "./users/index.js";
 import { walletActivities } from "./wallets/index.js";
 
@@ -18,6 +19,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...privateKeyActivities,
   ...signingActivities,
   ...policyActivities,
+  ...smartContractInterfaceActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));

@@ -3,6 +3,7 @@ import { activityQueries } from "./activities/index.js";
 import { credentialQueries } from "./credentials/index.js";
 import { organizationQueries } from "./organizations/index.js";
 import { policyQueries } from "./policies/index.js";
+import { smartContractInterfaceQueries } from "./smart-contract-interfaces/index.js";
 import { privateKeyQueries } from "./private-keys/index.js";
 import { userQueries } from "./users/index.js";
 import { walletQueries } from "./wallets/index.js";
@@ -16,6 +17,7 @@ export const queryDefinitions: QueryDefinition[] = [
   ...walletQueries,
   ...privateKeyQueries,
   ...policyQueries,
+  ...smartContractInterfaceQueries,
 ].sort((a, b) =>
   a.operation.localeCompare(b.operation),
 );
