@@ -10,7 +10,8 @@ export async function openServices(config: Config, clock: () => Date = () => new
   try {
     const kek = createKeyEncryptionKey(config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(config.dataDir));
     const signer = await loadOrCreateServerKey(db, kek, "signer");
-    return { db, kek, signer, clock };
+    const encryptionKey = await loadOrCreateServerKey(db, kek, "encryption");
+    return { db, kek, signer, encryptionKey, clock };
   } catch (error) {
     await db.close();
     throw error;

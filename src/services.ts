@@ -7,5 +7,7 @@ export interface Services {
   db: Database;
   kek: KeyEncryptionKey;
   signer: ServerKey;
+  /** A P-256 key of its own that clients encrypt secrets to (and the first half of app proofs' key). */
+  encryptionKey: ServerKey;
   clock: () => Date;
 }

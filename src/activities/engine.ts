@@ -7,7 +7,7 @@ import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import { isUniqueViolation } from "../store/database.js";
 import type { ActivityDefinition } from "./definition.js";
-import { approvalOf, castVote, findByFingerprint, insertVote, recordEvaluations, runHandler, setStatus, type VoteInput } from "./voting.js";
+import { approvalOf, castVote, findByFingerprint, insertVote, proofContext, recordEvaluations, runHandler, setStatus, type VoteInput } from "./voting.js";
 import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
 
 const MAX_AGE_MS = 60 * 60 * 1000;
@@ -105,12 +105,14 @@ export async function submitActivity(
   }
   const activityId = uuidv7();
   const intent = { [definition.intentKey]: body.parameters as Record<string, unknown> };
+  // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
+  const generateAppProofs = body.generateAppProofs === true || params.generateAppProofs === true;
   try {
     const row = await services.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, created_at, updated_at)
-         VALUES ($1, $2, $3, 'ACTIVITY_STATUS_PENDING', $4, $5::jsonb, '{}'::jsonb, NULL, $6, $6)`,
-        [activityId, organization.id, definition.type, fingerprint, JSON.stringify(intent), now],
+        `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, generate_app_proofs, created_at, updated_at)
+         VALUES ($1, $2, $3, 'ACTIVITY_STATUS_PENDING', $4, $5::jsonb, '{}'::jsonb, NULL, $6, $7, $7)`,
+        [activityId, organization.id, definition.type, fingerprint, JSON.stringify(intent), generateAppProofs, now],
       );
       const first = await insertVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
       const decision = await decide(tx, { definition, params, organization, approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }], now });
@@ -118,8 +120,9 @@ export async function submitActivity(
       if (decision.outcome === "deny") {
         throw permissionDenied(`user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}`);
       }
-      const activity = { id: activityId, organization, definition, params };
-      return decision.outcome === "allow" ? runHandler(tx, services, activity, now, onError) : setStatus(tx, activityId, "ACTIVITY_STATUS_CONSENSUS_NEEDED", now);
+      if (decision.outcome === "consensus-needed") return setStatus(tx, activityId, "ACTIVITY_STATUS_CONSENSUS_NEEDED", now);
+      const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
+      return runHandler(tx, services, { id: activityId, organization, definition, params }, now, onError, proofs);
     });
     const votes = await services.db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [activityId]);
     return { activity: activityRecord(row, votes, principal.user.id) };

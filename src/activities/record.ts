@@ -11,6 +11,8 @@ export interface ActivityRow {
   intent: Record<string, unknown>;
   result: Record<string, unknown>;
   failure: ErrorBody | null;
+  generate_app_proofs: boolean;
+  app_proofs: unknown[];
   created_at: Date;
   updated_at: Date;
 }
@@ -42,6 +44,7 @@ export interface ActivityRecord {
   createdAt: ApiTimestamp;
   updatedAt: ApiTimestamp;
   failure: ErrorBody | null;
+  appProofs?: unknown[];
 }
 
 /**
@@ -75,6 +78,7 @@ export function activityRecord(row: ActivityRow, votes: VoteRow[], viewerUserId?
     createdAt: toApiTimestamp(row.created_at),
     updatedAt: toApiTimestamp(row.updated_at),
     failure: row.failure,
+    ...(row.app_proofs?.length ? { appProofs: row.app_proofs } : {}),
   };
 }
 

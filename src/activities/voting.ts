@@ -8,6 +8,7 @@ import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import { isUniqueViolation, type Queryable } from "../store/database.js";
 import type { ActivityDefinition } from "./definition.js";
+import { appProofsFor, type ProofContext } from "./app-proofs.js";
 import { loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
 import { activitiesByType } from "./registry.js";
 
@@ -93,16 +94,23 @@ export interface AllowedActivity {
  * result or FAILED with the failure (the handler's writes then rolled back). Bad input the handler finds
  * is rethrown: the caller's error, 400, for the whole transaction.
  */
-export async function runHandler(tx: Queryable, services: Services, activity: AllowedActivity, now: Date, onError: (error: unknown) => void): Promise<ActivityRow> {
+export async function runHandler(
+  tx: Queryable,
+  services: Services,
+  activity: AllowedActivity,
+  now: Date,
+  onError: (error: unknown) => void,
+  proofs?: ProofContext,
+): Promise<ActivityRow> {
   const { definition } = activity;
   await tx.query("SAVEPOINT handler");
   try {
     const result = { [definition.resultKey]: await definition.execute({ tx, organization: activity.organization, activityId: activity.id, now, services }, activity.params) };
-    const [row] = await tx.query<ActivityRow>("UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, updated_at = $3 WHERE id = $1 RETURNING *", [
-      activity.id,
-      JSON.stringify(result),
-      now,
-    ]);
+    const appProofs = proofs ? await appProofsFor(tx, services, { organization: activity.organization, type: definition.type, params: activity.params, result }, proofs, now) : [];
+    const [row] = await tx.query<ActivityRow>(
+      "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
+      [activity.id, JSON.stringify(result), JSON.stringify(appProofs), now],
+    );
     return row!;
   } catch (error) {
     if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
@@ -114,6 +122,15 @@ export async function runHandler(tx: Queryable, services: Services, activity: Al
     await tx.query("ROLLBACK TO SAVEPOINT handler");
     return setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, failure);
   }
+}
+
+/** What an app proof of the decision records: the evaluations and the approvals that carried it. */
+export function proofContext(fingerprint: string, decision: Decision, votes: StoredVote[]): ProofContext {
+  return {
+    fingerprint,
+    evaluations: decision.evaluations,
+    approvals: votes.filter((v) => v.selection === "VOTE_SELECTION_APPROVED").map((v) => ({ publicKey: v.public_key, scheme: v.scheme, signature: v.signature })),
+  };
 }
 
 /** The activity approve_activity / reject_activity name, in the organization the request targets. */
@@ -165,7 +182,10 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     const approvals = [...live, cast].filter((v) => v.selection === "VOTE_SELECTION_APPROVED").map(approvalOf);
     const decision = await decide(tx, { definition, params, organization, approvals, now });
     await recordEvaluations(tx, activity.id, organization.id, cast.id, decision, now);
-    if (decision.outcome === "allow") await runHandler(tx, services, { id: activity.id, organization, definition, params }, now, vote.onError);
+    if (decision.outcome === "allow") {
+      const proofs = activity.generate_app_proofs ? proofContext(activity.fingerprint, decision, [...live, cast]) : undefined;
+      await runHandler(tx, services, { id: activity.id, organization, definition, params }, now, vote.onError, proofs);
+    }
     else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
     else await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activity.id, now]);
   });

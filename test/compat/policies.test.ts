@@ -1,5 +1,5 @@
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
-import { generateP256KeyPair } from "@turnkey/crypto";
+import { generateP256KeyPair, verifyAppProofSignature } from "@turnkey/crypto";
 import { TurnkeyClient } from "@turnkey/http";
 import { privateKeyToAccount } from "viem/accounts";
 import { serializeTransaction } from "viem";
@@ -207,5 +207,33 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
       const done = await x.approveActivity({ type: "ACTIVITY_TYPE_APPROVE_ACTIVITY", timestampMs: timestampMs(), organizationId: orgId, parameters: { fingerprint } });
       expect(done.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     });
+  });
+});
+
+describe("app proofs", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server.close());
+
+  it("come with an activity when generateAppProofs is set, and verifyAppProofSignature accepts them", async () => {
+    const created = await server.client().createWallet({
+      walletName: "proven",
+      accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+      generateAppProofs: true,
+    } as never);
+    const proofs = created.activity.appProofs!;
+    expect(proofs.map((p) => JSON.parse(p.proofPayload).type)).toEqual(["APP_PROOF_TYPE_POLICY_OUTCOME", "APP_PROOF_TYPE_ADDRESS_DERIVATION"]);
+    for (const proof of proofs) expect(() => verifyAppProofSignature(proof as never)).not.toThrow();
+    const derivation = JSON.parse(proofs[1]!.proofPayload).addressDerivationProof;
+    expect(derivation).toEqual({ organizationId: server.root.organizationId, walletId: created.walletId, derivationPath: "m/44'/60'/0'/0/0", address: created.addresses[0] });
+    expect(proofs[0]!.publicKey.slice(130)).toBe(server.services.signer.publicKeyHex);
+    expect((await server.client().getAppProofs({ activityId: created.activity.id })).appProofs).toEqual(proofs);
+
+    const tampered = { ...proofs[1]!, proofPayload: proofs[1]!.proofPayload.replace(created.addresses[0]!, "0x0000000000000000000000000000000000000000") };
+    expect(() => verifyAppProofSignature(tampered as never)).toThrow();
+    const plain = await server.client().createWallet({ walletName: "unproven", accounts: [] });
+    expect(plain.activity.appProofs).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import type { Migration } from "../migrations.js";
 
 export const policies: Migration = {
   version: 3,
-  name: "policies, smart contract interfaces, policy evaluations, vote credentials and expiry",
+  name: "policies, smart contract interfaces, policy evaluations, vote credentials and expiry, app proofs",
   sql: `
 CREATE TABLE policies (
   id text PRIMARY KEY,
@@ -48,5 +48,9 @@ CREATE INDEX policy_evaluations_activity ON policy_evaluations(activity_id);
 -- lapsed because consensus was not reached within 24 hours of the first one.
 ALTER TABLE votes ADD COLUMN credential jsonb;
 ALTER TABLE votes ADD COLUMN expired boolean NOT NULL DEFAULT false;
+
+-- App proofs asked for with generateAppProofs, signed by the server when the activity executes.
+ALTER TABLE activities ADD COLUMN generate_app_proofs boolean NOT NULL DEFAULT false;
+ALTER TABLE activities ADD COLUMN app_proofs jsonb NOT NULL DEFAULT '[]'::jsonb;
 `,
 };
