@@ -8,37 +8,11 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { Turnkey } from "@turnkey/sdk-server";
-import { execFileSync, spawn } from "node:child_process";
 import { createPublicKey, randomBytes, verify } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir, cpus } from "node:os";
-import { join } from "node:path";
 import { createKeyEncryptionKey } from "../src/crypto/key-encryption.js";
+import { machine, percentile, perSecond, sequentialLatencies, startStrongroom, store } from "./support.js";
 
-const CLI = join(import.meta.dirname, "..", "dist", "cli", "main.js");
 const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
-
-function perSecond(iterations: number, fn: () => void): number {
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < iterations; i++) fn();
-  return iterations / (Number(process.hrtime.bigint() - start) / 1e9);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function bareOperations() {
   const secpKey = secp256k1.utils.randomSecretKey();
   const digest = sha256(randomBytes(32));
@@ -60,23 +34,9 @@ function bareOperations() {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
-  const env = { ...process.env, STRONGROOM_DATA_DIR: dataDir, STRONGROOM_MASTER_KEY: process.env.STRONGROOM_MASTER_KEY ?? randomBytes(32).toString("hex"), LOG_LEVEL: "warn" };
-  const root = JSON.parse(execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" })) as {
-    organizationId: string;
-    apiPublicKey: string;
-    apiPrivateKey: string;
-  };
-  const port = await freePort();
-  const server = spawn("node", [CLI, "serve", "--port", String(port)], { env, stdio: ["ignore", "ignore", "inherit"] });
-  const url = `http://127.0.0.1:${port}`;
+  const strongroom = await startStrongroom();
   try {
-    for (let i = 0; ; i++) {
-      if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
-      if (i > 200) throw new Error("the server did not start");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const client = new Turnkey({ apiBaseUrl: url, apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey, defaultOrganizationId: root.organizationId }).apiClient();
+    const client = strongroom.client();
 
     const walletsPerSecond = async (accounts: number, count: number) => {
       const start = performance.now();
@@ -94,14 +54,7 @@ async function main() {
 
     const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
     const sign = () => client.signRawPayload({ signWith: addresses[0]!, payload: randomBytes(32).toString("hex"), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" });
-    for (let i = 0; i < 50; i++) await sign();
-    const latencies: number[] = [];
-    for (let i = 0; i < 1000; i++) {
-      const start = performance.now();
-      await sign();
-      latencies.push(performance.now() - start);
-    }
-    latencies.sort((a, b) => a - b);
+    const latencies = await sequentialLatencies(1000, sign);
     const concurrency = 16;
     const total = 2000;
     let issued = 0;
@@ -117,8 +70,8 @@ async function main() {
     const bareMs = 1000 / bare.secp256k1SignPerSecond + 1000 / bare.stampVerifyPerSecond + 1000 / bare.keyOpenPerSecond;
     const p50 = percentile(latencies, 50);
     const report = {
-      machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, node ${process.version}`,
-      store: process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)",
+      machine: machine(),
+      store: store(),
       walletsPerSecond: { oneAccount: Math.round(oneAccount), tenAccounts: Math.round(tenAccounts) },
       signRawPayload: {
         sequentialP50Ms: +p50.toFixed(2),
@@ -135,8 +88,7 @@ async function main() {
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
-    server.kill();
-    rmSync(dataDir, { recursive: true, force: true });
+    await strongroom.stop();
   }
 }
 

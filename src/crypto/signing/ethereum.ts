@@ -4,22 +4,36 @@ import { parseTransaction, serializeTransaction, type TransactionSerializable } 
 import { signEcdsa } from "./curves.js";
 import { decodeHex, SigningInputError } from "./errors.js";
 
+const FIELD = "unsignedTransaction";
+
 /**
- * Signs an unsigned Ethereum transaction (legacy with or without EIP-155, EIP-2930, EIP-1559,
- * EIP-4844 body, EIP-7702), given as hex of its unsigned serialization; returns the signed
- * serialization as hex without 0x, as @turnkey/viem and @turnkey/ethers expect.
+ * Signs an Ethereum transaction given as hex (with or without 0x) of its unsigned serialization —
+ * what @turnkey/viem (`serializeTransaction(tx)` minus 0x; EIP-4844 without sidecars) and
+ * @turnkey/ethers (`tx.unsignedSerialized` minus 0x) send: legacy (pre-EIP-155, or EIP-155 with
+ * `[…, chainId, 0, 0]`), EIP-2930, EIP-1559, EIP-4844 and EIP-7702. A signature already present is
+ * replaced. The digest is keccak256 of the unsigned serialization (for EIP-4844 the body without
+ * the blob sidecars). Returns the signed serialization as hex WITHOUT 0x: both packages prepend
+ * `0x` to `signedTransaction` themselves. Legacy transactions get v = 27/28 or, with a chain id,
+ * chainId·2 + 35/36; typed ones yParity 0/1.
  */
 export function signEthereumTransaction(unsignedTransaction: string, privateKey: Uint8Array): string {
-  const bytes = decodeHex(unsignedTransaction, "unsignedTransaction");
+  const bytes = decodeHex(unsignedTransaction, FIELD);
+  if (bytes.length === 0) throw new SigningInputError(`${FIELD}: empty Ethereum transaction`);
   let transaction: TransactionSerializable;
   try {
     const { r: _r, s: _s, v: _v, yParity: _yParity, ...unsigned } = parseTransaction(`0x${bytesToHex(bytes)}`) as TransactionSerializable & { r?: unknown; s?: unknown; v?: unknown; yParity?: unknown };
     transaction = unsigned as TransactionSerializable;
   } catch (error) {
-    throw new SigningInputError(`unsignedTransaction: not an Ethereum transaction: ${(error as Error).message.split("\n")[0]}`);
+    throw new SigningInputError(`${FIELD}: not an Ethereum transaction: ${(error as Error).message.split("\n")[0]}`);
   }
-  const digest = keccak_256(decodeHex(serializeTransaction(transaction), "unsignedTransaction"));
-  const signature = signEcdsa("CURVE_SECP256K1", digest, privateKey);
+  const body = transaction.type === "eip4844" ? ({ ...transaction, sidecars: false } as TransactionSerializable) : transaction;
+  let signingBytes: Uint8Array;
+  try {
+    signingBytes = decodeHex(serializeTransaction(body), FIELD);
+  } catch (error) {
+    throw new SigningInputError(`${FIELD}: cannot serialize this Ethereum transaction: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const signature = signEcdsa("CURVE_SECP256K1", keccak_256(signingBytes), privateKey);
   const yParity = Number.parseInt(signature.v, 16);
   const signed = serializeTransaction(transaction, {
     r: `0x${signature.r}`,

@@ -1,6 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { hashTypedData, type TypedDataDefinition } from "viem";
+import { hashTypedData, isAddress, type TypedDataDefinition } from "viem";
 import { hashAuthorization } from "viem/utils";
 import type { Curve } from "../hd/derive.js";
 import { signEcdsa, signEd25519, signSchnorr, type RawSignature } from "./curves.js";
@@ -17,7 +17,11 @@ export type HashFunction = (typeof HASH_FUNCTIONS)[number];
 export interface SigningKey {
   curve: Curve;
   privateKey: Uint8Array;
-  /** The format of the address the key was named by: Bitcoin P2TR signs tweaked Schnorr, Spark plain Schnorr. */
+  /**
+   * The account's address format when the key was named by an address: Bitcoin `*_P2TR` signs
+   * BIP-341 tweaked Schnorr (BIP-86, no script tree), `SPARK_*` untweaked BIP-340 Schnorr; any other
+   * (or none) signs ECDSA / Ed25519 by curve.
+   */
   addressFormat?: string;
 }
 
@@ -37,15 +41,38 @@ function parseJson(payload: string, what: string): Record<string, unknown> {
   throw new SigningInputError(`payload: not ${what} as JSON`);
 }
 
-/** The EIP-712 or EIP-7702 digest a structured payload stands for (hashFunction must not add a hash). */
+/** A non-negative integer given as a JSON number, a decimal string or a 0x-hex string. */
+function integerField(value: unknown, name: string): bigint {
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === "bigint" && value >= 0n) return value;
+  if (typeof value === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) return BigInt(value);
+  throw new SigningInputError(`payload: EIP-7702 authorization ${name} must be a non-negative integer, got ${JSON.stringify(value) ?? "nothing"}`);
+}
+
+/**
+ * The EIP-712 or EIP-7702 digest a structured payload stands for. EIP-712: the typed data JSON
+ * ({types, primaryType, domain, message}, as viem's serializeTypedData and ethers'
+ * TypedDataEncoder.getPayload write it; integers may be decimal strings) → hashTypedData.
+ * EIP-7702: {chainId, address (or contractAddress), nonce} → keccak256(0x05 ‖ rlp([chainId, address, nonce])).
+ */
 function structuredDigest(payload: string, encoding: "PAYLOAD_ENCODING_EIP712" | "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION"): Uint8Array {
   try {
     if (encoding === "PAYLOAD_ENCODING_EIP712") {
-      return decodeHex(hashTypedData(parseJson(payload, "EIP-712 typed data") as unknown as TypedDataDefinition), "payload");
+      const typed = parseJson(payload, "EIP-712 typed data");
+      if (typeof typed.primaryType !== "string" || typeof typed.types !== "object" || typed.types === null) {
+        throw new SigningInputError("payload: EIP-712 typed data needs types and primaryType");
+      }
+      return decodeHex(hashTypedData({ ...typed, domain: typed.domain ?? {} } as unknown as TypedDataDefinition), "payload");
     }
     const authorization = parseJson(payload, "an EIP-7702 authorization {chainId, address, nonce}");
-    const address = (authorization.address ?? authorization.contractAddress) as `0x${string}`;
-    return decodeHex(hashAuthorization({ chainId: Number(authorization.chainId), address, nonce: Number(authorization.nonce) }), "payload");
+    const address = authorization.address ?? authorization.contractAddress;
+    if (typeof address !== "string" || !isAddress(address, { strict: false })) {
+      throw new SigningInputError(`payload: EIP-7702 authorization address must be a 20-byte hex address, got ${JSON.stringify(address) ?? "nothing"}`);
+    }
+    // viem types chainId and nonce as numbers but serializes bigints too (nonces may exceed 2^53).
+    const chainId = integerField(authorization.chainId, "chainId");
+    const nonce = integerField(authorization.nonce, "nonce");
+    return decodeHex(hashAuthorization({ chainId: chainId as unknown as number, address, nonce: nonce as unknown as number }), "payload");
   } catch (error) {
     if (error instanceof SigningInputError) throw error;
     throw new SigningInputError(`payload: ${(error as Error).message.split("\n")[0]}`);
@@ -59,21 +86,27 @@ function messageBytes(payload: string, encoding: PayloadEncoding): Uint8Array {
 /**
  * Signs a raw payload as sign_raw_payload does: decode by `encoding`, hash by `hashFunction`, then
  * ECDSA (secp256k1, P-256) over the 32-byte digest, Ed25519 over the bytes themselves, or Schnorr
- * for keys named by a P2TR or Spark address. EIP-712 and EIP-7702 payloads are hashed by their own
- * rules; their hashFunction must be NO_OP (or KECCAK256, which those rules use).
+ * over the digest for secp256k1 keys named by a P2TR (tweaked) or Spark (untweaked) address.
+ *
+ * Combinations: Ed25519 takes HEXADECIMAL or TEXT_UTF8 with HASH_FUNCTION_NOT_APPLICABLE only (the
+ * API: "must be set to HASH_FUNCTION_NOT_APPLICABLE for EdDSA/ed25519"); the other curves take
+ * NO_OP (payload is the 32-byte digest), SHA256 or KECCAK256. EIP712 and EIP7702_AUTHORIZATION
+ * payloads are hashed by their own rules: HASH_FUNCTION_NO_OP (what @turnkey/viem and
+ * @turnkey/ethers send) or KECCAK256 (the hash those rules end with) give that digest, never a
+ * second hash; SHA256 is refused.
  */
 export function signRawPayload(key: SigningKey, payload: string, encoding: PayloadEncoding, hashFunction: HashFunction): RawSignature {
   if (key.curve === "CURVE_ED25519") {
-    if (hashFunction !== "HASH_FUNCTION_NOT_APPLICABLE" && hashFunction !== "HASH_FUNCTION_NO_OP") {
-      throw new SigningInputError(`hashFunction: Ed25519 signs the payload itself; use HASH_FUNCTION_NOT_APPLICABLE, not ${hashFunction}`);
+    if (hashFunction !== "HASH_FUNCTION_NOT_APPLICABLE") {
+      throw new SigningInputError(`hashFunction: ed25519 signs the payload itself; use HASH_FUNCTION_NOT_APPLICABLE, not ${hashFunction}`);
     }
     if (encoding === "PAYLOAD_ENCODING_EIP712" || encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION") {
-      throw new SigningInputError(`encoding: ${encoding} is for secp256k1 (Ethereum) keys, not Ed25519`);
+      throw new SigningInputError(`encoding: ${encoding} is for secp256k1 (Ethereum) keys, not ed25519`);
     }
     return signEd25519(messageBytes(payload, encoding), key.privateKey);
   }
   if (hashFunction === "HASH_FUNCTION_NOT_APPLICABLE") {
-    throw new SigningInputError(`hashFunction: HASH_FUNCTION_NOT_APPLICABLE is only for Ed25519 keys; this key is ${key.curve}`);
+    throw new SigningInputError(`hashFunction: HASH_FUNCTION_NOT_APPLICABLE is only for ed25519 keys; this key is ${key.curve}`);
   }
   let digest: Uint8Array;
   if (encoding === "PAYLOAD_ENCODING_EIP712" || encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION") {
@@ -84,7 +117,7 @@ export function signRawPayload(key: SigningKey, payload: string, encoding: Paylo
     if (hashFunction === "HASH_FUNCTION_SHA256") digest = sha256(bytes);
     else if (hashFunction === "HASH_FUNCTION_KECCAK256") digest = keccak_256(bytes);
     else digest = bytes;
-    if (digest.length !== 32) throw new SigningInputError(`payload: HASH_FUNCTION_NO_OP signs a 32-byte digest as given, but the payload has ${digest.length} bytes`);
+    if (digest.length !== 32) throw new SigningInputError(`payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got ${digest.length} bytes`);
   }
   const schnorr = key.curve === "CURVE_SECP256K1" ? schnorrMode(key.addressFormat) : undefined;
   if (schnorr) return signSchnorr(digest, key.privateKey, schnorr === "taproot");

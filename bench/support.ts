@@ -1,0 +1,103 @@
+import { Turnkey } from "@turnkey/sdk-server";
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+const CLI = join(import.meta.dirname, "..", "dist", "cli", "main.js");
+
+export interface Strongroom {
+  url: string;
+  root: { organizationId: string; userId: string; apiPublicKey: string; apiPrivateKey: string };
+  client(key?: { publicKey: string; privateKey: string }): ReturnType<Turnkey["apiClient"]>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function adminQuery(baseUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: baseUrl });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}
+
+/**
+ * Strongroom built from this checkout, in a process of its own, on a fresh data directory — or, with
+ * DATABASE_URL, on a fresh database created beside the one it names (dropped afterwards).
+ */
+export async function startStrongroom(): Promise<Strongroom> {
+  const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
+  const baseUrl = process.env.DATABASE_URL;
+  const database = `strongroom_bench_${randomBytes(6).toString("hex")}`;
+  let databaseUrl: string | undefined;
+  if (baseUrl) {
+    await adminQuery(baseUrl, `CREATE DATABASE ${database}`);
+    const url = new URL(baseUrl);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+  }
+  const env = {
+    ...process.env,
+    STRONGROOM_DATA_DIR: dataDir,
+    STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
+    LOG_LEVEL: "warn",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+  const root = JSON.parse(execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" })) as Strongroom["root"];
+  const port = await freePort();
+  const server = spawn("node", [CLI, "serve", "--port", String(port)], { env, stdio: ["ignore", "ignore", "inherit"] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
+    if (i > 200) throw new Error("the server did not start");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    root,
+    client: (key) =>
+      new Turnkey({ apiBaseUrl: url, apiPublicKey: key?.publicKey ?? root.apiPublicKey, apiPrivateKey: key?.privateKey ?? root.apiPrivateKey, defaultOrganizationId: root.organizationId }).apiClient(),
+    async stop() {
+      server.kill();
+      await new Promise((r) => server.once("exit", r));
+      rmSync(dataDir, { recursive: true, force: true });
+      if (baseUrl) await adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Latencies (ms, sorted) of `count` sequential calls after `warmup` unmeasured ones. */
+export async function sequentialLatencies(count: number, call: () => Promise<unknown>, warmup = 50): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await call();
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await call();
+    latencies.push(performance.now() - start);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+export function perSecond(iterations: number, fn: () => void): number {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) fn();
+  return iterations / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+export const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, node ${process.version}`;
+export const store = () => (process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)");
