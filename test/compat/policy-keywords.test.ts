@@ -107,3 +107,45 @@ describe("policy keywords filled from the request", () => {
     await server.client().deletePolicy({ policyId });
   });
 });
+
+describe("tron.tx", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server.close());
+
+  // A TransferContract raw_data, protobuf-encoded field by field as in Tron's protocol.proto.
+  const varint = (n: bigint) => {
+    const out: number[] = [];
+    for (; n >= 0x80n; n >>= 7n) out.push(Number(n & 0x7fn) | 0x80);
+    return [...out, Number(n)];
+  };
+  const bytesField = (field: number, value: Uint8Array) => Buffer.from([...varint(BigInt(field * 8 + 2)), ...varint(BigInt(value.length)), ...value]);
+  const intField = (field: number, value: bigint) => Buffer.from([...varint(BigInt(field * 8)), ...varint(value)]);
+  const rawData = (to: string, amount: bigint) => {
+    const transfer = Buffer.concat([bytesField(1, Buffer.from("41a614f803b6fd780986a42c78ec9c7f77e6ded13c", "hex")), bytesField(2, Buffer.from(to, "hex")), intField(3, amount)]);
+    const any = Buffer.concat([bytesField(1, Buffer.from("type.googleapis.com/protocol.TransferContract")), bytesField(2, transfer)]);
+    return Buffer.concat([bytesField(1, Buffer.from("6310", "hex")), bytesField(4, Buffer.from("c1a3f0f7b4d3e6a0", "hex")), intField(8, 1_755_000_060_000n), bytesField(11, Buffer.concat([intField(1, 1n), bytesField(2, any)])), intField(14, 1_755_000_000_000n)]).toString("hex");
+  };
+
+  it("reads the contract of a Tron transaction", async () => {
+    const key = generateP256KeyPair();
+    const userId = (
+      await server.client().createUsers({ users: [{ userName: "t", apiKeys: [{ apiKeyName: "k", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }] })
+    ).userIds[0]!;
+    const user = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
+    const { addresses } = await server.client().createWallet({ walletName: "tron", accounts: [account("CURVE_SECP256K1", "m/44'/195'/0'/0/0", "ADDRESS_FORMAT_TRON")] });
+    // 41f0c2… is TXvELbP… in base58check: policies name Tron addresses as Tron wallets show them.
+    await server.client().createPolicy({
+      policyName: "small trx transfers",
+      effect: "EFFECT_ALLOW",
+      consensus: `approvers.any(user, user.id == '${userId}')`,
+      condition: "tron.tx.contract[0].type == 'TransferContract' && tron.tx.contract[0].amount < 10000000 && tron.tx.contract[0].to_address == 'TXvELbPmgzLYiTJmBHE4fcHZgkrutxYFXS' && tron.tx.ref_block_bytes == '6310'",
+      notes: "",
+    });
+    const to = "41f0c2a2a0e9c4f59ff1b5b7e2cd12f2a6d6a8ea5c";
+    expect((await user.signTransaction({ signWith: addresses[0]!, type: "TRANSACTION_TYPE_TRON", unsignedTransaction: rawData(to, 100n) })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect((await refusal(user.signTransaction({ signWith: addresses[0]!, type: "TRANSACTION_TYPE_TRON", unsignedTransaction: rawData(to, 20_000_000n) }))).code).toBe(7);
+  });
+});

@@ -6,6 +6,7 @@ import type { Value } from "../language/index.js";
 import { bitcoinTransaction } from "./bitcoin.js";
 import { eip712TypedData, eip7702Authorization, ethereumTransaction, toPolicyValue } from "./ethereum.js";
 import { solanaTransaction } from "./solana.js";
+import { tronTransaction } from "./tron.js";
 
 type Params = Record<string, unknown>;
 
@@ -136,6 +137,9 @@ async function transactionKeywords(tx: Queryable, organizationId: string, params
     }
     case "TRANSACTION_TYPE_SOLANA":
       assign(keywords, "solana", "tx", solanaTransaction(unsigned));
+      break;
+    case "TRANSACTION_TYPE_TRON":
+      assign(keywords, "tron", "tx", tronTransaction(unsigned));
       break;
     case "TRANSACTION_TYPE_BITCOIN": {
       const network = /BITCOIN_(MAINNET|TESTNET|SIGNET|REGTEST)_/.exec(target.addressFormat ?? "")?.[1] as keyof typeof BITCOIN_NETWORKS | undefined;
