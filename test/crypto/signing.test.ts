@@ -1,224 +1,319 @@
 import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from "@solana/web3.js";
 import * as bitcoin from "bitcoinjs-lib";
-import { Transaction as EthersTransaction } from "ethers";
-import { createPublicKey, verify } from "node:crypto";
+import { TypedDataEncoder, recoverAddress as ethersRecoverAddress, verifyTypedData as ethersVerifyTypedData } from "ethers";
+import { createHash, createPublicKey, verify } from "node:crypto";
 import * as ecc from "tiny-secp256k1";
-import { recoverAddress, recoverPublicKey, recoverTransactionAddress, serializeSignature, serializeTransaction, verifyTypedData, type TransactionSerializable } from "viem";
+import { recoverAddress, serializeSignature, serializeTypedData, verifyTypedData, type TypedDataDefinition } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { recoverAuthorizationAddress } from "viem/utils";
 import { describe, expect, it } from "vitest";
+import type { Curve } from "../../src/crypto/hd/derive.js";
 import { generatePrivateKey, publicKeyOf } from "../../src/crypto/keys.js";
-import { SigningInputError, signRawPayload, type SigningKey } from "../../src/crypto/signing/raw-payload.js";
-import { signTransaction } from "../../src/crypto/signing/transaction.js";
+import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, SigningInputError, signRawPayload, type HashFunction, type PayloadEncoding, type RawSignature, type SigningKey } from "../../src/crypto/signing/raw-payload.js";
 
 bitcoin.initEccLib(ecc);
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
-const secp = (addressFormat?: string) => {
-  const privateKey = generatePrivateKey("CURVE_SECP256K1");
-  return { curve: "CURVE_SECP256K1" as const, privateKey, publicKey: publicKeyOf("CURVE_SECP256K1", privateKey), ...(addressFormat ? { addressFormat } : {}) };
-};
-const ethSignature = (sig: { r: string; s: string; v: string }) => serializeSignature({ r: `0x${sig.r}`, s: `0x${sig.s}`, yParity: Number.parseInt(sig.v, 16) });
+const utf8 = (text: string) => new TextEncoder().encode(text);
+/** A fixed secp256k1 / P-256 / Ed25519 private key (deterministic signatures make the tests repeatable). */
+const fixedKey = (seed: string) => sha256(utf8(seed));
+const ethSignature = (sig: RawSignature) => serializeSignature({ r: `0x${sig.r}`, s: `0x${sig.s}`, yParity: Number.parseInt(sig.v, 16) });
+
+function refused(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SigningInputError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a SigningInputError");
+}
 
 const typedData = {
-  domain: { name: "Strongroom", version: "1", chainId: 1, verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC" },
-  types: { Mail: [{ name: "contents", type: "string" }] },
+  domain: { name: "Strongroom", version: "1", chainId: 8453n, verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC", salt: `0x${"11".repeat(32)}` },
+  types: {
+    Person: [
+      { name: "name", type: "string" },
+      { name: "wallet", type: "address" },
+      { name: "balance", type: "uint256" },
+      { name: "delta", type: "int8" },
+      { name: "memo", type: "bytes" },
+      { name: "tag", type: "bytes4" },
+    ],
+    Mail: [
+      { name: "from", type: "Person" },
+      { name: "to", type: "Person[]" },
+      { name: "pair", type: "uint64[2]" },
+      { name: "urgent", type: "bool" },
+      { name: "contents", type: "string" },
+    ],
+  },
   primaryType: "Mail",
-  message: { contents: "hello" },
+  message: {
+    from: { name: "Cow", wallet: "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826", balance: 12345678901234567890123n, delta: -5, memo: "0xdeadbeef", tag: "0x01020304" },
+    to: [{ name: "Bob", wallet: "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB", balance: 1n, delta: 7, memo: "0x", tag: "0xffffffff" }],
+    pair: [1n, 2n],
+    urgent: true,
+    contents: "Hello, Bob!",
+  },
 } as const;
+const EIP712_DOMAIN = [
+  { name: "name", type: "string" },
+  { name: "version", type: "string" },
+  { name: "chainId", type: "uint256" },
+  { name: "verifyingContract", type: "address" },
+  { name: "salt", type: "bytes32" },
+];
+/** The payload as @turnkey/viem sends it (serializeTypedData; bigints become decimal strings). */
+const viemTypedPayload = serializeTypedData({ ...typedData, types: { EIP712Domain: EIP712_DOMAIN, ...typedData.types } } as unknown as TypedDataDefinition);
+/** The payload as @turnkey/ethers sends it (JSON of TypedDataEncoder.getPayload). */
+const ethersTypedPayload = JSON.stringify(TypedDataEncoder.getPayload(typedData.domain, typedData.types as never, typedData.message));
 
-describe("raw payload signatures, verified by independent libraries", () => {
-  it("secp256k1 ECDSA recovers to the signer for NO_OP, SHA256 and KECCAK256, in hex and UTF-8", async () => {
-    const key = secp();
-    const account = privateKeyToAccount(`0x${hex(key.privateKey)}`);
-    const message = "strongroom";
-    const cases = [
-      { payload: `0x${hex(keccak_256(new TextEncoder().encode(message)))}`, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_NO_OP", digest: keccak_256(new TextEncoder().encode(message)) },
-      { payload: message, encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_KECCAK256", digest: keccak_256(new TextEncoder().encode(message)) },
-      { payload: message, encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_SHA256", digest: sha256(new TextEncoder().encode(message)) },
-      { payload: hex(new TextEncoder().encode(message)), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_SHA256", digest: sha256(new TextEncoder().encode(message)) },
-    ] as const;
-    for (const c of cases) {
+describe("sign_raw_payload: secp256k1 ECDSA", () => {
+  const message = "strongroom ✓";
+  const messageBytes = utf8(message);
+  const cases: { name: string; payload: string; encoding: PayloadEncoding; hash: HashFunction; digest: Uint8Array }[] = [
+    { name: "hex NO_OP (0x)", payload: `0x${hex(keccak_256(messageBytes))}`, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_NO_OP", digest: keccak_256(messageBytes) },
+    { name: "hex NO_OP (no 0x, upper case)", payload: hex(sha256(messageBytes)).toUpperCase(), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_NO_OP", digest: sha256(messageBytes) },
+    { name: "hex NO_OP (0X)", payload: `0X${hex(sha256(messageBytes))}`, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_NO_OP", digest: sha256(messageBytes) },
+    { name: "hex SHA256", payload: hex(messageBytes), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_SHA256", digest: sha256(messageBytes) },
+    { name: "hex KECCAK256 (0x)", payload: `0x${hex(messageBytes)}`, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_KECCAK256", digest: keccak_256(messageBytes) },
+    { name: "empty hex SHA256", payload: "", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_SHA256", digest: sha256(new Uint8Array()) },
+    { name: "UTF-8 SHA256", payload: message, encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_SHA256", digest: sha256(messageBytes) },
+    { name: "UTF-8 KECCAK256", payload: message, encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_KECCAK256", digest: keccak_256(messageBytes) },
+    { name: "UTF-8 NO_OP (32 bytes of text)", payload: "a".repeat(32), encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_NO_OP", digest: utf8("a".repeat(32)) },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: viem and ethers recover the signer from the digest`, async () => {
+      const key: SigningKey = { curve: "CURVE_SECP256K1", privateKey: fixedKey(c.name) };
+      const address = privateKeyToAccount(`0x${hex(key.privateKey)}`).address;
       const sig = signRawPayload(key, c.payload, c.encoding, c.hash);
       expect(sig.r).toMatch(/^[0-9a-f]{64}$/);
+      expect(sig.s).toMatch(/^[0-9a-f]{64}$/);
       expect(sig.v).toMatch(/^0[01]$/);
-      expect(await recoverAddress({ hash: `0x${hex(c.digest)}`, signature: ethSignature(sig) })).toBe(account.address);
+      expect(await recoverAddress({ hash: `0x${hex(c.digest)}`, signature: ethSignature(sig) })).toBe(address);
+      expect(ethersRecoverAddress(`0x${hex(c.digest)}`, { r: `0x${sig.r}`, s: `0x${sig.s}`, v: Number(sig.v) + 27 })).toBe(address);
+    });
+  }
+
+  it("is low-S, pads r and s to 32 bytes, and v is the recovery id (both values occur)", async () => {
+    const half = BigInt("0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0");
+    const vs = new Set<string>();
+    for (let i = 0; i < 48; i++) {
+      const key: SigningKey = { curve: "CURVE_SECP256K1", privateKey: fixedKey(`low-s ${i}`) };
+      const digest = sha256(utf8(`message ${i}`));
+      const sig = signRawPayload(key, hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP");
+      expect(BigInt(`0x${sig.s}`) <= half).toBe(true);
+      expect(sig.r).toHaveLength(64);
+      expect(sig.s).toHaveLength(64);
+      vs.add(sig.v);
+      expect(await recoverAddress({ hash: `0x${hex(digest)}`, signature: ethSignature(sig) })).toBe(privateKeyToAccount(`0x${hex(key.privateKey)}`).address);
     }
+    expect([...vs].sort()).toEqual(["00", "01"]);
   });
 
-  it("EIP-712 and EIP-7702 payloads are hashed by their own rules", async () => {
-    const key = secp();
-    const account = privateKeyToAccount(`0x${hex(key.privateKey)}`);
-    const typed = signRawPayload(key, JSON.stringify(typedData), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP");
-    expect(await verifyTypedData({ ...typedData, address: account.address, signature: ethSignature(typed) })).toBe(true);
-    const authorization = { chainId: 1, address: "0x1111111111111111111111111111111111111111", nonce: 7 } as const;
-    const auth = signRawPayload(key, JSON.stringify(authorization), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP");
-    const recovered = await recoverAuthorizationAddress({ authorization: { ...authorization, r: `0x${auth.r}`, s: `0x${auth.s}`, yParity: Number(auth.v) } });
-    expect(recovered).toBe(account.address);
-  });
-
-  it("P-256 ECDSA verifies with node:crypto", () => {
-    const privateKey = generatePrivateKey("CURVE_P256");
-    const sig = signRawPayload({ curve: "CURVE_P256", privateKey }, "hello", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_SHA256");
-    const publicKey = createPublicKey({ key: { kty: "EC", crv: "P-256", x: Buffer.from(p256.getPublicKey(privateKey, false).slice(1, 33)).toString("base64url"), y: Buffer.from(p256.getPublicKey(privateKey, false).slice(33)).toString("base64url") }, format: "jwk" });
-    expect(verify("sha256", Buffer.from("hello"), { key: publicKey, dsaEncoding: "ieee-p1363" }, Buffer.from(sig.r + sig.s, "hex"))).toBe(true);
-  });
-
-  it("Ed25519 signs the payload itself and verifies with node:crypto", () => {
-    const privateKey = generatePrivateKey("CURVE_ED25519");
-    const publicKey = publicKeyOf("CURVE_ED25519", privateKey);
-    const sig = signRawPayload({ curve: "CURVE_ED25519", privateKey }, "deadbeef", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE");
-    expect(sig.v).toBe("00");
-    const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey).toString("base64url") }, format: "jwk" });
-    expect(verify(null, Buffer.from("deadbeef", "hex"), key, Buffer.from(sig.r + sig.s, "hex"))).toBe(true);
-  });
-
-  it("P2TR keys sign BIP-340 Schnorr with the BIP-86 tweak; Spark keys without it", () => {
-    const digest = sha256(new TextEncoder().encode("taproot"));
-    const taproot = secp("ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR");
-    const sig = signRawPayload(taproot, hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP");
-    expect(sig.v).toBe("00");
-    const outputKey = bitcoin.payments.p2tr({ internalPubkey: Buffer.from(taproot.publicKey.slice(1)) }).pubkey!;
-    expect(ecc.verifySchnorr(digest, outputKey, Buffer.from(sig.r + sig.s, "hex"))).toBe(true);
-
-    const spark = secp("ADDRESS_FORMAT_SPARK_MAINNET");
-    const plain = signRawPayload(spark, hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP");
-    expect(ecc.verifySchnorr(digest, spark.publicKey.slice(1), Buffer.from(plain.r + plain.s, "hex"))).toBe(true);
-  });
-
-  it("refuses combinations that cannot work, naming the field", () => {
-    const key = secp();
-    const ed: SigningKey = { curve: "CURVE_ED25519", privateKey: generatePrivateKey("CURVE_ED25519") };
-    const refused = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (error) {
-        expect(error).toBeInstanceOf(SigningInputError);
-        return (error as Error).message;
-      }
-      throw new Error("expected a refusal");
-    };
-    expect(refused(() => signRawPayload(key, "zz", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toMatch(/^payload: not valid hexadecimal/);
-    expect(refused(() => signRawPayload(key, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: .*32-byte digest.*2 bytes/);
-    expect(refused(() => signRawPayload(key, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(/^hashFunction: .*only for Ed25519/);
-    expect(refused(() => signRawPayload(ed, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toMatch(/^hashFunction: Ed25519/);
-    expect(refused(() => signRawPayload(key, "{", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not EIP-712/);
-  });
-});
-
-describe("transaction signatures, verified by independent libraries", () => {
-  it("signs every Ethereum transaction type so viem and ethers recover the signer", async () => {
-    const key = secp();
+  it("EIP-712 typed data, as @turnkey/viem and as @turnkey/ethers serialize it, verifies with viem and ethers (NO_OP or KECCAK256)", async () => {
+    const key: SigningKey = { curve: "CURVE_SECP256K1", privateKey: fixedKey("eip712") };
     const address = privateKeyToAccount(`0x${hex(key.privateKey)}`).address;
-    const to = "0x2222222222222222222222222222222222222222" as const;
-    const transactions: TransactionSerializable[] = [
-      { type: "legacy", chainId: 1, nonce: 1, gasPrice: 10n, gas: 21000n, to, value: 5n },
-      { type: "legacy", nonce: 1, gasPrice: 10n, gas: 21000n, to, value: 5n },
-      { type: "eip2930", chainId: 10, nonce: 2, gasPrice: 10n, gas: 30000n, to, value: 1n, accessList: [{ address: to, storageKeys: [] }] },
-      { type: "eip1559", chainId: 8453, nonce: 3, maxFeePerGas: 20n, maxPriorityFeePerGas: 1n, gas: 21000n, to, value: 7n, data: "0xa9059cbb" },
-      {
-        type: "eip7702",
-        chainId: 1,
-        nonce: 4,
-        maxFeePerGas: 20n,
-        maxPriorityFeePerGas: 1n,
-        gas: 50000n,
-        to,
-        authorizationList: [{ chainId: 1, address: to, nonce: 5, r: `0x${"11".repeat(32)}`, s: `0x${"22".repeat(32)}`, yParity: 0 }],
-      },
-    ];
-    for (const transaction of transactions) {
-      const signed = signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", serializeTransaction(transaction).slice(2));
-      expect(signed).not.toMatch(/^0x/);
-      expect(await recoverTransactionAddress({ serializedTransaction: `0x${signed}` as never })).toBe(address);
-      expect(EthersTransaction.from(`0x${signed}`).from).toBe(address);
+    for (const payload of [viemTypedPayload, ethersTypedPayload]) {
+      for (const hash of ["HASH_FUNCTION_NO_OP", "HASH_FUNCTION_KECCAK256"] as const) {
+        const sig = signRawPayload(key, payload, "PAYLOAD_ENCODING_EIP712", hash);
+        expect(await verifyTypedData({ ...(typedData as unknown as TypedDataDefinition), address, signature: ethSignature(sig) })).toBe(true);
+        expect(ethersVerifyTypedData(typedData.domain, typedData.types as never, typedData.message, ethSignature(sig))).toBe(address);
+      }
     }
   });
 
-  it("signs legacy and versioned Solana transactions in the signer's slot", () => {
-    const privateKey = generatePrivateKey("CURVE_ED25519");
-    const signer = Keypair.fromSeed(privateKey);
-    const feePayer = Keypair.generate();
-    const blockhash = new PublicKey(Buffer.alloc(32, 9)).toBase58();
-    const legacy = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: blockhash }).add(
-      SystemProgram.transfer({ fromPubkey: signer.publicKey, toPubkey: feePayer.publicKey, lamports: 5 }),
-    );
-    legacy.partialSign(feePayer);
-    const key = { curve: "CURVE_ED25519" as const, privateKey, publicKey: signer.publicKey.toBytes() };
-    const signedLegacy = Transaction.from(Buffer.from(signTransaction(key, "TRANSACTION_TYPE_SOLANA", legacy.serialize({ requireAllSignatures: false }).toString("hex")), "hex"));
-    expect(signedLegacy.verifySignatures()).toBe(true);
-
-    const message = new TransactionMessage({ payerKey: signer.publicKey, recentBlockhash: blockhash, instructions: [SystemProgram.transfer({ fromPubkey: signer.publicKey, toPubkey: feePayer.publicKey, lamports: 1 })] }).compileToV0Message();
-    const versioned = new VersionedTransaction(message);
-    const signed = VersionedTransaction.deserialize(Buffer.from(signTransaction(key, "TRANSACTION_TYPE_SOLANA", Buffer.from(versioned.serialize()).toString("hex")), "hex"));
-    const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(signer.publicKey.toBytes()).toString("base64url") }, format: "jwk" });
-    expect(verify(null, Buffer.from(signed.message.serialize()), publicKey, Buffer.from(signed.signatures[0]!))).toBe(true);
-
-    expect(() => signTransaction({ ...key, privateKey: generatePrivateKey("CURVE_ED25519"), publicKey: Keypair.generate().publicKey.toBytes() }, "TRANSACTION_TYPE_SOLANA", legacy.serialize({ requireAllSignatures: false }).toString("hex"))).toThrow(/not one of the transaction's required signers/);
-  });
-
-  it("signs P2PKH, P2WPKH and P2TR inputs of a PSBT that bitcoinjs-lib validates, finalizes and extracts", () => {
-    const key = secp();
-    const pubkey = Buffer.from(key.publicKey);
-    const network = bitcoin.networks.regtest;
-    const p2wpkh = bitcoin.payments.p2wpkh({ pubkey, network });
-    const p2tr = bitcoin.payments.p2tr({ internalPubkey: pubkey.subarray(1), network });
-    const p2pkh = bitcoin.payments.p2pkh({ pubkey, network });
-    const funding = new bitcoin.Transaction();
-    funding.addInput(Buffer.alloc(32, 1), 0);
-    funding.addOutput(p2pkh.output!, 50_000n);
-    const psbt = new bitcoin.Psbt({ network });
-    psbt.addInput({ hash: Buffer.alloc(32, 2), index: 0, witnessUtxo: { script: p2wpkh.output!, value: 100_000n } });
-    psbt.addInput({ hash: Buffer.alloc(32, 3), index: 1, witnessUtxo: { script: p2tr.output!, value: 100_000n }, tapInternalKey: pubkey.subarray(1) });
-    psbt.addInput({ hash: funding.getHash(), index: 0, nonWitnessUtxo: funding.toBuffer() });
-    psbt.addOutput({ address: p2wpkh.address!, value: 240_000n });
-
-    const signed = bitcoin.Psbt.fromHex(signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()), { network });
-    const validator = (pub: Uint8Array, msghash: Uint8Array, signature: Uint8Array) =>
-      pub.length === 32 ? ecc.verifySchnorr(msghash, pub, signature) : ecc.verify(msghash, pub, signature);
-    expect(signed.validateSignaturesOfAllInputs(validator)).toBe(true);
-    signed.finalizeAllInputs();
-    expect(signed.extractTransaction().ins).toHaveLength(3);
-
-    expect(() => signTransaction(secp(), "TRANSACTION_TYPE_BITCOIN", psbt.toHex())).toThrow(/can spend none of the PSBT's inputs/);
-  });
-
-  it("signs P2SH-wrapped P2WPKH and single-key P2WSH inputs", () => {
-    const key = secp();
-    const pubkey = Buffer.from(key.publicKey);
-    const network = bitcoin.networks.testnet;
-    const wrapped = bitcoin.payments.p2sh({ redeem: bitcoin.payments.p2wpkh({ pubkey, network }), network });
-    const wsh = bitcoin.payments.p2wsh({ redeem: bitcoin.payments.p2pk({ pubkey, network }), network });
-    const psbt = new bitcoin.Psbt({ network });
-    psbt.addInput({ hash: Buffer.alloc(32, 2), index: 0, witnessUtxo: { script: wrapped.output!, value: 100_000n }, redeemScript: wrapped.redeem!.output! });
-    psbt.addInput({ hash: Buffer.alloc(32, 3), index: 0, witnessUtxo: { script: wsh.output!, value: 100_000n }, witnessScript: wsh.redeem!.output! });
-    psbt.addOutput({ address: wsh.address!, value: 150_000n });
-    const signed = bitcoin.Psbt.fromHex(signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()), { network });
-    expect(signed.validateSignaturesOfAllInputs((pub, hash, signature) => ecc.verify(hash, pub, signature))).toBe(true);
-    signed.finalizeAllInputs();
-    expect(signed.extractTransaction().ins).toHaveLength(2);
-  });
-
-  it("signs Tron raw_data: sha256 ECDSA with the recovery id appended", async () => {
-    const key = secp();
-    const rawData = Buffer.from("0a02c1a4220891cb2d3b2c4b5d6e40f8d6b0a5ce315a67080112630a2d747970652e676f6f676c65617069732e636f6d2f70726f746f636f6c2e5472616e73666572436f6e747261637412320a1541", "hex");
-    const signature = signTransaction(key, "TRANSACTION_TYPE_TRON", rawData.toString("hex"));
-    expect(signature).toMatch(/^[0-9a-f]{128}0[01]$/);
-    const recovered = await recoverPublicKey({ hash: `0x${hex(sha256(rawData))}`, signature: ethSignature({ r: signature.slice(0, 64), s: signature.slice(64, 128), v: signature.slice(128) }) });
-    expect(recovered.slice(4)).toBe(Buffer.from(secpUncompressed(key.publicKey)).toString("hex").slice(2));
-  });
-
-  it("refuses a key of the wrong curve and an unsupported type", () => {
-    const ed = { curve: "CURVE_ED25519" as const, privateKey: generatePrivateKey("CURVE_ED25519"), publicKey: new Uint8Array(32) };
-    expect(() => signTransaction(ed, "TRANSACTION_TYPE_ETHEREUM", "00")).toThrow(/needs a CURVE_SECP256K1 key/);
-    expect(() => signTransaction(secp(), "TRANSACTION_TYPE_TEMPO", "76")).toThrow(/not supported/);
-    expect(() => signTransaction(secp(), "TRANSACTION_TYPE_ETHEREUM", "c0ffee")).toThrow(/^unsignedTransaction: not an Ethereum transaction/);
+  it("EIP-7702 authorizations verify with viem's recoverAuthorizationAddress (address or contractAddress, numbers or strings, big nonces)", async () => {
+    const key: SigningKey = { curve: "CURVE_SECP256K1", privateKey: fixedKey("eip7702") };
+    const address = privateKeyToAccount(`0x${hex(key.privateKey)}`).address;
+    const target = "0x1111111111111111111111111111111111111111" as const;
+    const cases = [
+      { payload: { address: target, chainId: 1, nonce: 7 }, expected: { chainId: 1, nonce: 7 } },
+      { payload: { contractAddress: target, chainId: 0, nonce: 0 }, expected: { chainId: 0, nonce: 0 } },
+      { payload: { address: target, chainId: "0x2105", nonce: "18446744073709551615" }, expected: { chainId: 8453, nonce: 18446744073709551615n } },
+    ];
+    for (const c of cases) {
+      for (const hash of ["HASH_FUNCTION_NO_OP", "HASH_FUNCTION_KECCAK256"] as const) {
+        const sig = signRawPayload(key, JSON.stringify(c.payload), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", hash);
+        const authorization = { address: target, chainId: c.expected.chainId, nonce: c.expected.nonce as number, r: `0x${sig.r}`, s: `0x${sig.s}`, yParity: Number(sig.v) } as const;
+        expect(await recoverAuthorizationAddress({ authorization })).toBe(address);
+      }
+    }
   });
 });
 
-function secpUncompressed(compressed: Uint8Array): Uint8Array {
-  return ecc.pointCompress(compressed, false);
-}
+describe("sign_raw_payload: P-256 ECDSA", () => {
+  const privateKey = fixedKey("p256");
+  const uncompressed = p256.getPublicKey(privateKey, false);
+  const nodeKey = createPublicKey({ key: { kty: "EC", crv: "P-256", x: Buffer.from(uncompressed.slice(1, 33)).toString("base64url"), y: Buffer.from(uncompressed.slice(33)).toString("base64url") }, format: "jwk" });
+  const key: SigningKey = { curve: "CURVE_P256", privateKey };
+  const message = "hello p256";
+  const p1363 = (sig: RawSignature) => Buffer.from(sig.r + sig.s, "hex");
+
+  it("SHA256 (hex and UTF-8) and NO_OP over a SHA-256 digest verify with node:crypto", () => {
+    const signatures = [
+      signRawPayload(key, message, "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_SHA256"),
+      signRawPayload(key, `0x${hex(utf8(message))}`, "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"),
+      signRawPayload(key, createHash("sha256").update(message).digest("hex"), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"),
+    ];
+    for (const sig of signatures) {
+      expect(sig.r).toMatch(/^[0-9a-f]{64}$/);
+      expect(sig.v).toMatch(/^0[01]$/);
+      expect(verify("sha256", Buffer.from(message), { key: nodeKey, dsaEncoding: "ieee-p1363" }, p1363(sig))).toBe(true);
+    }
+  });
+
+  it("KECCAK256 and EIP-712 digests verify as prehashed signatures, and v recovers the key", () => {
+    const cases = [
+      { sig: signRawPayload(key, message, "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_KECCAK256"), digest: keccak_256(utf8(message)) },
+      { sig: signRawPayload(key, ethersTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"), digest: Buffer.from(TypedDataEncoder.hash(typedData.domain, typedData.types as never, typedData.message).slice(2), "hex") },
+    ];
+    for (const { sig, digest } of cases) {
+      expect(p256.verify(p1363(sig), digest, uncompressed, { prehash: false })).toBe(true);
+      const recovered = p256.Signature.fromBytes(p1363(sig), "compact").addRecoveryBit(Number(sig.v)).recoverPublicKey(digest);
+      expect(hex(recovered.toBytes(false))).toBe(hex(uncompressed));
+    }
+  });
+});
+
+describe("sign_raw_payload: Ed25519", () => {
+  const privateKey = fixedKey("ed25519");
+  const publicKey = publicKeyOf("CURVE_ED25519", privateKey);
+  const nodeKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey).toString("base64url") }, format: "jwk" });
+  const key: SigningKey = { curve: "CURVE_ED25519", privateKey };
+
+  it("signs the payload bytes themselves (hex with or without 0x, UTF-8, any length); r ‖ s verifies with node:crypto, v is 00", () => {
+    const cases = [
+      { payload: "deadbeef", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", bytes: Buffer.from("deadbeef", "hex") },
+      { payload: "0xdeadbeef", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", bytes: Buffer.from("deadbeef", "hex") },
+      { payload: "", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", bytes: Buffer.alloc(0) },
+      { payload: "ab".repeat(1000), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", bytes: Buffer.from("ab".repeat(1000), "hex") },
+      { payload: "héllo solana", encoding: "PAYLOAD_ENCODING_TEXT_UTF8", bytes: Buffer.from("héllo solana", "utf8") },
+    ] as const;
+    for (const c of cases) {
+      const sig = signRawPayload(key, c.payload, c.encoding, "HASH_FUNCTION_NOT_APPLICABLE");
+      expect(sig.r).toMatch(/^[0-9a-f]{64}$/);
+      expect(sig.s).toMatch(/^[0-9a-f]{64}$/);
+      expect(sig.v).toBe("00");
+      expect(verify(null, c.bytes, nodeKey, Buffer.from(sig.r + sig.s, "hex"))).toBe(true);
+    }
+  });
+});
+
+describe("sign_raw_payload: Schnorr for P2TR and Spark keys", () => {
+  const digest = sha256(utf8("taproot"));
+
+  for (const format of ["ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR", "ADDRESS_FORMAT_BITCOIN_TESTNET_P2TR", "ADDRESS_FORMAT_BITCOIN_SIGNET_P2TR", "ADDRESS_FORMAT_BITCOIN_REGTEST_P2TR"]) {
+    it(`${format}: BIP-340 over the digest with the BIP-86 tweak, verified against bitcoinjs-lib's P2TR output key`, () => {
+      const privateKey = fixedKey(format);
+      const internal = Buffer.from(publicKeyOf("CURVE_SECP256K1", privateKey).slice(1));
+      const outputKey = bitcoin.payments.p2tr({ internalPubkey: internal }).pubkey!;
+      const key: SigningKey = { curve: "CURVE_SECP256K1", privateKey, addressFormat: format };
+      for (const [payload, encoding, hash, signed] of [
+        [hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP", digest],
+        ["taproot", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_SHA256", digest],
+        ["taproot", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_KECCAK256", keccak_256(utf8("taproot"))],
+      ] as const) {
+        const sig = signRawPayload(key, payload, encoding, hash);
+        expect(sig.v).toBe("00");
+        expect(sig.r).toMatch(/^[0-9a-f]{64}$/);
+        const signature = Buffer.from(sig.r + sig.s, "hex");
+        expect(ecc.verifySchnorr(signed, outputKey, signature)).toBe(true);
+        expect(ecc.verifySchnorr(signed, internal, signature)).toBe(false);
+      }
+    });
+  }
+
+  for (const format of ["ADDRESS_FORMAT_SPARK_MAINNET", "ADDRESS_FORMAT_SPARK_REGTEST"]) {
+    it(`${format}: plain BIP-340 over the digest with the untweaked key`, () => {
+      const privateKey = fixedKey(format);
+      const xOnly = Buffer.from(publicKeyOf("CURVE_SECP256K1", privateKey).slice(1));
+      const sig = signRawPayload({ curve: "CURVE_SECP256K1", privateKey, addressFormat: format }, hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP");
+      expect(sig.v).toBe("00");
+      expect(ecc.verifySchnorr(digest, xOnly, Buffer.from(sig.r + sig.s, "hex"))).toBe(true);
+    });
+  }
+
+  it("other address formats of a secp256k1 key sign ECDSA", async () => {
+    for (const format of ["ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH", "ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_TRON", "ADDRESS_FORMAT_COMPRESSED"]) {
+      const key: SigningKey = { curve: "CURVE_SECP256K1", privateKey: fixedKey(format), addressFormat: format };
+      const sig = signRawPayload(key, hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP");
+      expect(await recoverAddress({ hash: `0x${hex(digest)}`, signature: ethSignature(sig) })).toBe(privateKeyToAccount(`0x${hex(key.privateKey)}`).address);
+    }
+  });
+});
+
+describe("sign_raw_payload: the encoding × hash function matrix", () => {
+  const modes: { name: string; key: SigningKey }[] = [
+    { name: "secp256k1", key: { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1") } },
+    { name: "secp256k1 P2TR", key: { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1"), addressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR" } },
+    { name: "secp256k1 Spark", key: { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1"), addressFormat: "ADDRESS_FORMAT_SPARK_MAINNET" } },
+    { name: "P-256", key: { curve: "CURVE_P256", privateKey: generatePrivateKey("CURVE_P256") } },
+    { name: "Ed25519", key: { curve: "CURVE_ED25519", privateKey: generatePrivateKey("CURVE_ED25519") } },
+  ];
+  const payloadFor: Record<PayloadEncoding, string> = {
+    PAYLOAD_ENCODING_HEXADECIMAL: `0x${"ab".repeat(32)}`,
+    PAYLOAD_ENCODING_TEXT_UTF8: "b".repeat(32),
+    PAYLOAD_ENCODING_EIP712: viemTypedPayload,
+    PAYLOAD_ENCODING_EIP7702_AUTHORIZATION: JSON.stringify({ address: "0x1111111111111111111111111111111111111111", chainId: 1, nonce: 1 }),
+  };
+  const valid = (curve: Curve, encoding: PayloadEncoding, hash: HashFunction): boolean => {
+    const structured = encoding === "PAYLOAD_ENCODING_EIP712" || encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION";
+    if (curve === "CURVE_ED25519") return !structured && hash === "HASH_FUNCTION_NOT_APPLICABLE";
+    if (hash === "HASH_FUNCTION_NOT_APPLICABLE") return false;
+    return !(structured && hash === "HASH_FUNCTION_SHA256");
+  };
+
+  for (const { name, key } of modes) {
+    for (const encoding of PAYLOAD_ENCODINGS) {
+      for (const hash of HASH_FUNCTIONS) {
+        const ok = valid(key.curve, encoding, hash);
+        it(`${name} × ${encoding} × ${hash}: ${ok ? "signs" : "refused"}`, () => {
+          if (ok) {
+            const sig = signRawPayload(key, payloadFor[encoding], encoding, hash);
+            expect(sig.r).toMatch(/^[0-9a-f]{64}$/);
+            expect(sig.s).toMatch(/^[0-9a-f]{64}$/);
+            expect(sig.v).toMatch(/^0[01]$/);
+          } else {
+            expect(refused(() => signRawPayload(key, payloadFor[encoding], encoding, hash))).toMatch(/^(hashFunction|encoding): /);
+          }
+        });
+      }
+    }
+  }
+});
+
+describe("sign_raw_payload: refusals name the field and the problem", () => {
+  const secp: SigningKey = { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1") };
+  const ed: SigningKey = { curve: "CURVE_ED25519", privateKey: generatePrivateKey("CURVE_ED25519") };
+
+  it("bad hex, wrong digest length, wrong hash function for the curve", () => {
+    expect(refused(() => signRawPayload(secp, "zz", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe("payload: not valid hexadecimal");
+    expect(refused(() => signRawPayload(secp, "abc", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe("payload: not valid hexadecimal");
+    expect(refused(() => signRawPayload(ed, "0xg0", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toBe("payload: not valid hexadecimal");
+    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toBe("payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 2 bytes");
+    expect(refused(() => signRawPayload(secp, "hello", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_NO_OP"))).toBe("payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 5 bytes");
+    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(/^hashFunction: HASH_FUNCTION_NOT_APPLICABLE is only for ed25519 keys/);
+    expect(refused(() => signRawPayload(ed, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toMatch(/^hashFunction: ed25519 signs the payload itself; use HASH_FUNCTION_NOT_APPLICABLE/);
+    expect(refused(() => signRawPayload(ed, "ab".repeat(32), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toMatch(/^hashFunction: ed25519 signs the payload itself/);
+    expect(refused(() => signRawPayload(ed, "{}", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(/^encoding: PAYLOAD_ENCODING_EIP712 is for secp256k1/);
+  });
+
+  it("malformed EIP-712 and EIP-7702 payloads", () => {
+    expect(refused(() => signRawPayload(secp, "{", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not EIP-712 typed data as JSON/);
+    expect(refused(() => signRawPayload(secp, "[1]", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not EIP-712/);
+    expect(refused(() => signRawPayload(secp, JSON.stringify({ domain: {}, message: {} }), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: EIP-712 typed data needs types and primaryType/);
+    const badAddress = { ...JSON.parse(viemTypedPayload), message: { ...typedData.message, from: { ...typedData.message.from, wallet: "0x123", balance: "1" }, to: [], pair: ["1", "2"] } };
+    expect(refused(() => signRawPayload(secp, JSON.stringify(badAddress), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: /);
+    expect(refused(() => signRawPayload(secp, viemTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_SHA256"))).toMatch(/^hashFunction: PAYLOAD_ENCODING_EIP712 payloads are hashed by their own rules; use HASH_FUNCTION_NO_OP/);
+    const auth = (value: object) => () => signRawPayload(secp, JSON.stringify(value), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP");
+    expect(refused(auth({ chainId: 1, nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization address must be/);
+    expect(refused(auth({ address: "0x12", chainId: 1, nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization address must be/);
+    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization chainId must be a non-negative integer/);
+    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", chainId: 1, nonce: -1 }))).toMatch(/^payload: EIP-7702 authorization nonce must be a non-negative integer/);
+    expect(refused(() => signRawPayload(secp, "not json", "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not an EIP-7702 authorization/);
+  });
+});

@@ -70,9 +70,10 @@ function lengthDelimited(fieldNumber: number, value: Uint8Array): Uint8Array {
   return concatBytes(encodeVarint(fieldNumber * 8 + 2), encodeVarint(value.length), value);
 }
 
-/** `Transaction.raw` has `contract` (field 11) as a length-delimited field. */
+/** `Transaction.raw` has at least one `contract` (field 11), a message with its `parameter` (field 2, an Any). */
 function isRawData(fields: ProtoField[] | undefined): boolean {
-  return !!fields?.some((field) => field.number === 11 && field.wireType === 2);
+  const contracts = fields?.filter((field) => field.number === 11);
+  return !!contracts?.length && contracts.every((field) => field.value && protoFields(field.value)?.some((inner) => inner.number === 2 && inner.wireType === 2));
 }
 
 /**
