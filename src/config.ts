@@ -9,6 +9,20 @@ export interface Config {
   masterKey?: string;
   logLevel: string;
   bodyLimitBytes: number;
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** STRONGROOM_WEBHOOK_ALLOW_PRIVATE=1: allow http and loopback/private destinations (development, tests). */
+  allowPrivate: boolean;
+  /** How often the delivery worker looks for due deliveries when not woken by a new event. */
+  pollIntervalMs: number;
+  /** First retry delay; each retry doubles it (with jitter) up to an hour. */
+  retryBaseMs: number;
+  /** Attempts before a retryable failure becomes final. */
+  maxAttempts: number;
+  /** How long one delivery attempt may take. */
+  timeoutMs: number;
 }
 
 export interface ConfigFlags {
@@ -34,6 +48,11 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must seal and open key material with the same key-encryption key",
     );
   }
+  const positive = (name: string, fallback: number): number => {
+    const value = Number(env[name] ?? fallback);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+    return value;
+  };
   return {
     dataDir: resolveDataDir(flags.dataDir ?? env.STRONGROOM_DATA_DIR ?? ".strongroom"),
     host: flags.host ?? env.HOST ?? "127.0.0.1",
@@ -42,5 +61,12 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",
     bodyLimitBytes,
+    webhooks: {
+      allowPrivate: env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "1" || env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "true",
+      pollIntervalMs: positive("STRONGROOM_WEBHOOK_POLL_MS", 500),
+      retryBaseMs: positive("STRONGROOM_WEBHOOK_RETRY_BASE_MS", 1000),
+      maxAttempts: positive("STRONGROOM_WEBHOOK_MAX_ATTEMPTS", 10),
+      timeoutMs: positive("STRONGROOM_WEBHOOK_TIMEOUT_MS", 10_000),
+    },
   };
 }

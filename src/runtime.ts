@@ -3,6 +3,7 @@ import { createKeyEncryptionKey, loadOrCreateKeyFile, parseMasterKey } from "./c
 import { loadOrCreateServerKey } from "./crypto/server-keys.js";
 import type { Services } from "./services.js";
 import { openStore } from "./store/open.js";
+import { loadOrCreateWebhookKey } from "./webhooks/signing.js";
 
 /** Opens the store and loads (or creates) the key-encryption key and the server's own keys. */
 export async function openServices(config: Config, clock: () => Date = () => new Date()): Promise<Services> {
@@ -11,7 +12,8 @@ export async function openServices(config: Config, clock: () => Date = () => new
     const kek = createKeyEncryptionKey(config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(config.dataDir));
     const signer = await loadOrCreateServerKey(db, kek, "signer");
     const encryptionKey = await loadOrCreateServerKey(db, kek, "encryption");
-    return { db, kek, signer, encryptionKey, clock };
+    const signingKey = await loadOrCreateWebhookKey(db, kek);
+    return { db, kek, signer, encryptionKey, clock, webhooks: { ...config.webhooks, signingKey, wake: () => undefined } };
   } catch (error) {
     await db.close();
     throw error;

@@ -1,6 +1,8 @@
 import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
 import type { ServerKey } from "./crypto/server-keys.js";
+import type { WebhookSettings } from "./config.js";
 import type { Database } from "./store/database.js";
+import type { WebhookSigningKey } from "./webhooks/signing.js";
 
 /** What handlers may use besides their transaction: plain objects, no container. */
 export interface Services {
@@ -10,4 +12,9 @@ export interface Services {
   /** A P-256 key of its own that clients encrypt secrets to (and the first half of app proofs' key). */
   encryptionKey: ServerKey;
   clock: () => Date;
+  webhooks: WebhookSettings & {
+    signingKey: WebhookSigningKey;
+    /** Tells the delivery worker that new deliveries were committed (no-op when none runs). */
+    wake(): void;
+  };
 }

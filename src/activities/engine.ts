@@ -124,6 +124,7 @@ export async function submitActivity(
       const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
       return runHandler(tx, services, { id: activityId, organization, definition, params }, now, onError, proofs);
     });
+    services.webhooks.wake();
     const votes = await services.db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [activityId]);
     return { activity: activityRecord(row, votes, principal.user.id) };
   } catch (error) {

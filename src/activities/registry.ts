@@ -8,6 +8,7 @@ import { signingActivities } from "./signing/index.js";
 import { smartContractInterfaceActivities } from "./smart-contract-interfaces/index.js";
 import { userActivities } from "./users/index.js";
 import { walletActivities } from "./wallets/index.js";
+import { webhookActivities } from "./webhooks/index.js";
 
 /** Every activity Strongroom serves; the router, the docs table and the compatibility tests read this. */
 export const activityDefinitions: ActivityDefinition[] = [
@@ -20,6 +21,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...signingActivities,
   ...policyActivities,
   ...smartContractInterfaceActivities,
+  ...webhookActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));

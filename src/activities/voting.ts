@@ -8,6 +8,7 @@ import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import { isUniqueViolation, type Queryable } from "../store/database.js";
 import type { ActivityDefinition } from "./definition.js";
+import { emitActivityUpdate } from "../webhooks/outbox.js";
 import { appProofsFor, type ProofContext } from "./app-proofs.js";
 import { loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
 import { activitiesByType } from "./registry.js";
@@ -65,6 +66,7 @@ export async function recordEvaluations(tx: Queryable, activityId: string, organ
   ]);
 }
 
+/** Sets an activity's status and queues its ACTIVITY_UPDATES webhooks in the same transaction. */
 export async function setStatus(tx: Queryable, activityId: string, status: string, now: Date, failure?: ApiError): Promise<ActivityRow> {
   const [row] = await tx.query<ActivityRow>("UPDATE activities SET status = $2, failure = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *", [
     activityId,
@@ -72,6 +74,7 @@ export async function setStatus(tx: Queryable, activityId: string, status: strin
     failure ? JSON.stringify(failure.toBody()) : null,
     now,
   ]);
+  await emitActivityUpdate(tx, row!, now);
   return row!;
 }
 
@@ -111,6 +114,7 @@ export async function runHandler(
       "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
       [activity.id, JSON.stringify(result), JSON.stringify(appProofs), now],
     );
+    await emitActivityUpdate(tx, row!, now);
     return row!;
   } catch (error) {
     if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
@@ -189,6 +193,7 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
     else await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activity.id, now]);
   });
+  services.webhooks.wake();
   const record = await loadActivityRecord(services.db, "id", target.id, principal.user.id);
   if (!record) throw internalError(`activity ${target.id} vanished`);
   return record;

@@ -15,6 +15,8 @@ export interface QueryDefinition<S extends TObject = TObject> {
   operation: string;
   sdkMethod: string;
   summary: string;
+  /** Strongroom's own addition, not part of the upstream API (no SDK method calls it). */
+  strongroomOnly?: boolean;
   /** The request body, `organizationId` included. */
   body: S;
   execute(ctx: QueryContext, body: Static<S>): Promise<Record<string, unknown>>;

@@ -6,6 +6,7 @@ import { policyQueries } from "./policies/index.js";
 import { smartContractInterfaceQueries } from "./smart-contract-interfaces/index.js";
 import { privateKeyQueries } from "./private-keys/index.js";
 import { userQueries } from "./users/index.js";
+import { webhookQueries } from "./webhooks/index.js";
 import { walletQueries } from "./wallets/index.js";
 
 /** Every query Strongroom serves; the router, the docs table and the compatibility tests read this. */
@@ -18,6 +19,7 @@ export const queryDefinitions: QueryDefinition[] = [
   ...privateKeyQueries,
   ...policyQueries,
   ...smartContractInterfaceQueries,
+  ...webhookQueries,
 ].sort((a, b) =>
   a.operation.localeCompare(b.operation),
 );

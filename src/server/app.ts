@@ -7,6 +7,7 @@ import { queriesByOperation } from "../queries/registry.js";
 import { runQuery } from "../queries/engine.js";
 import type { Services } from "../services.js";
 import { createMetrics } from "./metrics.js";
+import { webhookJwks } from "../webhooks/signing.js";
 import { openApiDocument } from "./openapi.js";
 
 export interface AppOptions {
@@ -102,7 +103,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body)));
   });
 
-  app.get("/public/v1/discovery/keys", async () => ({ signerPublicKey: services.signer.publicKeyHex }));
+  app.get("/public/v1/discovery/keys", async () => ({ signerPublicKey: services.signer.publicKeyHex, encryptionPublicKey: services.encryptionKey.publicKeyHex }));
+  app.get("/public/v1/discovery/webhooks/jwks", async (_request, reply) => {
+    void reply.header("cache-control", "public, max-age=86400, s-maxage=86400, stale-if-error=604800");
+    return webhookJwks(services.webhooks.signingKey);
+  });
 
   const openApi = openApiDocument();
   app.get("/openapi.json", async () => openApi);

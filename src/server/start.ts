@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
 import { openServices } from "../runtime.js";
 import type { Services } from "../services.js";
+import { startDeliveryWorker } from "../webhooks/worker.js";
 import { buildApp } from "./app.js";
 
 export interface RunningServer {
@@ -21,6 +22,8 @@ export async function startServer(config: Config, clock?: () => Date): Promise<R
     await services.db.close();
     throw error;
   }
+  const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"));
+  services.webhooks.wake = worker.wake;
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -30,6 +33,7 @@ export async function startServer(config: Config, clock?: () => Date): Promise<R
     url: `http://${host}:${port}`,
     async close() {
       await app.close();
+      await worker.stop();
       await services.db.close();
     },
   };

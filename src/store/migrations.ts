@@ -2,6 +2,7 @@ import type { Database } from "./database.js";
 import { foundation } from "./migrations/0001-foundation.js";
 import { wallets } from "./migrations/0002-wallets.js";
 import { policies } from "./migrations/0003-policies.js";
+import { webhooks } from "./migrations/0004-webhooks.js";
 
 export interface Migration {
   version: number;
@@ -17,6 +18,7 @@ export const migrations: Migration[] = [
   foundation,
   wallets,
   policies,
+  webhooks,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */

@@ -34,7 +34,7 @@ async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; dr
   };
 }
 
-export async function startTestServer(options: { clock?: () => Date } = {}): Promise<TestServer> {
+export async function startTestServer(options: { clock?: () => Date; env?: Record<string, string> } = {}): Promise<TestServer> {
   const baseUrl = process.env.DATABASE_URL;
   const database = baseUrl ? await freshPostgresDatabase(baseUrl) : undefined;
   const config = resolveConfig(
@@ -43,6 +43,7 @@ export async function startTestServer(options: { clock?: () => Date } = {}): Pro
       DATABASE_URL: database?.url,
       STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+      ...options.env,
     },
   );
   const server = await startServer(config, options.clock);
