@@ -36,7 +36,7 @@ async function adminQuery(baseUrl: string, sql: string): Promise<void> {
  * Strongroom built from this checkout, in a process of its own, on a fresh data directory — or, with
  * DATABASE_URL, on a fresh database created beside the one it names (dropped afterwards).
  */
-export async function startStrongroom(): Promise<Strongroom> {
+export async function startStrongroom(extraEnv: Record<string, string> = {}): Promise<Strongroom> {
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
   const baseUrl = process.env.DATABASE_URL;
   const database = `strongroom_bench_${randomBytes(6).toString("hex")}`;
@@ -53,6 +53,7 @@ export async function startStrongroom(): Promise<Strongroom> {
     STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "warn",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...extraEnv,
   };
   const root = JSON.parse(execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" })) as Strongroom["root"];
   const port = await freePort();
