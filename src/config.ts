@@ -10,6 +10,16 @@ export interface Config {
   logLevel: string;
   bodyLimitBytes: number;
   webhooks: WebhookSettings;
+  evm: EvmSettings;
+}
+
+export interface EvmSettings {
+  /** EVM_RPC_URL: a JSON-RPC endpoint whose chain Strongroom watches for balance changes of Ethereum accounts. */
+  rpcUrl?: string;
+  /** EVM_POLL_MS: how often new blocks are read. */
+  pollIntervalMs: number;
+  /** EVM_FINALITY_DEPTH: blocks after which a change counts as final; unset, the node's `finalized` block decides. */
+  finalityDepth?: number;
 }
 
 export interface WebhookSettings {
@@ -61,6 +71,11 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",
     bodyLimitBytes,
+    evm: {
+      rpcUrl: env.EVM_RPC_URL || undefined,
+      pollIntervalMs: positive("EVM_POLL_MS", 2000),
+      finalityDepth: env.EVM_FINALITY_DEPTH ? positive("EVM_FINALITY_DEPTH", 1) : undefined,
+    },
     webhooks: {
       allowPrivate: env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "1" || env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "true",
       pollIntervalMs: positive("STRONGROOM_WEBHOOK_POLL_MS", 500),

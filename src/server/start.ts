@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
 import { openServices } from "../runtime.js";
 import type { Services } from "../services.js";
+import { startBalanceWatcher } from "../webhooks/balances.js";
 import { startDeliveryWorker } from "../webhooks/worker.js";
 import { buildApp } from "./app.js";
 
@@ -24,6 +25,7 @@ export async function startServer(config: Config, clock?: () => Date): Promise<R
   }
   const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"));
   services.webhooks.wake = worker.wake;
+  const watcher = config.evm.rpcUrl ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher")) : undefined;
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -33,6 +35,7 @@ export async function startServer(config: Config, clock?: () => Date): Promise<R
     url: `http://${host}:${port}`,
     async close() {
       await app.close();
+      await watcher?.stop();
       await worker.stop();
       await services.db.close();
     },

@@ -3,6 +3,7 @@ import { foundation } from "./migrations/0001-foundation.js";
 import { wallets } from "./migrations/0002-wallets.js";
 import { policies } from "./migrations/0003-policies.js";
 import { webhooks } from "./migrations/0004-webhooks.js";
+import { balances } from "./migrations/0005-balances.js";
 
 export interface Migration {
   version: number;
@@ -19,6 +20,7 @@ export const migrations: Migration[] = [
   wallets,
   policies,
   webhooks,
+  balances,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */
