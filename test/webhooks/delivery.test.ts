@@ -151,3 +151,33 @@ describe("webhook destinations without STRONGROOM_WEBHOOK_ALLOW_PRIVATE", () => 
     }
   });
 });
+
+describe("webhook destinations at dial time", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { STRONGROOM_WEBHOOK_POLL_MS: "20", STRONGROOM_WEBHOOK_MAX_ATTEMPTS: "1" } });
+  });
+  afterAll(async () => server.close());
+
+  it("are resolved again when the worker connects, so a name that now points inside is not dialled", async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      // As if the name had resolved to a public address when the endpoint was created.
+      const url = receiver.url.replace("127.0.0.1", "localhost");
+      await server.services.db.query("INSERT INTO webhook_endpoints (id, organization_id, url, name, created_at, updated_at) VALUES ('e1', $1, $2, 'rebound', now(), now())", [server.root.organizationId, url]);
+      await server.services.db.query("INSERT INTO webhook_subscriptions (endpoint_id, position, event_type) VALUES ('e1', 0, 'ACTIVITY_UPDATES')");
+      await server.client().createUserTag({ userTagName: "not for localhost", userIds: [] });
+      const deadline = Date.now() + 5000;
+      let deliveries = await deliveriesOf(server, "e1");
+      while (deliveries[0]?.status !== "DELIVERY_STATUS_FAILED" && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        deliveries = await deliveriesOf(server, "e1");
+      }
+      expect(deliveries[0]).toMatchObject({ status: "DELIVERY_STATUS_FAILED" });
+      expect((deliveries[0] as unknown as { lastError: string }).lastError).toContain("loopback");
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
