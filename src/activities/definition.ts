@@ -8,6 +8,8 @@ export interface ActivityContext {
   tx: Queryable;
   organization: OrganizationRow;
   activityId: string;
+  /** The user who submitted the activity (its first vote). */
+  requesterUserId: string;
   now: Date;
   services: Services;
 }
@@ -32,7 +34,7 @@ export interface ActivityDefinition<S extends TObject = TObject> {
    * The user whose own credentials or profile the activity manages; requesters may always do
    * that for themselves (the documented implicit permission).
    */
-  selfServiceUserId?: (params: Static<S>) => string | undefined;
+  selfServiceUserId?: (params: Static<S>, requesterUserId: string) => string | undefined;
   /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
   vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
   /** Runs inside the activity's transaction; throws ApiError for a business failure. */

@@ -122,7 +122,7 @@ export async function submitActivity(
       }
       if (decision.outcome === "consensus-needed") return setStatus(tx, activityId, "ACTIVITY_STATUS_CONSENSUS_NEEDED", now);
       const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
-      return runHandler(tx, services, { id: activityId, organization, definition, params }, now, onError, proofs);
+      return runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, organization, definition, params }, now, onError, proofs);
     });
     services.webhooks.wake();
     const votes = await services.db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [activityId]);

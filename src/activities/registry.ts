@@ -4,6 +4,7 @@ import { invitationActivities } from "./invitations/index.js";
 import { organizationActivities } from "./organizations/index.js";
 import { policyActivities } from "./policies/index.js";
 import { privateKeyActivities } from "./private-keys/index.js";
+import { sessionActivities } from "./sessions/index.js";
 import { signingActivities } from "./signing/index.js";
 import { smartContractInterfaceActivities } from "./smart-contract-interfaces/index.js";
 import { userActivities } from "./users/index.js";
@@ -22,6 +23,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...policyActivities,
   ...smartContractInterfaceActivities,
   ...webhookActivities,
+  ...sessionActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));

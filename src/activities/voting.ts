@@ -87,6 +87,7 @@ function failureOf(error: unknown): ApiError | undefined {
 
 export interface AllowedActivity {
   id: string;
+  requesterUserId: string;
   organization: OrganizationRow;
   definition: ActivityDefinition;
   params: Record<string, unknown>;
@@ -108,7 +109,7 @@ export async function runHandler(
   const { definition } = activity;
   await tx.query("SAVEPOINT handler");
   try {
-    const result = { [definition.resultKey]: await definition.execute({ tx, organization: activity.organization, activityId: activity.id, now, services }, activity.params) };
+    const result = { [definition.resultKey]: await definition.execute({ tx, organization: activity.organization, activityId: activity.id, requesterUserId: activity.requesterUserId, now, services }, activity.params) };
     const appProofs = proofs ? await appProofsFor(tx, services, { organization: activity.organization, type: definition.type, params: activity.params, result }, proofs, now) : [];
     const [row] = await tx.query<ActivityRow>(
       "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
@@ -188,7 +189,8 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     await recordEvaluations(tx, activity.id, organization.id, cast.id, decision, now);
     if (decision.outcome === "allow") {
       const proofs = activity.generate_app_proofs ? proofContext(activity.fingerprint, decision, [...live, cast]) : undefined;
-      await runHandler(tx, services, { id: activity.id, organization, definition, params }, now, vote.onError, proofs);
+      const [first] = await tx.query<{ user_id: string }>("SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1", [activity.id]);
+      await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, organization, definition, params }, now, vote.onError, proofs);
     }
     else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
     else await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activity.id, now]);

@@ -1,4 +1,6 @@
-import { unauthenticated } from "../errors.js";
+import type { ServerKey } from "../crypto/server-keys.js";
+import { permissionDenied, unauthenticated } from "../errors.js";
+import { SessionJwtError, verifySessionJwt } from "./session-jwt.js";
 import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
 import type { ApiKeyRow, AuthenticatorRow } from "../records/users.js";
 import type { Queryable } from "../store/database.js";
@@ -9,7 +11,7 @@ import { verifyWebAuthnStamp } from "./webauthn.js";
 export interface Principal {
   user: { id: string; name: string; organizationId: string; isRoot: boolean };
   /** The API key or authenticator that signed; `credentialId` is a passkey's WebAuthn credential id. */
-  credential: { kind: "api-key" | "webauthn"; id: string; type: string; publicKey: string; credentialId?: string };
+  credential: { kind: "api-key" | "webauthn" | "read-only-session"; id: string; type: string; publicKey: string; credentialId?: string };
   /** True when the credential belongs to the target organization's parent (read-only access). */
   viaParent: boolean;
   /** What a vote records of the stamp. */
@@ -96,6 +98,31 @@ async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind:
   };
 }
 
+async function authenticateSession(db: Queryable, signer: ServerKey, token: string, org: OrganizationRow, now: Date): Promise<Principal> {
+  let claims;
+  try {
+    claims = verifySessionJwt(signer, token, now);
+  } catch (error) {
+    if (error instanceof SessionJwtError) throw unauthenticated(`X-Session is not a valid read-only session: ${error.message}`, "SESSION_INVALID");
+    throw error;
+  }
+  if (claims.session_type !== "SESSION_TYPE_READ_ONLY") throw unauthenticated("X-Session holds a read-write session token; only read-only sessions are accepted there", "SESSION_INVALID");
+  if (claims.organization_id !== org.id && claims.organization_id !== org.parent_id) {
+    throw unauthenticated(`the read-only session belongs to organization ${claims.organization_id}, not ${scopeDescription(org)}`, "SESSION_INVALID");
+  }
+  const [user] = await db.query<{ id: string; name: string; organization_id: string; is_root: boolean }>(
+    "SELECT id, name, organization_id, is_root FROM users WHERE id = $1 AND organization_id = $2",
+    [claims.user_id, claims.organization_id],
+  );
+  if (!user) throw unauthenticated(`the read-only session's user ${claims.user_id} no longer exists`, "SESSION_INVALID");
+  return {
+    user: { id: user.id, name: user.name, organizationId: user.organization_id, isRoot: user.is_root },
+    credential: { kind: "read-only-session", id: claims.user_id, type: "READ_ONLY_SESSION", publicKey: "" },
+    viaParent: user.organization_id !== org.id,
+    stamp: { publicKey: "", scheme: "", signature: "" },
+  };
+}
+
 /**
  * Establishes who signed a request to an organization: parses the stamp, verifies an API-key
  * signature over the exact body bytes (before touching the database, so unsigned callers learn
@@ -107,7 +134,17 @@ export async function authenticate(
   rawBody: Buffer,
   organizationId: string,
   now: Date,
+  /** For queries: the signer key read-only session tokens (X-Session) are verified with. */
+  readOnlySessions?: ServerKey,
 ): Promise<{ principal: Principal; organization: OrganizationRow }> {
+  const session = headers["x-session"];
+  if (typeof session === "string" && headers["x-stamp"] === undefined && headers["x-stamp-webauthn"] === undefined) {
+    if (!readOnlySessions) {
+      throw permissionDenied("a read-only session (X-Session) can only read; submitting an activity needs a stamp (X-Stamp or X-Stamp-WebAuthn)", "READ_ONLY_SESSION");
+    }
+    const organization = await requireOrganization(db, organizationId);
+    return { principal: await authenticateSession(db, readOnlySessions, session, organization, now), organization };
+  }
   const stamp = parseStamp(headers);
   if (stamp.kind === "api-key" && !verifyApiKeySignature(stamp, rawBody)) {
     throw unauthenticated(

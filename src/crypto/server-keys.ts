@@ -34,6 +34,18 @@ export async function loadOrCreateServerKey(db: Queryable, kek: KeyEncryptionKey
   return serverKeyFromSecret(kek.open(row.sealed, context));
 }
 
+const HALF_ORDER = p256.Point.Fn.ORDER >> 1n;
+
+/**
+ * ECDSA P-256 over SHA-256 (node's native signer), normalized to low S, so that verifiers which insist
+ * on it (noble's default, many wallets) accept every signature, not half of them.
+ */
+function lowS(data: Uint8Array, privateKey: KeyObject): Uint8Array {
+  const raw = new Uint8Array(sign("sha256", data, { key: privateKey, dsaEncoding: "ieee-p1363" }));
+  const signature = p256.Signature.fromBytes(raw, "compact");
+  return signature.s > HALF_ORDER ? new p256.Signature(signature.r, p256.Point.Fn.ORDER - signature.s).toBytes("compact") : raw;
+}
+
 export function serverKeyFromSecret(secret: Uint8Array): ServerKey {
   const publicKey = p256.getPublicKey(secret, false);
   const jwk = {
@@ -49,7 +61,7 @@ export function serverKeyFromSecret(secret: Uint8Array): ServerKey {
     privateKey,
     publicKey: createPublicKey(privateKey),
     secret,
-    signDer: (data) => new Uint8Array(sign("sha256", data, privateKey)),
-    signRaw: (data) => new Uint8Array(sign("sha256", data, { key: privateKey, dsaEncoding: "ieee-p1363" })),
+    signDer: (data) => p256.Signature.fromBytes(lowS(data, privateKey), "compact").toBytes("der"),
+    signRaw: (data) => lowS(data, privateKey),
   };
 }

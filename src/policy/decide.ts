@@ -134,7 +134,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   }
   if (evaluations.some((e) => e.outcome === "OUTCOME_ALLOW")) return { outcome: "allow", evaluations };
   const submitter = approvals[0]?.userId;
-  const selfTarget = definition.selfServiceUserId?.(input.params as never);
+  const selfTarget = submitter === undefined ? undefined : definition.selfServiceUserId?.(input.params as never, submitter);
   if (selfTarget !== undefined && selfTarget === submitter) return { outcome: "allow", evaluations };
   if (rootApprovals > 0 || evaluations.some((e) => e.outcome === "OUTCOME_REQUIRES_CONSENSUS")) return { outcome: "consensus-needed", evaluations };
   return {

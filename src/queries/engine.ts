@@ -6,13 +6,14 @@ import type { QueryDefinition } from "./definition.js";
 
 /**
  * The query pipeline: parse → authenticate (a credential of the organization, or of its parent,
- * which may read its sub-organizations) → validate → execute. Queries write nothing.
+ * which may read its sub-organizations, or a read-only session token in X-Session) → validate →
+ * execute. Queries write nothing.
  */
 export async function runQuery(services: Services, definition: QueryDefinition, headers: RequestHeaders, rawBody: Buffer): Promise<Record<string, unknown>> {
   const now = services.clock();
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now);
+  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, services.signer);
   const input = validate(definition.body, body, "");
   return definition.execute({ organization, principal, now, services }, input);
 }
