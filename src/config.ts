@@ -9,6 +9,8 @@ export interface Config {
   masterKey?: string;
   logLevel: string;
   bodyLimitBytes: number;
+  /** TRUST_PROXY: comma-separated addresses or CIDRs of proxies whose X-Forwarded-For is believed. */
+  trustProxy: string[];
   webhooks: WebhookSettings;
   evm: EvmSettings;
 }
@@ -71,6 +73,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",
     bodyLimitBytes,
+    trustProxy: (env.TRUST_PROXY ?? "").split(",").map((p) => p.trim()).filter(Boolean),
     evm: {
       rpcUrl: env.EVM_RPC_URL || undefined,
       pollIntervalMs: positive("EVM_POLL_MS", 2000),

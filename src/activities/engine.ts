@@ -72,11 +72,12 @@ export async function submitActivity(
   headers: RequestHeaders,
   rawBody: Buffer,
   onError: (error: unknown) => void,
+  clientIp?: string,
 ): Promise<ActivityOutcome> {
   const now = services.clock();
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now);
+  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { clientIp });
 
   checkLiveness(body.timestampMs, now);
   if (body.type !== definition.type) {

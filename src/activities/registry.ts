@@ -1,6 +1,7 @@
 import type { ActivityDefinition } from "./definition.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
+import { ipAllowlistActivities } from "./ip-allowlists/index.js";
 import { organizationActivities } from "./organizations/index.js";
 import { policyActivities } from "./policies/index.js";
 import { privateKeyActivities } from "./private-keys/index.js";
@@ -24,6 +25,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...smartContractInterfaceActivities,
   ...webhookActivities,
   ...sessionActivities,
+  ...ipAllowlistActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));

@@ -1,5 +1,6 @@
 import type { ServerKey } from "../crypto/server-keys.js";
 import { permissionDenied, unauthenticated } from "../errors.js";
+import { checkIpAllowlist } from "./ip-allowlist.js";
 import { SessionJwtError, verifySessionJwt } from "./session-jwt.js";
 import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
 import type { ApiKeyRow, AuthenticatorRow } from "../records/users.js";
@@ -134,9 +135,14 @@ export async function authenticate(
   rawBody: Buffer,
   organizationId: string,
   now: Date,
-  /** For queries: the signer key read-only session tokens (X-Session) are verified with. */
-  readOnlySessions?: ServerKey,
+  options: {
+    /** For queries: the signer key read-only session tokens (X-Session) are verified with. */
+    readOnlySessions?: ServerKey;
+    /** The client's address (the socket's, or X-Forwarded-For through TRUST_PROXY), for IP allowlists. */
+    clientIp?: string;
+  } = {},
 ): Promise<{ principal: Principal; organization: OrganizationRow }> {
+  const { readOnlySessions } = options;
   const session = headers["x-session"];
   if (typeof session === "string" && headers["x-stamp"] === undefined && headers["x-stamp-webauthn"] === undefined) {
     if (!readOnlySessions) {
@@ -155,5 +161,6 @@ export async function authenticate(
   const organization = await requireOrganization(db, organizationId);
   const principal =
     stamp.kind === "api-key" ? await authenticateApiKey(db, stamp, organization, now) : await authenticateWebAuthn(db, stamp, rawBody, organization);
+  await checkIpAllowlist(db, principal, organization, options.clientIp);
   return { principal, organization };
 }

@@ -9,11 +9,11 @@ import type { QueryDefinition } from "./definition.js";
  * which may read its sub-organizations, or a read-only session token in X-Session) → validate →
  * execute. Queries write nothing.
  */
-export async function runQuery(services: Services, definition: QueryDefinition, headers: RequestHeaders, rawBody: Buffer): Promise<Record<string, unknown>> {
+export async function runQuery(services: Services, definition: QueryDefinition, headers: RequestHeaders, rawBody: Buffer, clientIp?: string): Promise<Record<string, unknown>> {
   const now = services.clock();
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, services.signer);
+  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { readOnlySessions: services.signer, clientIp });
   const input = validate(definition.body, body, "");
   return definition.execute({ organization, principal, now, services }, input);
 }

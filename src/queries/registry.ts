@@ -1,6 +1,7 @@
 import type { QueryDefinition } from "./definition.js";
 import { activityQueries } from "./activities/index.js";
 import { credentialQueries } from "./credentials/index.js";
+import { ipAllowlistQueries } from "./ip-allowlists/index.js";
 import { organizationQueries } from "./organizations/index.js";
 import { policyQueries } from "./policies/index.js";
 import { smartContractInterfaceQueries } from "./smart-contract-interfaces/index.js";
@@ -20,6 +21,7 @@ export const queryDefinitions: QueryDefinition[] = [
   ...policyQueries,
   ...smartContractInterfaceQueries,
   ...webhookQueries,
+  ...ipAllowlistQueries,
 ].sort((a, b) =>
   a.operation.localeCompare(b.operation),
 );

@@ -15,6 +15,8 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** Where logs go (stdout by default). */
   logStream?: NodeJS.WritableStream;
+  /** Addresses or CIDRs of proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
+  trustProxy?: string[];
 }
 
 /** The headers the browser SDKs send; preflights must allow them. */
@@ -53,6 +55,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
     routerOptions: { ignoreDuplicateSlashes: true },
+    // X-Forwarded-For is believed only from the proxies TRUST_PROXY names.
+    ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
   });
   const metrics = createMetrics();
 
@@ -90,8 +94,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.post<{ Params: { operation: string } }>("/public/v1/submit/:operation", async (request, reply) => {
     const definition = activitiesByOperation.get(request.params.operation);
     if (!definition) throw notFound(`unknown activity operation ${JSON.stringify(request.params.operation)}`);
-    const outcome = await submitActivity(services, definition, request.headers, rawBody(request.body), (error) =>
-      request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
+    const outcome = await submitActivity(
+      services,
+      definition,
+      request.headers,
+      rawBody(request.body),
+      (error) => request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
+      request.ip,
     );
     metrics.activities.inc({ type: definition.type, status: outcome.activity.status });
     return reply.send(outcome);
@@ -100,7 +109,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.post<{ Params: { operation: string } }>("/public/v1/query/:operation", async (request, reply) => {
     const definition = queriesByOperation.get(request.params.operation);
     if (!definition) throw notFound(`unknown query operation ${JSON.stringify(request.params.operation)}`);
-    return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body)));
+    return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body), request.ip));
   });
 
   app.get("/public/v1/discovery/keys", async () => ({ signerPublicKey: services.signer.publicKeyHex, encryptionPublicKey: services.encryptionKey.publicKeyHex }));

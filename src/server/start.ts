@@ -16,7 +16,7 @@ export interface RunningServer {
 /** Opens storage and keys, then serves HTTP until closed. */
 export async function startServer(config: Config, clock?: () => Date): Promise<RunningServer> {
   const services = await openServices(config, clock);
-  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes });
+  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {

@@ -4,6 +4,7 @@ import { wallets } from "./migrations/0002-wallets.js";
 import { policies } from "./migrations/0003-policies.js";
 import { webhooks } from "./migrations/0004-webhooks.js";
 import { balances } from "./migrations/0005-balances.js";
+import { ipAllowlists } from "./migrations/0006-ip-allowlists.js";
 
 export interface Migration {
   version: number;
@@ -21,6 +22,7 @@ export const migrations: Migration[] = [
   policies,
   webhooks,
   balances,
+  ipAllowlists,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */
