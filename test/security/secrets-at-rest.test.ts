@@ -1,14 +1,10 @@
 import { decryptExportBundle, encryptPrivateKeyToBundle, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { Turnkey } from "@turnkey/sdk-server";
 import { base58, base64 } from "@scure/base";
-import { randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { initRootOrganization } from "../../src/bootstrap.js";
-import { resolveConfig } from "../../src/config.js";
 import { generatePrivateKey } from "../../src/crypto/keys.js";
-import { openServices } from "../../src/runtime.js";
-import { buildApp } from "../../src/server/app.js";
+import { startLoggedServer } from "../helpers/logged-server.js";
 
 const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
 const SOL = { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" } as const;
@@ -26,21 +22,12 @@ function leakForms(secret: { hex?: string; text?: string }): string[] {
 
 describe("key material at rest, in logs and in responses", () => {
   it("never appears in plaintext, whatever was created, imported, exported or signed", async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    const services = await openServices(resolveConfig({ dataDir: "memory://" }, { STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex") }));
-    const app = await buildApp(services, { logLevel: "debug", logStream: stream });
-    await app.listen({ host: "127.0.0.1", port: 0 });
+    const server = await startLoggedServer();
+    const { services } = server;
     const responses: unknown[] = [];
     try {
       const root = await initRootOrganization(services);
-      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-      const client = new Turnkey({ apiBaseUrl: url, apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey!, defaultOrganizationId: root.organizationId }).apiClient();
+      const client = new Turnkey({ apiBaseUrl: server.url, apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey!, defaultOrganizationId: root.organizationId }).apiClient();
       const record = <T>(value: T): T => {
         responses.push(value);
         return value;
@@ -107,7 +94,7 @@ describe("key material at rest, in logs and in responses", () => {
       expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(["wallets", "wallet_accounts", "private_keys", "import_keys", "activities", "votes"]));
       let database = "";
       for (const { tablename } of tables) database += JSON.stringify(await services.db.query(`SELECT * FROM "${tablename}"`));
-      const places = { database, logs: lines.join(""), responses: JSON.stringify(responses) };
+      const places = { database, logs: server.log(), responses: JSON.stringify(responses) };
       expect(places.logs).toContain("/public/v1/submit/export_wallet");
       expect(places.database).toContain("sealed");
       for (const secret of secrets) {
@@ -118,8 +105,7 @@ describe("key material at rest, in logs and in responses", () => {
         }
       }
     } finally {
-      await app.close();
-      await services.db.close();
+      await server.close();
     }
   });
 });

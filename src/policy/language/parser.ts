@@ -123,16 +123,21 @@ class Parser {
       this.expectPunct(")", `to close .${name}(…)`);
       return { kind: "method", target, name, args: [predicate], variable, position };
     }
-    const args: Expr[] = [];
-    if (!this.isPunct(")")) {
-      args.push(this.parseOr());
+    return { kind: "method", target, name, args: this.parseItems(")", `to close .${name}(…)`), position };
+  }
+
+  /** Comma-separated expressions up to `close`, which is consumed. */
+  private parseItems(close: string, context: string): Expr[] {
+    const items: Expr[] = [];
+    if (!this.isPunct(close)) {
+      items.push(this.parseOr());
       while (this.isPunct(",")) {
         this.advance();
-        args.push(this.parseOr());
+        items.push(this.parseOr());
       }
     }
-    this.expectPunct(")", `to close .${name}(…)`);
-    return { kind: "method", target, name, args, position };
+    this.expectPunct(close, context);
+    return items;
   }
 
   private parsePrimary(): Expr {
@@ -150,15 +155,7 @@ class Parser {
       if (token.value === "true" || token.value === "false") return { kind: "bool", value: token.value === "true", position: token.position };
       if (FUNCTIONS.has(token.value) && this.isPunct("(")) {
         this.advance();
-        const args: Expr[] = [];
-        if (!this.isPunct(")")) {
-          args.push(this.parseOr());
-          while (this.isPunct(",")) {
-            this.advance();
-            args.push(this.parseOr());
-          }
-        }
-        this.expectPunct(")", `to close ${token.value}(…)`);
+        const args = this.parseItems(")", `to close ${token.value}(…)`);
         return { kind: "call", name: token.value as "Timestamp" | "CronSpan", args, position: token.position };
       }
       return { kind: "identifier", name: token.value, position: token.position };
@@ -171,16 +168,7 @@ class Parser {
     }
     if (this.isPunct("[")) {
       const open = this.advance();
-      const items: Expr[] = [];
-      if (!this.isPunct("]")) {
-        items.push(this.parseOr());
-        while (this.isPunct(",")) {
-          this.advance();
-          items.push(this.parseOr());
-        }
-      }
-      this.expectPunct("]", "to close the list");
-      return { kind: "list", items, position: open.position };
+      return { kind: "list", items: this.parseItems("]", "to close the list"), position: open.position };
     }
     throw new PolicySyntaxError(token.position, `expected a value (a name, a 'string', a number, true, false, a list or a parenthesis), but found ${describeToken(token)}`);
   }

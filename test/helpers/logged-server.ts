@@ -1,0 +1,28 @@
+import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
+import { resolveConfig } from "../../src/config.js";
+import { openServices } from "../../src/runtime.js";
+import { buildApp } from "../../src/server/app.js";
+
+/** An in-memory server whose log lines are collected, for tests that read the logs. */
+export async function startLoggedServer() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const services = await openServices(resolveConfig({ dataDir: "memory://" }, { STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex") }));
+  const app = await buildApp(services, { logLevel: "debug", logStream: stream });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return {
+    services,
+    url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    log: () => lines.join(""),
+    async close() {
+      await app.close();
+      await services.db.close();
+    },
+  };
+}
