@@ -6,6 +6,7 @@ import { resolvePublic } from "./destinations.js";
 
 interface DeliveryRow {
   id: string;
+  seq: string;
   endpoint_id: string;
   organization_id: string;
   event_type: string;
@@ -79,42 +80,80 @@ export function backoffMs(base: number, attempts: number): number {
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
+/** How many consecutive events of one endpoint one claim takes (sent in order, stopping at a failure). */
+const RUN_LENGTH = 16;
+
 /**
- * Claims due deliveries: the oldest pending one of each endpoint (deliveries are ordered per endpoint,
- * one in flight at a time), locked with SKIP LOCKED so several processes never claim the same row, and
- * leased, so the claim of a process that dies is taken up again when the lease runs out.
+ * Claims due deliveries: for endpoints whose oldest pending event is due and unclaimed, that event and the
+ * ones queued behind it (deliveries are ordered per endpoint, one in flight at a time). Rows are locked
+ * with SKIP LOCKED so several processes never claim the same one, and leased, so the claim of a process
+ * that dies is taken up again when the lease runs out.
  */
-async function claim(services: Services, limit: number): Promise<DeliveryRow[]> {
-  const leaseMs = services.webhooks.timeoutMs * 2 + 5_000;
+async function claim(services: Services, endpoints: number): Promise<DeliveryRow[]> {
+  const leaseMs = (services.webhooks.timeoutMs + 1_000) * RUN_LENGTH + 5_000;
   return services.db.transaction(async (tx) => {
     const due = await tx.query<{ id: string }>(
-      `SELECT d.id FROM webhook_deliveries d
-        WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.claimed_until IS NULL OR d.claimed_until < now())
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.endpoint_id = d.endpoint_id AND e.status = 'PENDING' AND e.seq < d.seq)
-        ORDER BY d.seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
+      `SELECT d.id FROM webhook_deliveries d WHERE d.id IN (
+         SELECT r.id FROM (
+           SELECT p.id, row_number() OVER (PARTITION BY p.endpoint_id ORDER BY p.seq) AS rank
+             FROM webhook_deliveries p
+            WHERE p.status = 'PENDING' AND p.endpoint_id IN (
+              SELECT h.endpoint_id FROM (
+                SELECT DISTINCT ON (endpoint_id) endpoint_id, next_attempt_at, claimed_until
+                  FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY endpoint_id, seq
+              ) h
+              WHERE h.next_attempt_at <= now() AND (h.claimed_until IS NULL OR h.claimed_until < now())
+              LIMIT $1)
+         ) r WHERE r.rank <= $2)
+       ORDER BY d.seq FOR UPDATE SKIP LOCKED`,
+      [endpoints, RUN_LENGTH],
     );
     if (due.length === 0) return [];
     return tx.query<DeliveryRow>(
-      `UPDATE webhook_deliveries d SET claimed_until = now() + ($2 || ' milliseconds')::interval, attempts = d.attempts + 1
+      `UPDATE webhook_deliveries d SET claimed_until = now() + ($2 || ' milliseconds')::interval
          FROM webhook_endpoints e WHERE d.id = ANY($1::text[]) AND e.id = d.endpoint_id
-       RETURNING d.id, d.endpoint_id, d.organization_id, d.event_type, d.body, d.attempts, e.url`,
+       RETURNING d.id, d.endpoint_id, d.organization_id, d.event_type, d.body, d.attempts, d.seq, e.url`,
       [due.map((d) => d.id), String(leaseMs)],
     );
   });
 }
 
-async function record(services: Services, row: DeliveryRow, outcome: Outcome): Promise<void> {
+/** Records one attempt's outcome; returns whether the endpoint's next event may follow. */
+async function record(services: Services, row: DeliveryRow, outcome: Outcome): Promise<boolean> {
   const { maxAttempts, retryBaseMs } = services.webhooks;
+  const attempts = row.attempts + 1;
   if (outcome.kind === "delivered") {
-    await services.db.query("UPDATE webhook_deliveries SET status = 'DELIVERED', delivered_at = now(), last_status_code = $2, last_error = NULL, claimed_until = NULL WHERE id = $1", [row.id, outcome.status]);
-  } else if (outcome.kind === "terminal" || row.attempts >= maxAttempts) {
-    await services.db.query("UPDATE webhook_deliveries SET status = 'FAILED', last_status_code = $2, last_error = $3, claimed_until = NULL WHERE id = $1", [row.id, outcome.status ?? null, outcome.error]);
-  } else {
-    await services.db.query(
-      "UPDATE webhook_deliveries SET last_status_code = $2, last_error = $3, claimed_until = NULL, next_attempt_at = now() + ($4 || ' milliseconds')::interval WHERE id = $1",
-      [row.id, outcome.status ?? null, outcome.error, String(backoffMs(retryBaseMs, row.attempts))],
-    );
+    await services.db.query("UPDATE webhook_deliveries SET status = 'DELIVERED', attempts = $2, delivered_at = now(), last_status_code = $3, last_error = NULL, claimed_until = NULL WHERE id = $1", [
+      row.id,
+      attempts,
+      outcome.status,
+    ]);
+    return true;
+  }
+  if (outcome.kind === "terminal" || attempts >= maxAttempts) {
+    await services.db.query("UPDATE webhook_deliveries SET status = 'FAILED', attempts = $2, last_status_code = $3, last_error = $4, claimed_until = NULL WHERE id = $1", [
+      row.id,
+      attempts,
+      outcome.status ?? null,
+      outcome.error,
+    ]);
+    return true;
+  }
+  await services.db.query(
+    "UPDATE webhook_deliveries SET attempts = $2, last_status_code = $3, last_error = $4, claimed_until = NULL, next_attempt_at = now() + ($5 || ' milliseconds')::interval WHERE id = $1",
+    [row.id, attempts, outcome.status ?? null, outcome.error, String(backoffMs(retryBaseMs, attempts))],
+  );
+  return false;
+}
+
+/** Sends one endpoint's claimed run in order; at a failure to retry, the rest wait behind it (claims released). */
+async function deliverRun(services: Services, run: DeliveryRow[]): Promise<void> {
+  for (const [index, row] of run.entries()) {
+    if (!(await record(services, row, await attempt(services, row)))) {
+      const rest = run.slice(index + 1).map((r) => r.id);
+      if (rest.length > 0) await services.db.query("UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY($1::text[])", [rest]);
+      return;
+    }
   }
 }
 
@@ -132,7 +171,9 @@ export function startDeliveryWorker(services: Services, onError: (error: unknown
       let claimed: DeliveryRow[] = [];
       try {
         claimed = await claim(services, 16);
-        await Promise.all(claimed.map(async (row) => record(services, row, await attempt(services, row))));
+        const runs = new Map<string, DeliveryRow[]>();
+        for (const row of claimed.sort((a, b) => Number(a.seq) - Number(b.seq))) runs.set(row.endpoint_id, [...(runs.get(row.endpoint_id) ?? []), row]);
+        await Promise.all([...runs.values()].map((run) => deliverRun(services, run)));
       } catch (error) {
         if (running) onError(error);
       }
