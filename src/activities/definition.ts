@@ -35,6 +35,12 @@ export interface ActivityDefinition<S extends TObject = TObject> {
    * that for themselves (the documented implicit permission).
    */
   selfServiceUserId?: (params: Static<S>, requesterUserId: string) => string | undefined;
+  /**
+   * Authentication activities (OTP, email auth, OAuth login) that a parent organization's user may submit
+   * for one of its sub-organizations, as the API documents; the parent's policies and root quorum decide.
+   * Every other activity is refused to parent credentials (read-only access).
+   */
+  parentMayInitiate?: boolean;
   /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
   vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
   /** Runs inside the activity's transaction; throws ApiError for a business failure. */

@@ -6,6 +6,7 @@ import { decide } from "../policy/decide.js";
 import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import { isUniqueViolation } from "../store/database.js";
+import { requireOrganization } from "../records/organizations.js";
 import type { ActivityDefinition } from "./definition.js";
 import { approvalOf, castVote, findByFingerprint, insertVote, proofContext, recordEvaluations, runHandler, setStatus, type VoteInput } from "./voting.js";
 import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
@@ -99,7 +100,7 @@ export async function submitActivity(
   const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
   if (existing) return { activity: await resubmitted(services, existing, vote) };
 
-  if (principal.viaParent) {
+  if (principal.viaParent && !definition.parentMayInitiate) {
     throw permissionDenied(
       `user ${principal.user.id} (${JSON.stringify(principal.user.name)}) belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
     );
@@ -116,7 +117,9 @@ export async function submitActivity(
         [activityId, organization.id, definition.type, fingerprint, JSON.stringify(intent), generateAppProofs, now],
       );
       const first = await insertVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-      const decision = await decide(tx, { definition, params, organization, approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }], now });
+      // A parent-initiated authentication activity is the parent's decision: its policies, its root quorum.
+      const deciding = principal.viaParent ? await requireOrganization(tx, principal.user.organizationId) : organization;
+      const decision = await decide(tx, { definition, params, organization: deciding, approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }], now });
       await recordEvaluations(tx, activityId, organization.id, first.id, decision, now);
       if (decision.outcome === "deny") {
         throw permissionDenied(`user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}`);
