@@ -12,6 +12,11 @@ export interface ActivityContext {
   requesterUserId: string;
   now: Date;
   services: Services;
+  /**
+   * Work outside the database (sending an email, say) that must happen only once the activity's
+   * transaction has committed; a failure there is logged, never undoes the activity.
+   */
+  afterCommit(task: () => Promise<void>): void;
 }
 
 /** One operation of `/public/v1/submit/<operation>`, declared in one file. */

@@ -8,7 +8,7 @@ import type { Services } from "../services.js";
 import { isUniqueViolation } from "../store/database.js";
 import { requireOrganization } from "../records/organizations.js";
 import type { ActivityDefinition } from "./definition.js";
-import { approvalOf, castVote, findByFingerprint, insertVote, proofContext, recordEvaluations, runHandler, setStatus, type VoteInput } from "./voting.js";
+import { approvalOf, castVote, runAfterCommit, type AfterCommitTask, findByFingerprint, insertVote, proofContext, recordEvaluations, runHandler, setStatus, type VoteInput } from "./voting.js";
 import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
 
 const MAX_AGE_MS = 60 * 60 * 1000;
@@ -109,6 +109,7 @@ export async function submitActivity(
   const intent = { [definition.intentKey]: body.parameters as Record<string, unknown> };
   // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
   const generateAppProofs = body.generateAppProofs === true || params.generateAppProofs === true;
+  const afterCommit: AfterCommitTask[] = [];
   try {
     const row = await services.db.transaction(async (tx) => {
       await tx.query(
@@ -126,9 +127,10 @@ export async function submitActivity(
       }
       if (decision.outcome === "consensus-needed") return setStatus(tx, activityId, "ACTIVITY_STATUS_CONSENSUS_NEEDED", now);
       const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
-      return runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, organization, definition, params }, now, onError, proofs);
+      return runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, organization, definition, params }, now, onError, proofs, afterCommit);
     });
     services.webhooks.wake();
+    runAfterCommit(afterCommit, onError);
     const votes = await services.db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [activityId]);
     return { activity: activityRecord(row, votes, principal.user.id) };
   } catch (error) {

@@ -85,6 +85,13 @@ function failureOf(error: unknown): ApiError | undefined {
   return undefined;
 }
 
+export type AfterCommitTask = () => Promise<void>;
+
+/** Runs the tasks handlers deferred until their transaction committed; failures go to the log. */
+export function runAfterCommit(tasks: AfterCommitTask[], onError: (error: unknown) => void): void {
+  for (const task of tasks) task().catch(onError);
+}
+
 export interface AllowedActivity {
   id: string;
   requesterUserId: string;
@@ -104,18 +111,22 @@ export async function runHandler(
   activity: AllowedActivity,
   now: Date,
   onError: (error: unknown) => void,
-  proofs?: ProofContext,
+  proofs: ProofContext | undefined,
+  afterCommit: AfterCommitTask[],
 ): Promise<ActivityRow> {
   const { definition } = activity;
+  const tasks: AfterCommitTask[] = [];
   await tx.query("SAVEPOINT handler");
   try {
-    const result = { [definition.resultKey]: await definition.execute({ tx, organization: activity.organization, activityId: activity.id, requesterUserId: activity.requesterUserId, now, services }, activity.params) };
+    const context = { tx, organization: activity.organization, activityId: activity.id, requesterUserId: activity.requesterUserId, now, services, afterCommit: (task: AfterCommitTask) => void tasks.push(task) };
+    const result = { [definition.resultKey]: await definition.execute(context, activity.params) };
     const appProofs = proofs ? await appProofsFor(tx, services, { organization: activity.organization, type: definition.type, params: activity.params, result }, proofs, now) : [];
     const [row] = await tx.query<ActivityRow>(
       "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
       [activity.id, JSON.stringify(result), JSON.stringify(appProofs), now],
     );
     await emitActivityUpdate(tx, row!, now);
+    afterCommit.push(...tasks);
     return row!;
   } catch (error) {
     if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
@@ -161,6 +172,7 @@ export async function castVote(services: Services, target: ActivityRow, selectio
       "ORGANIZATION_MISMATCH",
     );
   }
+  const afterCommit: AfterCommitTask[] = [];
   await services.db.transaction(async (tx) => {
     const [activity] = await tx.query<ActivityRow>("SELECT * FROM activities WHERE id = $1 FOR UPDATE", [target.id]);
     if (!activity) throw notFound(`activity ${target.id} no longer exists`);
@@ -190,12 +202,13 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     if (decision.outcome === "allow") {
       const proofs = activity.generate_app_proofs ? proofContext(activity.fingerprint, decision, [...live, cast]) : undefined;
       const [first] = await tx.query<{ user_id: string }>("SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1", [activity.id]);
-      await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, organization, definition, params }, now, vote.onError, proofs);
+      await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, organization, definition, params }, now, vote.onError, proofs, afterCommit);
     }
     else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
     else await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activity.id, now]);
   });
   services.webhooks.wake();
+  runAfterCommit(afterCommit, vote.onError);
   const record = await loadActivityRecord(services.db, "id", target.id, principal.user.id);
   if (!record) throw internalError(`activity ${target.id} vanished`);
   return record;
