@@ -30,7 +30,7 @@ function allows(rules: AllowlistRule[], ip: string): boolean {
  * The documented precedence, for API keys of a top-level organization (sub-organizations are never
  * checked): nothing applies unless the organization-level allowlist is enabled; then the key's own
  * rules if it has any, else the organization's — an enabled list with no rules allows nothing. An
- * address that cannot be read falls to onEvaluationError (DENY by default).
+ * address that cannot be read falls to onEvaluationError (DENY by default). The auth proxy's own key is exempt.
  */
 export async function checkIpAllowlist(db: Queryable, principal: Principal, organization: OrganizationRow, clientIp: string | undefined): Promise<void> {
   if (principal.credential.kind !== "api-key" || principal.viaParent || organization.parent_id) return;
@@ -40,6 +40,9 @@ export async function checkIpAllowlist(db: Queryable, principal: Principal, orga
   ]);
   const orgList = lists.find((l) => l.public_key === "");
   if (!orgList?.enabled) return;
+  // Documented: requests signed by the organization's own auth proxy are not evaluated against allowlists.
+  const [proxy] = await db.query("SELECT 1 FROM auth_proxy_configs WHERE organization_id = $1 AND public_key = $2 AND enabled", [organization.id, principal.credential.publicKey]);
+  if (proxy) return;
   const keyList = lists.find((l) => l.public_key !== "" && l.rules.length > 0);
   const applied = keyList ?? orgList;
   const which = keyList ? `the IP allowlist of API key ${principal.credential.id}` : `the IP allowlist of organization ${organization.id}`;

@@ -6,6 +6,7 @@ import { defineActivity } from "../definition.js";
 import { UserParams, createUser } from "../shared/users.js";
 import { checkMnemonicLength, insertWallet, WalletParams } from "../shared/wallets.js";
 import { generateMnemonic } from "../../crypto/mnemonic.js";
+import { verifySignupToken } from "../../auth/signup-verification.js";
 
 /** Root users are described like other users, without tags. */
 const RootUserParams = Type.Omit(UserParams, ["userTags"]);
@@ -53,6 +54,7 @@ export const createSubOrganization = defineActivity({
         [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
       );
     }
+    await verifySignupToken(services.signer, { ...params, organizationId: organization.id, rootUsers: params.rootUsers, now });
     const walletLength = params.wallet ? checkMnemonicLength(params.wallet.mnemonicLength, "wallet.mnemonicLength") : undefined;
     const subOrganizationId = randomUUID();
     const features = FEATURE_FLAGS.map(([flag, name]) => ({ name, value: params[flag] ? "false" : "true" }));

@@ -25,6 +25,24 @@ const FILTERS: Record<string, { condition: string; params: (value: string) => un
       }
     },
   },
+  /** filterValue is JSON {iss, sub, aud}: the identity an OAuth provider was registered with. */
+  OIDC_CLAIMS: {
+    condition: "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
+    params: (value) => {
+      let claims: Record<string, unknown> | undefined;
+      try {
+        claims = JSON.parse(value) as Record<string, unknown>;
+      } catch {
+        // refused below
+      }
+      if (!claims || typeof claims.iss !== "string" || typeof claims.sub !== "string" || typeof claims.aud !== "string") {
+        throw invalidArgument('filterValue: for OIDC_CLAIMS, a JSON object {"iss", "sub", "aud"} of strings', "REQUEST_INVALID", [
+          { field: "filterValue", description: "JSON {iss, sub, aud}" },
+        ]);
+      }
+      return [claims.iss, claims.sub, claims.aud];
+    },
+  },
 };
 
 export const listSuborgs = defineQuery({

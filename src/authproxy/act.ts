@@ -1,0 +1,73 @@
+import { stampWithApiKey } from "../auth/api-key-stamper.js";
+import { submitActivity } from "../activities/engine.js";
+import { activitiesByOperation } from "../activities/registry.js";
+import { ApiError, failedPrecondition, GrpcCode, type ErrorBody, type FieldViolation } from "../errors.js";
+import { runQuery } from "../queries/engine.js";
+import { queriesByOperation } from "../queries/registry.js";
+import type { Services } from "../services.js";
+import { proxyKeyContext, type AuthProxyConfigRow } from "./configs.js";
+
+/**
+ * The auth proxy acting as a client of Strongroom's own API: every request is built and stamped
+ * exactly as @turnkey/api-key-stamper would stamp it, with the proxy's key, and goes through the
+ * same pipeline as a request from outside (authentication, policies, idempotency, webhooks, audit).
+ */
+export interface ProxyActor {
+  services: Services;
+  config: AuthProxyConfigRow;
+  /** Logs a handler failure of a submitted activity. */
+  onError(error: unknown): void;
+}
+
+function proxyKey(actor: ProxyActor) {
+  const privateKey = actor.services.kek.open(actor.config.sealed_private_key, proxyKeyContext(actor.config.id));
+  return { publicKey: actor.config.public_key, privateKey };
+}
+
+/** An activity's failure, given back to the proxy's caller with the status the API would have used. */
+function failureError(failure: ErrorBody | null, activityId: string): ApiError {
+  if (!failure) return new ApiError(GrpcCode.INTERNAL, `activity ${activityId} failed without a reason`, "INTERNAL");
+  const turnkeyErrorCode = failure.details.find((d) => typeof d.turnkeyErrorCode === "string")?.turnkeyErrorCode as string | undefined;
+  const fields = (failure.details.find((d) => Array.isArray(d.fieldViolations))?.fieldViolations ?? []) as FieldViolation[];
+  return new ApiError(failure.code, failure.message, turnkeyErrorCode, fields);
+}
+
+/** Submits `operation` to `organizationId` as the proxy user and answers the activity's result (and app proofs, when asked for). */
+export async function submitAsProxy(
+  actor: ProxyActor,
+  operation: string,
+  organizationId: string,
+  parameters: Record<string, unknown>,
+  options: { generateAppProofs?: boolean } = {},
+): Promise<{ result: Record<string, unknown>; appProofs: unknown[] }> {
+  const definition = activitiesByOperation.get(operation);
+  if (!definition) {
+    throw new ApiError(GrpcCode.UNAVAILABLE, `this Strongroom has no ${operation} activity, which this auth proxy endpoint needs`, "UNIMPLEMENTED", [], 501);
+  }
+  const body = JSON.stringify({
+    type: definition.type,
+    timestampMs: String(actor.services.clock().getTime()),
+    organizationId,
+    parameters,
+    ...(options.generateAppProofs ? { generateAppProofs: true } : {}),
+  });
+  const headers = { "content-type": "application/json", "x-stamp": stampWithApiKey(body, proxyKey(actor)) };
+  const { activity } = await submitActivity(actor.services, definition, headers, Buffer.from(body, "utf8"), actor.onError);
+  if (activity.status === "ACTIVITY_STATUS_COMPLETED") {
+    return { result: (activity.result[definition.resultKey] ?? {}) as Record<string, unknown>, appProofs: activity.appProofs ?? [] };
+  }
+  if (activity.status === "ACTIVITY_STATUS_FAILED") throw failureError(activity.failure, activity.id);
+  throw failedPrecondition(
+    `activity ${activity.id} (${definition.type}) submitted by the auth proxy of organization ${actor.config.organization_id} is ${activity.status}: the organization's policies require more approvals than the proxy user's`,
+    "CONSENSUS_NEEDED",
+  );
+}
+
+/** Runs a query as the proxy user. */
+export async function queryAsProxy(actor: ProxyActor, operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const definition = queriesByOperation.get(operation);
+  if (!definition) throw new ApiError(GrpcCode.UNAVAILABLE, `this Strongroom has no ${operation} query`, "UNIMPLEMENTED", [], 501);
+  const body = JSON.stringify(input);
+  const headers = { "content-type": "application/json", "x-stamp": stampWithApiKey(body, proxyKey(actor)) };
+  return runQuery(actor.services, definition, headers, Buffer.from(body, "utf8"));
+}
