@@ -5,6 +5,8 @@ export interface Config {
   dataDir: string;
   host: string;
   port: number;
+  /** AUTH_PROXY_PORT: the auth proxy's own port (default 8090; 0 picks a free one); on the same host. */
+  authProxyPort: number;
   databaseUrl?: string;
   masterKey?: string;
   logLevel: string;
@@ -41,6 +43,7 @@ export interface ConfigFlags {
   dataDir?: string;
   host?: string;
   port?: string | number;
+  authProxyPort?: string | number;
 }
 
 /** "memory://" keeps the embedded store in memory only (tests, throwaway servers). */
@@ -51,6 +54,10 @@ function resolveDataDir(dir: string): string {
 export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(flags.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${String(flags.port ?? env.PORT)}`);
+  const authProxyPort = Number(flags.authProxyPort ?? env.AUTH_PROXY_PORT ?? 8090);
+  if (!Number.isInteger(authProxyPort) || authProxyPort < 0 || authProxyPort > 65535) {
+    throw new Error(`invalid auth proxy port ${String(flags.authProxyPort ?? env.AUTH_PROXY_PORT)}`);
+  }
   const bodyLimitBytes = Number(env.STRONGROOM_BODY_LIMIT_BYTES ?? 2 * 1024 * 1024);
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new Error("STRONGROOM_BODY_LIMIT_BYTES must be a positive integer");
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -69,6 +76,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     dataDir: resolveDataDir(flags.dataDir ?? env.STRONGROOM_DATA_DIR ?? ".strongroom"),
     host: flags.host ?? env.HOST ?? "127.0.0.1",
     port,
+    authProxyPort,
     databaseUrl,
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",

@@ -31,7 +31,7 @@ const CORS_HEADERS = [
   "X-Captcha-Token",
 ];
 
-function errorReply(error: unknown): { status: number; body: unknown } | undefined {
+export function errorReply(error: unknown): { status: number; body: unknown } | undefined {
   if (error instanceof ApiError) return { status: error.httpStatus, body: error.toBody() };
   const fastifyError = error as FastifyError;
   if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {

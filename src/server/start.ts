@@ -4,12 +4,15 @@ import { openServices } from "../runtime.js";
 import type { Services } from "../services.js";
 import { startBalanceWatcher } from "../webhooks/balances.js";
 import { startDeliveryWorker } from "../webhooks/worker.js";
+import { buildAuthProxyApp } from "../authproxy/server.js";
 import { buildApp } from "./app.js";
 
 export interface RunningServer {
   app: FastifyInstance;
   services: Services;
   url: string;
+  /** The auth proxy's base URL (AUTH_PROXY_PORT), what @turnkey/core takes as authProxyUrl. */
+  authProxyUrl: string;
   close(): Promise<void>;
 }
 
@@ -17,23 +20,30 @@ export interface RunningServer {
 export async function startServer(config: Config, clock?: () => Date): Promise<RunningServer> {
   const services = await openServices(config, clock);
   const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
+  const proxy = await buildAuthProxyApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes });
   try {
     await app.listen({ host: config.host, port: config.port });
+    await proxy.listen({ host: config.host, port: config.authProxyPort });
   } catch (error) {
+    await app.close();
     await services.db.close();
     throw error;
   }
   const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"));
   services.webhooks.wake = worker.wake;
   const watcher = config.evm.rpcUrl ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher")) : undefined;
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const urlOf = (server: FastifyInstance, fallback: number) => {
+    const address = server.server.address();
+    return `http://${host}:${typeof address === "object" && address ? address.port : fallback}`;
+  };
   return {
     app,
     services,
-    url: `http://${host}:${port}`,
+    url: urlOf(app, config.port),
+    authProxyUrl: urlOf(proxy, config.authProxyPort),
     async close() {
+      await proxy.close();
       await app.close();
       await watcher?.stop();
       await worker.stop();

@@ -76,7 +76,7 @@ describe("the strongroom CLI", () => {
 
   it("serves the API, and a second process on the same data directory is refused without harm", async () => {
     const port = await freePort();
-    serve = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--data-dir", dataDir, "--port", String(port)], { cwd: repoRoot, env: baseEnv() });
+    serve = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "0"], { cwd: repoRoot, env: baseEnv() });
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) {
       const ok = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);

@@ -28,7 +28,7 @@ export interface ServerProcess {
 /** `strongroom serve` in a process of its own, answering /health. */
 export async function startServerProcess(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), ...args], { cwd: repoRoot, env, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), "--auth-proxy-port", "0", ...args], { cwd: repoRoot, env, stdio: ["ignore", "ignore", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}`);

@@ -43,6 +43,7 @@ export async function startTestServer(options: { clock?: () => Date; env?: Recor
       DATABASE_URL: database?.url,
       STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+      AUTH_PROXY_PORT: "0",
       ...options.env,
     },
   );
