@@ -281,6 +281,18 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { allowedAuthMethods: [] });
   });
 
+  it("the proxy acts only as its policy allows: without the policy it is refused, and enabling again restores it", async () => {
+    const { policies } = await server.client().getPolicies({});
+    const policy = policies.find((p) => p.consensus.includes(proxyUserId))!;
+    expect((await server.client().deletePolicy({ policyId: policy.policyId })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    const signup = () => core().proxySignupV2({ userName: "heidi", apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] });
+    const denied = await refused(signup());
+    expect(denied.code).toBe(7);
+    expect(denied.message).toContain(proxyUserId);
+    await submit("enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
+    expect((await signup()).organizationId).toBeTruthy();
+  });
+
   it("the proxy's requests are exempt from the organization's IP allowlist, which still refuses other keys", async () => {
     const other = generateP256KeyPair();
     const added = await server.client().createApiKeys({ userId: server.root.userId, apiKeys: [{ apiKeyName: "other", publicKey: other.publicKey, curveType: "API_KEY_CURVE_P256" }] });
