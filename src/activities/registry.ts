@@ -1,4 +1,5 @@
 import type { ActivityDefinition } from "./definition.js";
+import { authenticationActivities } from "./authentication/index.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
 import { ipAllowlistActivities } from "./ip-allowlists/index.js";
@@ -26,6 +27,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...webhookActivities,
   ...sessionActivities,
   ...ipAllowlistActivities,
+  ...authenticationActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));
