@@ -15,6 +15,16 @@ export interface Config {
   trustProxy: string[];
   webhooks: WebhookSettings;
   evm: EvmSettings;
+  messaging: MessagingSettings;
+}
+
+export interface MessagingSettings {
+  /** SMTP_URL: smtp://user:pass@host:587 (or smtps://): email for OTP codes, email auth and recovery. */
+  smtpUrl?: string;
+  /** SMTP_FROM: the default sender, e.g. "Acme <no-reply@acme.example>". */
+  smtpFrom: string;
+  /** SMS_WEBHOOK_URL: receives a POST of JSON {to, channel, text} for each SMS or WhatsApp message. */
+  smsWebhookUrl?: string;
 }
 
 export interface EvmSettings {
@@ -87,6 +97,11 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       pollIntervalMs: positive("EVM_POLL_MS", 2000),
       finalityDepth: env.EVM_FINALITY_DEPTH ? positive("EVM_FINALITY_DEPTH", 1) : undefined,
     },
+    messaging: {
+      smtpUrl: urlSetting(env, "SMTP_URL", ["smtp:", "smtps:"]),
+      smtpFrom: env.SMTP_FROM || "Strongroom <no-reply@localhost>",
+      smsWebhookUrl: urlSetting(env, "SMS_WEBHOOK_URL", ["http:", "https:"]),
+    },
     webhooks: {
       allowPrivate: env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "1" || env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "true",
       pollIntervalMs: positive("STRONGROOM_WEBHOOK_POLL_MS", 500),
@@ -95,4 +110,17 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       timeoutMs: positive("STRONGROOM_WEBHOOK_TIMEOUT_MS", 10_000),
     },
   };
+}
+
+function urlSetting(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const value = env[name];
+  if (!value) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} is not a URL`);
+  }
+  if (!protocols.includes(url.protocol)) throw new Error(`${name} must start with ${protocols.map((p) => `${p}//`).join(" or ")}`);
+  return value;
 }

@@ -1,6 +1,7 @@
 import type { Config } from "./config.js";
 import { createKeyEncryptionKey, loadOrCreateKeyFile, parseMasterKey } from "./crypto/key-encryption.js";
 import { loadOrCreateServerKey } from "./crypto/server-keys.js";
+import { openMessaging } from "./messaging/index.js";
 import type { Services } from "./services.js";
 import { openStore } from "./store/open.js";
 import { loadOrCreateWebhookKey } from "./webhooks/signing.js";
@@ -13,7 +14,7 @@ export async function openServices(config: Config, clock: () => Date = () => new
     const signer = await loadOrCreateServerKey(db, kek, "signer");
     const encryptionKey = await loadOrCreateServerKey(db, kek, "encryption");
     const signingKey = await loadOrCreateWebhookKey(db, kek);
-    return { db, kek, signer, encryptionKey, clock, webhooks: { ...config.webhooks, signingKey, wake: () => undefined } };
+    return { db, kek, signer, encryptionKey, clock, messaging: openMessaging(config.messaging), webhooks: { ...config.webhooks, signingKey, wake: () => undefined } };
   } catch (error) {
     await db.close();
     throw error;

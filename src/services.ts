@@ -1,6 +1,7 @@
 import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
 import type { ServerKey } from "./crypto/server-keys.js";
 import type { WebhookSettings } from "./config.js";
+import type { Messaging } from "./messaging/index.js";
 import type { Database } from "./store/database.js";
 import type { WebhookSigningKey } from "./webhooks/signing.js";
 
@@ -12,6 +13,8 @@ export interface Services {
   /** A P-256 key of its own that clients encrypt secrets to (and the first half of app proofs' key). */
   encryptionKey: ServerKey;
   clock: () => Date;
+  /** Email and SMS/WhatsApp delivery, each present only when configured (SMTP_URL, SMS_WEBHOOK_URL). */
+  messaging: Messaging;
   webhooks: WebhookSettings & {
     signingKey: WebhookSigningKey;
     /** Tells the delivery worker that new deliveries were committed (no-op when none runs). */

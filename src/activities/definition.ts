@@ -17,6 +17,12 @@ export interface ActivityContext {
    * transaction has committed; a failure there is logged, never undoes the activity.
    */
   afterCommit(task: () => Promise<void>): void;
+  /**
+   * A write that must be kept even if the activity fails (a wrong OTP guess counts against the code):
+   * it runs in the activity's transaction after the handler's writes were rolled back, before the
+   * FAILED status is recorded. It is dropped when the activity completes or the request is refused (400).
+   */
+  keepOnFailure(write: (tx: Queryable) => Promise<void>): void;
 }
 
 /** One operation of `/public/v1/submit/<operation>`, declared in one file. */
@@ -46,6 +52,12 @@ export interface ActivityDefinition<S extends TObject = TObject> {
    * Every other activity is refused to parent credentials (read-only access).
    */
   parentMayInitiate?: boolean;
+  /**
+   * Activities whose key is equal run one at a time: the engine takes a transaction-level advisory lock on
+   * it before the handler's savepoint, so it is held until commit even when the handler fails (a lock
+   * taken inside the savepoint would be released by its rollback, letting a waiting guess in early).
+   */
+  lockKey?: (params: Static<S>) => string;
   /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
   vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
   /** Runs inside the activity's transaction; throws ApiError for a business failure. */

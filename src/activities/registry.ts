@@ -1,4 +1,5 @@
 import type { ActivityDefinition } from "./definition.js";
+import { authenticationActivities } from "./authentication/index.js";
 import { authProxyActivities } from "./auth-proxy/index.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
@@ -27,6 +28,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...webhookActivities,
   ...sessionActivities,
   ...ipAllowlistActivities,
+  ...authenticationActivities,
   ...authProxyActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 

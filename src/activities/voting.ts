@@ -116,9 +116,21 @@ export async function runHandler(
 ): Promise<ActivityRow> {
   const { definition } = activity;
   const tasks: AfterCommitTask[] = [];
+  const failureWrites: Array<(tx: Queryable) => Promise<void>> = [];
+  const lockKey = definition.lockKey?.(activity.params);
+  if (lockKey !== undefined) await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [lockKey]);
   await tx.query("SAVEPOINT handler");
   try {
-    const context = { tx, organization: activity.organization, activityId: activity.id, requesterUserId: activity.requesterUserId, now, services, afterCommit: (task: AfterCommitTask) => void tasks.push(task) };
+    const context = {
+      tx,
+      organization: activity.organization,
+      activityId: activity.id,
+      requesterUserId: activity.requesterUserId,
+      now,
+      services,
+      afterCommit: (task: AfterCommitTask) => void tasks.push(task),
+      keepOnFailure: (write: (tx: Queryable) => Promise<void>) => void failureWrites.push(write),
+    };
     const result = { [definition.resultKey]: await definition.execute(context, activity.params) };
     const appProofs = proofs ? await appProofsFor(tx, services, { organization: activity.organization, type: definition.type, params: activity.params, result }, proofs, now) : [];
     const [row] = await tx.query<ActivityRow>(
@@ -136,6 +148,7 @@ export async function runHandler(
       failure = internalError(`${definition.type} failed unexpectedly; the server log has the details (activity ${activity.id})`);
     }
     await tx.query("ROLLBACK TO SAVEPOINT handler");
+    for (const write of failureWrites) await write(tx);
     return setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, failure);
   }
 }

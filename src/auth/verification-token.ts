@@ -41,7 +41,8 @@ export async function issueVerificationToken(
 export async function verifyVerificationToken(
   signer: ServerKey,
   token: string,
-  expected: { contact: string; verificationType?: string; now: Date; field: string },
+  /** Without `contact`, any contact is accepted (the caller then looks the contact up, as otp_login does). */
+  expected: { contact?: string; verificationType?: string; now: Date; field: string },
 ): Promise<VerificationClaims> {
   const refuse = (why: string) =>
     invalidArgument(`${expected.field}: invalid verification token: ${why}`, "REQUEST_INVALID", [{ field: expected.field, description: why }]);
@@ -55,7 +56,8 @@ export async function verifyVerificationToken(
   }
   const expiresAt = Number(claims.exp);
   if (!Number.isFinite(expiresAt) || expiresAt <= expected.now.getTime()) throw refuse("it has expired");
-  if (typeof claims.contact !== "string" || claims.contact.toLowerCase() !== expected.contact.toLowerCase()) {
+  if (typeof claims.contact !== "string" || typeof claims.id !== "string") throw refuse("it lacks the id or contact claim");
+  if (expected.contact !== undefined && claims.contact.toLowerCase() !== expected.contact.toLowerCase()) {
     throw refuse(`it was issued for another contact, not ${JSON.stringify(expected.contact)}`);
   }
   if (expected.verificationType && claims.verification_type !== expected.verificationType) {

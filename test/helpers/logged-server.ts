@@ -5,7 +5,7 @@ import { openServices } from "../../src/runtime.js";
 import { buildApp } from "../../src/server/app.js";
 
 /** An in-memory server whose log lines are collected, for tests that read the logs. */
-export async function startLoggedServer() {
+export async function startLoggedServer(env: Record<string, string> = {}) {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -13,7 +13,7 @@ export async function startLoggedServer() {
       done();
     },
   });
-  const services = await openServices(resolveConfig({ dataDir: "memory://" }, { STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex") }));
+  const services = await openServices(resolveConfig({ dataDir: "memory://" }, { STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"), ...env }));
   const app = await buildApp(services, { logLevel: "debug", logStream: stream });
   await app.listen({ host: "127.0.0.1", port: 0 });
   return {
