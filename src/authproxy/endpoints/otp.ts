@@ -59,7 +59,7 @@ async function verifyOtp(ctx: ProxyContext, otpId: string, encryptedOtpBundle: s
  * the OTP's target key from the signed bundle init_otp answered (kept in that activity's result) and
  * encrypts {otp_code, public_key} to it.
  */
-async function encryptCodeForOtp(ctx: ProxyContext, otpId: string, otpCode: string, publicKey: string | undefined): Promise<string> {
+async function encryptCodeForOtp(ctx: ProxyContext, otpId: string, otpCode: string, publicKey: string): Promise<string> {
   const definition = activitiesByOperation.get("init_otp");
   const [row] = definition
     ? await ctx.services.db.query<{ result: Record<string, { otpEncryptionTargetBundle?: string }> }>(
@@ -71,8 +71,8 @@ async function encryptCodeForOtp(ctx: ProxyContext, otpId: string, otpCode: stri
   if (!bundle) throw notFound(`otpId: no OTP ${JSON.stringify(otpId)} was sent through auth proxy config ${ctx.config.id}`, "OTP_NOT_FOUND");
   const { data } = JSON.parse(bundle) as { data: string };
   const { targetPublic } = JSON.parse(Buffer.from(data, "hex").toString("utf8")) as { targetPublic: string };
-  const plaintext = JSON.stringify({ otp_code: otpCode, ...(publicKey ? { public_key: publicKey } : {}) });
-  const sealed = await hpkeSeal(new TextEncoder().encode(plaintext), Buffer.from(targetPublic, "hex"));
+  const plaintext = JSON.stringify({ otp_code: otpCode, public_key: publicKey });
+  const sealed = await hpkeSeal(new TextEncoder().encode(plaintext), new Uint8Array(Buffer.from(targetPublic, "hex")));
   return JSON.stringify({ encappedPublic: Buffer.from(sealed.encapsulatedKey).toString("hex"), ciphertext: Buffer.from(sealed.ciphertext).toString("hex") });
 }
 
@@ -124,11 +124,16 @@ export const otpInitV2 = defineEndpoint({
 
 export const otpVerify = defineEndpoint({
   path: "/v1/otp_verify",
-  summary: "Check a code given in plain (encrypted to the OTP's key by the proxy); answers a verification token bound to publicKey when given",
+  summary: "Check a code given in plain (encrypted to the OTP's key by the proxy); answers a verification token bound to publicKey (required here)",
   body: Type.Object({ otpId: Type.String({ minLength: 1 }), otpCode: Type.String({ minLength: 1, maxLength: 64 }), publicKey: Type.Optional(Type.String({ minLength: 1 })) }),
   async handle(ctx, body) {
-    if (body.publicKey !== undefined && !/^0[23][0-9a-fA-F]{64}$/.test(body.publicKey)) {
-      throw invalidArgument("publicKey: must be a compressed P-256 public key (66 hex characters)", "REQUEST_INVALID", [{ field: "publicKey", description: "compressed P-256 hex" }]);
+    // Optional upstream, but verify_otp binds every token to a key, and otp_login needs that key's signature.
+    if (body.publicKey === undefined || !/^0[23][0-9a-fA-F]{64}$/.test(body.publicKey)) {
+      throw invalidArgument(
+        "publicKey: required here, a compressed P-256 public key (66 hex characters): this server binds every verification token to a key, whose client signature otp_login and signup then need",
+        "REQUEST_INVALID",
+        [{ field: "publicKey", description: "compressed P-256 hex" }],
+      );
     }
     return verifyOtp(ctx, body.otpId, await encryptCodeForOtp(ctx, body.otpId, body.otpCode, body.publicKey));
   },
