@@ -13,7 +13,7 @@ export async function openServices(config: Config, clock: () => Date = () => new
     const signer = await loadOrCreateServerKey(db, kek, "signer");
     const encryptionKey = await loadOrCreateServerKey(db, kek, "encryption");
     const signingKey = await loadOrCreateWebhookKey(db, kek);
-    return { db, kek, signer, encryptionKey, clock, webhooks: { ...config.webhooks, signingKey, wake: () => undefined } };
+    return { db, kek, signer, encryptionKey, clock, oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" }, webhooks: { ...config.webhooks, signingKey, wake: () => undefined } };
   } catch (error) {
     await db.close();
     throw error;

@@ -29,6 +29,7 @@ export async function startServer(config: Config, clock?: () => Date): Promise<R
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  services.oauth.issuer ||= `http://${host}:${port}`;
   return {
     app,
     services,

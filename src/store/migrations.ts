@@ -5,6 +5,7 @@ import { policies } from "./migrations/0003-policies.js";
 import { webhooks } from "./migrations/0004-webhooks.js";
 import { balances } from "./migrations/0005-balances.js";
 import { ipAllowlists } from "./migrations/0006-ip-allowlists.js";
+import { oauth2 } from "./migrations/0007-oauth2.js";
 
 export interface Migration {
   version: number;
@@ -23,6 +24,7 @@ export const migrations: Migration[] = [
   webhooks,
   balances,
   ipAllowlists,
+  oauth2,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */
