@@ -2,6 +2,7 @@ import type { ActivityDefinition } from "./definition.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
 import { ipAllowlistActivities } from "./ip-allowlists/index.js";
+import { oauthActivities } from "./oauth/index.js";
 import { organizationActivities } from "./organizations/index.js";
 import { policyActivities } from "./policies/index.js";
 import { privateKeyActivities } from "./private-keys/index.js";
@@ -26,6 +27,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...webhookActivities,
   ...sessionActivities,
   ...ipAllowlistActivities,
+  ...oauthActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));
