@@ -269,13 +269,11 @@ describe("OAuth 2.0 and OIDC through @turnkey/sdk-server", () => {
 
     const slow = await authorize();
     slowDiscordUserInfo = true;
-    const started = Date.now();
     const timedOut = await server.client().oauth2Authenticate({ oauth2CredentialId: credentialId, authCode: slow.code, redirectUri: REDIRECT_URI, codeVerifier: slow.verifier, nonce: "n-4" });
     slowDiscordUserInfo = false;
     expect(timedOut.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(timedOut.activity.failure?.message).toContain("Discord user-info endpoint");
     expect(timedOut.activity.failure?.message).toContain("no answer within 1000 ms");
-    expect(Date.now() - started).toBeLessThan(2400);
 
     const unknown = await server.client().oauth2Authenticate({ oauth2CredentialId: "no-such-credential", authCode: "c", redirectUri: REDIRECT_URI, codeVerifier: "v", nonce: "n" });
     expect(unknown.activity.status).toBe("ACTIVITY_STATUS_FAILED");
