@@ -32,8 +32,7 @@ export interface OAuthSettings {
   providers: { x: OAuth2ProviderEndpoints; discord: OAuth2ProviderEndpoints };
 }
 
-/** Trailing slashes dropped, so an issuer compares equal to the `iss` its tokens carry. */
-function issuerUrl(value: string, name: string): string {
+function httpUrl(value: string, name: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -41,8 +40,11 @@ function issuerUrl(value: string, name: string): string {
     throw new Error(`${name}: ${JSON.stringify(value)} is not a URL`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`${name}: ${JSON.stringify(value)} must be an http(s) URL`);
-  return value.replace(/\/+$/, "");
+  return value;
 }
+
+/** Trailing slashes dropped, so an issuer compares equal to the `iss` its tokens carry. */
+const issuerUrl = (value: string, name: string) => httpUrl(value, name).replace(/\/+$/, "");
 
 export interface EvmSettings {
   /** EVM_RPC_URL: a JSON-RPC endpoint whose chain Strongroom watches for balance changes of Ethereum accounts. */
@@ -114,12 +116,12 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       timeoutMs: positive("OAUTH2_TIMEOUT_MS", 10_000),
       providers: {
         x: {
-          tokenUrl: env.OAUTH2_X_TOKEN_URL || "https://api.x.com/2/oauth2/token",
-          userInfoUrl: env.OAUTH2_X_USERINFO_URL || "https://api.x.com/2/users/me",
+          tokenUrl: httpUrl(env.OAUTH2_X_TOKEN_URL || "https://api.x.com/2/oauth2/token", "OAUTH2_X_TOKEN_URL"),
+          userInfoUrl: httpUrl(env.OAUTH2_X_USERINFO_URL || "https://api.x.com/2/users/me", "OAUTH2_X_USERINFO_URL"),
         },
         discord: {
-          tokenUrl: env.OAUTH2_DISCORD_TOKEN_URL || "https://discord.com/api/oauth2/token",
-          userInfoUrl: env.OAUTH2_DISCORD_USERINFO_URL || "https://discord.com/api/users/@me",
+          tokenUrl: httpUrl(env.OAUTH2_DISCORD_TOKEN_URL || "https://discord.com/api/oauth2/token", "OAUTH2_DISCORD_TOKEN_URL"),
+          userInfoUrl: httpUrl(env.OAUTH2_DISCORD_USERINFO_URL || "https://discord.com/api/users/@me", "OAUTH2_DISCORD_USERINFO_URL"),
         },
       },
     },
