@@ -156,7 +156,17 @@ describe("OAuth 2.0 and OIDC through @turnkey/sdk-server", () => {
     const listed = await server.client().listOauth2Credentials({});
     expect(listed.oauth2Credentials.find((c) => c.oauth2CredentialId === id)).toMatchObject({ provider: "OAUTH2_PROVIDER_DISCORD", clientId: "discord-client" });
 
+    // A bad update changes nothing.
+    const badUpdate = await refusal(
+      server.client().updateOauth2Credential({ oauth2CredentialId: id, provider: "OAUTH2_PROVIDER_X", clientId: "changed", encryptedClientSecret: "00".repeat(120) }),
+    );
+    expect(badUpdate.code).toBe(3);
+    expect((await server.client().getOauth2Credential({ oauth2CredentialId: id })).oauth2Credential).toMatchObject({ provider: "OAUTH2_PROVIDER_DISCORD", clientId: "discord-client" });
+
     expect((await server.client().deleteOauth2Credential({ oauth2CredentialId: id })).oauth2CredentialId).toBe(id);
+    const deletedAgain = await server.client().deleteOauth2Credential({ oauth2CredentialId: id });
+    expect(deletedAgain.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(deletedAgain.activity.failure?.message).toContain(`no OAuth 2.0 credential "${id}" in organization ${server.root.organizationId}`);
     expect((await server.client().listOauth2Credentials({})).oauth2Credentials.map((c) => c.oauth2CredentialId)).not.toContain(id);
     const gone = await refusal(server.client().getOauth2Credential({ oauth2CredentialId: id }));
     expect(gone.message).toContain(`no OAuth 2.0 credential "${id}"`);
