@@ -3,6 +3,7 @@ import { authenticationActivities } from "./authentication/index.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
 import { ipAllowlistActivities } from "./ip-allowlists/index.js";
+import { oauthActivities } from "./oauth/index.js";
 import { organizationActivities } from "./organizations/index.js";
 import { policyActivities } from "./policies/index.js";
 import { privateKeyActivities } from "./private-keys/index.js";
@@ -28,6 +29,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...sessionActivities,
   ...ipAllowlistActivities,
   ...authenticationActivities,
+  ...oauthActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 
 export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));

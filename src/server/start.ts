@@ -14,9 +14,9 @@ export interface RunningServer {
 }
 
 /** Opens storage and keys, then serves HTTP until closed. */
-export async function startServer(config: Config, clock?: () => Date): Promise<RunningServer> {
+export async function startServer(config: Config, clock?: () => Date, logStream?: NodeJS.WritableStream): Promise<RunningServer> {
   const services = await openServices(config, clock);
-  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
+  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, ...(logStream ? { logStream } : {}) });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
@@ -29,6 +29,7 @@ export async function startServer(config: Config, clock?: () => Date): Promise<R
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  services.oauth.issuer ||= `http://${host}:${port}`;
   return {
     app,
     services,
