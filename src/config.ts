@@ -15,6 +15,7 @@ export interface Config {
   trustProxy: string[];
   webhooks: WebhookSettings;
   evm: EvmSettings;
+  oauth: OAuthSettings;
   messaging: MessagingSettings;
 }
 
@@ -26,6 +27,36 @@ export interface MessagingSettings {
   /** SMS_WEBHOOK_URL: receives a POST of JSON {to, channel, text} for each SMS or WhatsApp message. */
   smsWebhookUrl?: string;
 }
+
+export interface OAuth2ProviderEndpoints {
+  tokenUrl: string;
+  userInfoUrl: string;
+}
+
+export interface OAuthSettings {
+  /** STRONGROOM_PUBLIC_URL: the issuer (`iss`) of Strongroom's own OIDC tokens; unset, the listening URL. */
+  publicUrl?: string;
+  /** OIDC_ISSUERS: comma-separated issuer URLs whose ID tokens oauth_login accepts (JWKS found by discovery). */
+  oidcIssuers: string[];
+  /** OAUTH2_TIMEOUT_MS: how long one call to a provider (token, user info, discovery, JWKS) may take. */
+  timeoutMs: number;
+  /** OAUTH2_X_TOKEN_URL / OAUTH2_X_USERINFO_URL, OAUTH2_DISCORD_TOKEN_URL / OAUTH2_DISCORD_USERINFO_URL. */
+  providers: { x: OAuth2ProviderEndpoints; discord: OAuth2ProviderEndpoints };
+}
+
+function httpUrl(value: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name}: ${JSON.stringify(value)} is not a URL`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`${name}: ${JSON.stringify(value)} must be an http(s) URL`);
+  return value;
+}
+
+/** Trailing slashes dropped, so an issuer compares equal to the `iss` its tokens carry. */
+const issuerUrl = (value: string, name: string) => httpUrl(value, name).replace(/\/+$/, "");
 
 export interface EvmSettings {
   /** EVM_RPC_URL: a JSON-RPC endpoint whose chain Strongroom watches for balance changes of Ethereum accounts. */
@@ -101,6 +132,21 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       smtpUrl: urlSetting(env, "SMTP_URL", ["smtp:", "smtps:"]),
       smtpFrom: env.SMTP_FROM || "Strongroom <no-reply@localhost>",
       smsWebhookUrl: urlSetting(env, "SMS_WEBHOOK_URL", ["http:", "https:"]),
+    },
+    oauth: {
+      publicUrl: env.STRONGROOM_PUBLIC_URL ? issuerUrl(env.STRONGROOM_PUBLIC_URL, "STRONGROOM_PUBLIC_URL") : undefined,
+      oidcIssuers: (env.OIDC_ISSUERS ?? "").split(",").map((i) => i.trim()).filter(Boolean).map((i) => issuerUrl(i, "OIDC_ISSUERS")),
+      timeoutMs: positive("OAUTH2_TIMEOUT_MS", 10_000),
+      providers: {
+        x: {
+          tokenUrl: httpUrl(env.OAUTH2_X_TOKEN_URL || "https://api.x.com/2/oauth2/token", "OAUTH2_X_TOKEN_URL"),
+          userInfoUrl: httpUrl(env.OAUTH2_X_USERINFO_URL || "https://api.x.com/2/users/me", "OAUTH2_X_USERINFO_URL"),
+        },
+        discord: {
+          tokenUrl: httpUrl(env.OAUTH2_DISCORD_TOKEN_URL || "https://discord.com/api/oauth2/token", "OAUTH2_DISCORD_TOKEN_URL"),
+          userInfoUrl: httpUrl(env.OAUTH2_DISCORD_USERINFO_URL || "https://discord.com/api/users/@me", "OAUTH2_DISCORD_USERINFO_URL"),
+        },
+      },
     },
     webhooks: {
       allowPrivate: env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "1" || env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "true",

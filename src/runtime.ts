@@ -14,7 +14,16 @@ export async function openServices(config: Config, clock: () => Date = () => new
     const signer = await loadOrCreateServerKey(db, kek, "signer");
     const encryptionKey = await loadOrCreateServerKey(db, kek, "encryption");
     const signingKey = await loadOrCreateWebhookKey(db, kek);
-    return { db, kek, signer, encryptionKey, clock, messaging: openMessaging(config.messaging), webhooks: { ...config.webhooks, signingKey, wake: () => undefined } };
+    return {
+      db,
+      kek,
+      signer,
+      encryptionKey,
+      clock,
+      messaging: openMessaging(config.messaging),
+      oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" },
+      webhooks: { ...config.webhooks, signingKey, wake: () => undefined },
+    };
   } catch (error) {
     await db.close();
     throw error;

@@ -1,6 +1,6 @@
 import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
 import type { ServerKey } from "./crypto/server-keys.js";
-import type { WebhookSettings } from "./config.js";
+import type { OAuthSettings, WebhookSettings } from "./config.js";
 import type { Messaging } from "./messaging/index.js";
 import type { Database } from "./store/database.js";
 import type { WebhookSigningKey } from "./webhooks/signing.js";
@@ -15,6 +15,8 @@ export interface Services {
   clock: () => Date;
   /** Email and SMS/WhatsApp delivery, each present only when configured (SMTP_URL, SMS_WEBHOOK_URL). */
   messaging: Messaging;
+  /** OAuth 2.0 providers, accepted OIDC issuers, and `issuer`: Strongroom's own (set once it listens, if not configured). */
+  oauth: OAuthSettings & { issuer: string };
   webhooks: WebhookSettings & {
     signingKey: WebhookSigningKey;
     /** Tells the delivery worker that new deliveries were committed (no-op when none runs). */

@@ -4,6 +4,7 @@ import { authProxyActivities } from "./auth-proxy/index.js";
 import { credentialActivities } from "./credentials/index.js";
 import { invitationActivities } from "./invitations/index.js";
 import { ipAllowlistActivities } from "./ip-allowlists/index.js";
+import { oauthActivities } from "./oauth/index.js";
 import { organizationActivities } from "./organizations/index.js";
 import { policyActivities } from "./policies/index.js";
 import { privateKeyActivities } from "./private-keys/index.js";
@@ -29,6 +30,7 @@ export const activityDefinitions: ActivityDefinition[] = [
   ...sessionActivities,
   ...ipAllowlistActivities,
   ...authenticationActivities,
+  ...oauthActivities,
   ...authProxyActivities,
 ].sort((a, b) => a.operation.localeCompare(b.operation));
 

@@ -2,6 +2,7 @@ import type { QueryDefinition } from "./definition.js";
 import { activityQueries } from "./activities/index.js";
 import { credentialQueries } from "./credentials/index.js";
 import { ipAllowlistQueries } from "./ip-allowlists/index.js";
+import { oauthQueries } from "./oauth/index.js";
 import { organizationQueries } from "./organizations/index.js";
 import { policyQueries } from "./policies/index.js";
 import { smartContractInterfaceQueries } from "./smart-contract-interfaces/index.js";
@@ -22,6 +23,7 @@ export const queryDefinitions: QueryDefinition[] = [
   ...smartContractInterfaceQueries,
   ...webhookQueries,
   ...ipAllowlistQueries,
+  ...oauthQueries,
 ].sort((a, b) =>
   a.operation.localeCompare(b.operation),
 );

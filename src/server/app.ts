@@ -9,6 +9,7 @@ import type { Services } from "../services.js";
 import { createMetrics } from "./metrics.js";
 import { webhookJwks } from "../webhooks/signing.js";
 import { openApiDocument } from "./openapi.js";
+import { registerOidcRoutes } from "./oidc-routes.js";
 
 export interface AppOptions {
   logLevel?: string;
@@ -117,6 +118,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     void reply.header("cache-control", "public, max-age=86400, s-maxage=86400, stale-if-error=604800");
     return webhookJwks(services.webhooks.signingKey);
   });
+
+  registerOidcRoutes(app, services);
 
   const openApi = openApiDocument();
   app.get("/openapi.json", async () => openApi);

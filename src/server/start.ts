@@ -17,10 +17,10 @@ export interface RunningServer {
 }
 
 /** Opens storage and keys, then serves HTTP until closed. */
-export async function startServer(config: Config, clock?: () => Date): Promise<RunningServer> {
+export async function startServer(config: Config, clock?: () => Date, logStream?: NodeJS.WritableStream): Promise<RunningServer> {
   const services = await openServices(config, clock);
-  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy });
-  const proxy = await buildAuthProxyApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes });
+  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, ...(logStream ? { logStream } : {}) });
+  const proxy = await buildAuthProxyApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, ...(logStream ? { logStream } : {}) });
   try {
     await app.listen({ host: config.host, port: config.port });
     await proxy.listen({ host: config.host, port: config.authProxyPort });
@@ -37,6 +37,7 @@ export async function startServer(config: Config, clock?: () => Date): Promise<R
     const address = server.server.address();
     return `http://${host}:${typeof address === "object" && address ? address.port : fallback}`;
   };
+  services.oauth.issuer ||= urlOf(app, config.port);
   return {
     app,
     services,

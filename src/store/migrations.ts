@@ -5,6 +5,7 @@ import { policies } from "./migrations/0003-policies.js";
 import { webhooks } from "./migrations/0004-webhooks.js";
 import { balances } from "./migrations/0005-balances.js";
 import { ipAllowlists } from "./migrations/0006-ip-allowlists.js";
+import { oauth2 } from "./migrations/0007-oauth2.js";
 import { otp } from "./migrations/0008-otp.js";
 import { authProxy } from "./migrations/0009-auth-proxy.js";
 
@@ -25,6 +26,7 @@ export const migrations: Migration[] = [
   webhooks,
   balances,
   ipAllowlists,
+  oauth2,
   otp,
   authProxy,
 ];

@@ -34,7 +34,7 @@ async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; dr
   };
 }
 
-export async function startTestServer(options: { clock?: () => Date; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startTestServer(options: { clock?: () => Date; env?: Record<string, string>; logStream?: NodeJS.WritableStream } = {}): Promise<TestServer> {
   const baseUrl = process.env.DATABASE_URL;
   const database = baseUrl ? await freshPostgresDatabase(baseUrl) : undefined;
   const config = resolveConfig(
@@ -47,7 +47,7 @@ export async function startTestServer(options: { clock?: () => Date; env?: Recor
       ...options.env,
     },
   );
-  const server = await startServer(config, options.clock);
+  const server = await startServer(config, options.clock, options.logStream);
   const root = await initRootOrganization(server.services, { organizationName: "Test organization", userName: "Root user" });
   return {
     ...server,

@@ -1,0 +1,28 @@
+import { Type } from "@sinclair/typebox";
+import { Int64String } from "../../schema/common.js";
+import { defineActivity } from "../definition.js";
+import { userOfOidcToken } from "../shared/oidc-login.js";
+import { loginSession } from "../shared/sessions.js";
+
+export const oauthLogin = defineActivity({
+  operation: "oauth_login",
+  type: "ACTIVITY_TYPE_OAUTH_LOGIN",
+  intentKey: "oauthLoginIntent",
+  resultKey: "oauthLoginResult",
+  sdkMethod: "oauthLogin",
+  summary: "Log in with an OIDC token (Strongroom's own or a configured issuer's) whose nonce is sha256 of the session key: register that key and return a session JWT",
+  resource: "AUTH",
+  action: "CREATE",
+  parameters: Type.Object({
+    oidcToken: Type.String({ minLength: 1, maxLength: 16384 }),
+    publicKey: Type.String({ minLength: 1 }),
+    expirationSeconds: Type.Optional(Int64String()),
+    invalidateExisting: Type.Optional(Type.Boolean()),
+    sessionProfileId: Type.Optional(Type.String()),
+  }),
+  parentMayInitiate: true,
+  async execute(ctx, params) {
+    const userId = await userOfOidcToken(ctx, params.oidcToken, params.publicKey, "publicKey");
+    return loginSession(ctx, ctx.organization.id, userId, params);
+  },
+});
