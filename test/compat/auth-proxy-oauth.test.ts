@@ -1,0 +1,126 @@
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import { TurnkeyClient } from "@turnkey/core";
+import { encryptOauth2ClientSecret, generateP256KeyPair } from "@turnkey/crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { OAuth2Server } from "oauth2-mock-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activityBody, p256Stamp, post } from "../helpers/requests.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+/**
+ * OAuth through the auth proxy: a real OAuth 2.0 / OIDC server on loopback (oauth2-mock-server) is both an
+ * OIDC issuer (a "Google") and X's token and user-info endpoints; the client is @turnkey/core's own.
+ */
+const CLIENT_ID = "proxy-test-client";
+const REDIRECT_URI = "https://app.example.com/oauth/callback";
+const nonceFor = (publicKey: string) => bytesToHex(sha256(new TextEncoder().encode(publicKey)));
+const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
+
+describe("OAuth signup and login through the auth proxy with @turnkey/core's client", () => {
+  let provider: OAuth2Server;
+  let issuer: string;
+  let server: TestServer;
+
+  async function submit(operation: string, type: string, parameters: unknown) {
+    const body = activityBody(type, server.root.organizationId, parameters);
+    const response = await post(`${server.url}/public/v1/submit/${operation}`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
+    const activity = response.json.activity as { status: string; result: Record<string, Record<string, unknown>>; failure: unknown };
+    expect(activity?.status, JSON.stringify(response.json)).toBe("ACTIVITY_STATUS_COMPLETED");
+    return activity;
+  }
+
+  let configId: string;
+  const http = () =>
+    new TurnkeyClient({ apiBaseUrl: server.url, authProxyUrl: server.authProxyUrl, authProxyConfigId: configId, organizationId: server.root.organizationId }).createHttpClient();
+
+  async function refused(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
+    const error = await promise.then(
+      () => undefined,
+      (e: unknown) => e as { name: string; code: number; message: string },
+    );
+    expect(error?.name).toBe("TurnkeyRequestError");
+    return error!;
+  }
+
+  const idToken = (claims: Record<string, unknown>) =>
+    provider.issuer.buildToken({ scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: CLIENT_ID }, claims) });
+
+  beforeAll(async () => {
+    provider = new OAuth2Server();
+    await provider.issuer.keys.generate("ES256");
+    await provider.start(0, "127.0.0.1");
+    issuer = `http://127.0.0.1:${provider.address().port}`;
+    provider.issuer.url = issuer;
+    provider.service.addRoute("GET", "/2/users/me", (_req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ data: { id: "424242", username: "xuser" } }));
+    });
+    server = await startTestServer({
+      env: { OAUTH2_X_TOKEN_URL: `${issuer}/token`, OAUTH2_X_USERINFO_URL: `${issuer}/2/users/me`, OIDC_ISSUERS: issuer },
+    });
+    await submit("enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
+    const updated = await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+      walletKitSettings: { enabledSocialProviders: ["google", "x"], oauthClientIds: { google: CLIENT_ID, x: CLIENT_ID, discord: "discord-client" }, oauthRedirectUrl: REDIRECT_URI },
+    });
+    configId = updated.result.updateAuthProxyConfigResult!.configId as string;
+    const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { encryptionPublicKey: string };
+    const created = await server.client().createOauth2Credential({
+      provider: "OAUTH2_PROVIDER_X",
+      clientId: CLIENT_ID,
+      encryptedClientSecret: await encryptOauth2ClientSecret("x-client-secret", keys.encryptionPublicKey),
+    });
+    expect(created.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+  });
+  afterAll(async () => {
+    await server?.close();
+    await provider?.stop();
+  });
+
+  it("signs up with an OIDC token, finds the account by it, and logs in with oauth_login without naming the organization", async () => {
+    const registration = await idToken({ sub: "google-user-1" });
+    const signedUp = await http().proxySignupV2({ userName: "oidc user", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcToken: registration }] });
+    expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: registration })).toEqual({ organizationId: signedUp.organizationId });
+
+    const sessionKey = generateP256KeyPair();
+    const { session } = await http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "google-user-1", nonce: nonceFor(sessionKey.publicKey) }), publicKey: sessionKey.publicKey });
+    expect(claimsOf(session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId, public_key: sessionKey.publicKey });
+    const loggedIn = server.client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, signedUp.organizationId);
+    expect((await loggedIn.getWhoami({})).userId).toBe(signedUp.userId);
+
+    const wrongNonce = await refused(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "google-user-1", nonce: "00" }), publicKey: generateP256KeyPair().publicKey }));
+    expect(wrongNonce.code).toBe(3);
+    const stranger = await refused(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "nobody", nonce: nonceFor(sessionKey.publicKey) }), publicKey: sessionKey.publicKey }));
+    expect(stranger.code).toBe(5);
+  });
+
+  it("exchanges an X authorization code (PKCE) with the organization's credential for that client id, then signs up and logs in with Strongroom's OIDC token", async () => {
+    const verifier = randomBytes(32).toString("base64url");
+    const authorizeUrl = new URL(`${issuer}/authorize`);
+    authorizeUrl.search = new URLSearchParams({
+      response_type: "code",
+      client_id: CLIENT_ID,
+      redirect_uri: REDIRECT_URI,
+      scope: "users.read",
+      state: "s",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+    }).toString();
+    const redirect = await fetch(authorizeUrl, { redirect: "manual" });
+    const authCode = new URL(redirect.headers.get("location")!).searchParams.get("code")!;
+    const sessionKey = generateP256KeyPair();
+    const exchange = { provider: "OAUTH2_PROVIDER_X" as const, authCode, redirectUri: REDIRECT_URI, codeVerifier: verifier, nonce: nonceFor(sessionKey.publicKey), clientId: CLIENT_ID };
+
+    const notOurs = await refused(http().proxyOAuth2Authenticate({ ...exchange, clientId: "someone-elses-client" }));
+    expect(notOurs.code).toBe(7);
+    expect(notOurs.message).toContain("someone-elses-client");
+    const noCredential = await refused(http().proxyOAuth2Authenticate({ ...exchange, provider: "OAUTH2_PROVIDER_DISCORD", clientId: "discord-client" }));
+    expect(noCredential.code).toBe(5);
+
+    const { oidcToken } = await http().proxyOAuth2Authenticate(exchange);
+    expect(claimsOf(oidcToken)).toMatchObject({ sub: "x:424242", aud: CLIENT_ID, nonce: nonceFor(sessionKey.publicKey) });
+    const signedUp = await http().proxySignupV2({ userName: "x user", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "x", oidcToken }] });
+    const { session } = await http().proxyOAuthLogin({ oidcToken, publicKey: sessionKey.publicKey });
+    expect(claimsOf(session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId });
+  });
+});
