@@ -123,4 +123,15 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     const { session } = await http().proxyOAuthLogin({ oidcToken, publicKey: sessionKey.publicKey });
     expect(claimsOf(session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId });
   });
+
+  it("with verificationTokenRequiredForGetAccountPii, an OIDC token whose verified email is the contact may look the account up", async () => {
+    await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { verificationTokenRequiredForGetAccountPii: true });
+    const registration = await idToken({ sub: "olga", email: "olga@example.com", email_verified: true });
+    const signedUp = await http().proxySignupV2({ userName: "olga", userEmail: "olga@example.com", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcToken: registration }] });
+    expect((await refused(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com" }))).code).toBe(7);
+    expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: registration })).toEqual({ organizationId: signedUp.organizationId });
+    const otherEmail = await refused(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: await idToken({ sub: "olga", email: "mallory@example.com" }) }));
+    expect(otherEmail.code).toBe(3);
+    await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { verificationTokenRequiredForGetAccountPii: false });
+  });
 });
