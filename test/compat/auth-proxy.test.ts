@@ -4,7 +4,9 @@ import { generateP256KeyPair } from "@turnkey/crypto";
 import { WebauthnStamper } from "@turnkey/webauthn-stamper";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activitiesByOperation } from "../../src/activities/registry.js";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
+import { PROXY_ACTIVITY_TYPES } from "../../src/authproxy/identity.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
@@ -75,8 +77,18 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     expect(policy?.condition).toContain("'ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8'");
     const again = await submit("enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
     expect(again.result.enableAuthProxyResult!.userId).toBe(proxyUserId);
+    // The proxy key's private half is only ever stored sealed: nowhere in the database in the clear.
     const [row] = await server.services.db.query<{ sealed_private_key: string }>("SELECT sealed_private_key FROM auth_proxy_configs WHERE id = $1", [configId]);
-    expect(row!.sealed_private_key).toMatch(/^v1:/);
+    const privateKey = Buffer.from(server.services.kek.open(row!.sealed_private_key, `auth-proxy-key:${configId}`));
+    expect(privateKey).toHaveLength(32);
+    let database = "";
+    const tables = await server.services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    for (const { tablename } of tables) database += JSON.stringify(await server.services.db.query(`SELECT * FROM "${tablename}"`));
+    for (const form of [privateKey.toString("hex"), privateKey.toString("hex").toUpperCase(), privateKey.toString("base64")]) expect(database).not.toContain(form);
+  });
+
+  it("the proxy policy names the very activity types the proxy submits", () => {
+    for (const [operation, type] of Object.entries(PROXY_ACTIVITY_TYPES)) expect(activitiesByOperation.get(operation)?.type, operation).toBe(type);
   });
 
   it("signup_v2 with a wallet creates the sub-organization, whose wallet sdk-server sees with the same addresses, and /v1/account finds it", async () => {
