@@ -215,12 +215,23 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     expect(badWallet.message).toContain("mnemonicLength");
     const badKey = await refused(core().proxySignupV2({ userName: "dave", apiKeys: [{ apiKeyName: "k", publicKey: "zz", curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }));
     expect(badKey.message).toContain("publicKey");
+    // The first signup takes OAuth providers by OIDC token only.
+    const v1Claims = await proxy(
+      "/v1/signup",
+      JSON.stringify({ userName: "dave", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcClaims: { iss: "https://i", sub: "s", aud: "a" } }] }),
+      { "X-Auth-Proxy-Config-Id": configId },
+    );
+    expect(v1Claims.status).toBe(400);
+    expect(String(v1Claims.json.message)).toContain("oauthProviders[0].oidcToken");
     const notJson = await proxy("/v1/signup_v2", "{not json", { "X-Auth-Proxy-Config-Id": configId });
     expect(notJson.status).toBe(400);
     expect(notJson.json).toMatchObject({ code: 3, details: expect.any(Array) });
     const badFilter = await proxy("/v1/account", JSON.stringify({ filterType: "SHOE_SIZE", filterValue: "9" }), { "X-Auth-Proxy-Config-Id": configId });
     expect(badFilter.status).toBe(400);
     expect(await subOrgCount()).toBe(before);
+    const v1 = await core().proxySignup({ userName: "dave", apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] });
+    expect(v1.userId).toBeTruthy();
+    expect(await subOrgCount()).toBe(before + 1);
   });
 
   it("the config id header is required (any case): missing or unknown is 401, disabled is 403, enabled again it serves", async () => {
