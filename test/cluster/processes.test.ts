@@ -45,14 +45,15 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
 
   it("creates a user name asked for by every process at once exactly once; the others fail with ALREADY_EXISTS", async () => {
     const outcomes = await Promise.allSettled(
-      clients().flatMap((client) => [0, 1].map(() => client.createUsers({ users: [{ userName: "contested", userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }] }))),
+      // Distinct emails keep the bodies distinct (identical bodies would be one activity by fingerprint).
+      clients().flatMap((client, p) => [0, 1].map((i) => client.createUsers({ users: [{ userName: "contested", userEmail: `c${p}${i}@example.com`, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }] }))),
     );
     // The SDK hands back a FAILED activity (HTTP 200) rather than throwing; either way only one may complete.
     const statuses = outcomes.map((o) => (o.status === "fulfilled" ? o.value.activity.status : `refused: ${String(o.reason)}`));
     expect(statuses.filter((s) => s === "ACTIVITY_STATUS_COMPLETED")).toHaveLength(1);
     expect(statuses.filter((s) => s === "ACTIVITY_STATUS_FAILED")).toHaveLength(5);
     const failures = await sql.query<{ failure: { message: string } }>(
-      "SELECT failure FROM activities WHERE type = 'ACTIVITY_TYPE_CREATE_USERS' AND status = 'ACTIVITY_STATUS_FAILED' AND intent::text LIKE '%contested%'",
+      "SELECT failure FROM activities WHERE type LIKE 'ACTIVITY_TYPE_CREATE_USERS%' AND status = 'ACTIVITY_STATUS_FAILED' AND intent::text LIKE '%contested%'",
     );
     expect(failures.rows.map((r) => r.failure.message)).toEqual(Array(5).fill(expect.stringMatching(/already exists/)));
     expect(await count("SELECT count(*)::int AS n FROM users WHERE name = 'contested'")).toBe(1);
