@@ -170,6 +170,7 @@ describe("attacks: each refused with the right code, changing nothing", () => {
       }
     }
     expect(tried).toBeGreaterThan(100);
+    process.stdout.write(`[attacks] hostile identifiers sent to queries: ${tried}\n`);
     // The organization id itself, and the operation in the path.
     for (const id of HOSTILE_IDS) {
       const { status } = await send("/public/v1/query/whoami", JSON.stringify({ organizationId: id }));
@@ -208,6 +209,7 @@ describe("attacks: each refused with the right code, changing nothing", () => {
       }
     }
     expect(objects(await rowCounts(server.services.db))).toEqual(before);
+    process.stdout.write(`[attacks] hostile identifiers sent to activities: ${HOSTILE_IDS.length * requests("").length}\n`);
   });
 
   it("stores SQL metacharacters in every string field as plain text and finds nothing by wildcard", async () => {
