@@ -61,6 +61,7 @@ async function oneOperation(client: Client, worker: number, n: number, signWith:
 async function loadUntilKilled(server: ServerProcess, root: RootCredentials, signWith: string, killAfterMs: number) {
   const acknowledged: Acknowledged[] = [];
   const unexpected: unknown[] = [];
+  let cutOff = 0;
   const client = sdkClient(server.url, root, root.organizationId);
   let alive = true;
   const workers = Array.from({ length: CLIENTS }, async (_, worker) => {
@@ -68,7 +69,8 @@ async function loadUntilKilled(server: ServerProcess, root: RootCredentials, sig
       try {
         acknowledged.push(await oneOperation(client, worker, n, signWith));
       } catch (error) {
-        if (!isConnectionLoss(error)) unexpected.push(error);
+        if (isConnectionLoss(error)) cutOff++;
+        else unexpected.push(error);
         return;
       }
     }
@@ -79,7 +81,7 @@ async function loadUntilKilled(server: ServerProcess, root: RootCredentials, sig
   await server.kill();
   alive = false;
   await Promise.all(workers);
-  return { acknowledged, unexpected };
+  return { acknowledged, unexpected, cutOff };
 }
 
 async function expectPresentAndComplete(client: Client, organizationId: string, acks: Acknowledged[]): Promise<void> {
@@ -131,7 +133,7 @@ async function expectNothingHalfApplied(store: StoreOptions, acknowledgedCount: 
   }
 }
 
-async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{ kills: number; acknowledged: number }> {
+async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{ kills: number; acknowledged: number; cutOff: number }> {
   const root = initRoot(env);
   let server = await startServerProcess(env);
   // One wallet made before the load, to sign with.
@@ -139,10 +141,12 @@ async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{
   const signWith = seed.addresses[0]!;
   let acknowledged = 0;
   let kills = 0;
+  let cutOff = 0;
   try {
     for (let round = 0; round < KILLS; round++) {
-      const { acknowledged: acks, unexpected } = await loadUntilKilled(server, root, signWith, Math.floor(Math.random() * 800));
+      const { acknowledged: acks, unexpected, cutOff: lost } = await loadUntilKilled(server, root, signWith, Math.floor(Math.random() * 800));
       kills++;
+      cutOff += lost;
       if (process.env.STRONGROOM_CRASH_TRACE) process.stderr.write(`[crash] round ${round}: ${acks.length} acknowledged, restarting\n`);
       expect(unexpected.map(String), `round ${round}: answers other than success`).toEqual([]);
       const restarting = Date.now();
@@ -155,7 +159,7 @@ async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{
     await server.kill();
   }
   await expectNothingHalfApplied(store, acknowledged + 1);
-  return { kills, acknowledged };
+  return { kills, acknowledged, cutOff };
 }
 
 describe("SIGKILL under load", () => {
@@ -163,8 +167,8 @@ describe("SIGKILL under load", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "strongroom-sigkill-"));
     try {
       const env = embeddedEnv(dataDir);
-      const { kills, acknowledged } = await crashLoop(env, { dataDir });
-      process.stdout.write(`[crash] PGlite: ${kills} kills survived, ${acknowledged} acknowledged activities all present\n`);
+      const { kills, acknowledged, cutOff } = await crashLoop(env, { dataDir });
+      process.stdout.write(`[crash] PGlite: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`);
       expect(kills).toBe(KILLS);
       expect(acknowledged).toBeGreaterThan(KILLS);
     } finally {
@@ -175,8 +179,8 @@ describe("SIGKILL under load", () => {
   it.skipIf(!process.env.DATABASE_URL)(`PostgreSQL survives ${KILLS} kills with nothing lost or half-applied (needs DATABASE_URL)`, async () => {
     const database = await sharedPostgres();
     try {
-      const { kills, acknowledged } = await crashLoop(database.env, { databaseUrl: database.url, dataDir: "memory://" });
-      process.stdout.write(`[crash] PostgreSQL: ${kills} kills survived, ${acknowledged} acknowledged activities all present\n`);
+      const { kills, acknowledged, cutOff } = await crashLoop(database.env, { databaseUrl: database.url, dataDir: "memory://" });
+      process.stdout.write(`[crash] PostgreSQL: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`);
       expect(kills).toBe(KILLS);
       expect(acknowledged).toBeGreaterThan(KILLS);
     } finally {

@@ -67,7 +67,7 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.bodies },
     );
-  }, 60_000);
+  }, 120_000);
 
   it("never answers a signed query body with a 5xx", async () => {
     const body = fc.record({ definition: fc.constantFrom(...queryDefinitions), extra: jsonish }).map(({ definition, extra }) => ({
@@ -82,7 +82,7 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.queries },
     );
-  }, 60_000);
+  }, 120_000);
 
   it("refuses arbitrary stamp headers with 400 or 401 (403 for X-Session on a submit) in the error shape, writing nothing", async () => {
     const stampObject = fc.record(
@@ -116,7 +116,7 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.stamps },
     );
-  }, 60_000);
+  }, 120_000);
 
   // Fragments of the policy language, so generated expressions get past the lexer and deep into the parser and checker.
   const token = fc.constantFrom(
@@ -164,5 +164,5 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.policiesHttp },
     );
-  }, 60_000);
+  }, 120_000);
 });
