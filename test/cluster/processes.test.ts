@@ -59,6 +59,31 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
     expect(await count("SELECT count(*)::int AS n FROM users WHERE name = 'contested'")).toBe(1);
   });
 
+  it("holds the documented limits when every process asks for the last free place at once", async () => {
+    const owner = generateP256KeyPair();
+    const credentials = { apiPublicKey: owner.publicKey, apiPrivateKey: owner.privateKey };
+    const { subOrganizationId } = await clients()[0]!.createSubOrganization({
+      subOrganizationName: "at the limit",
+      rootQuorumThreshold: 1,
+      rootUsers: [{ userName: "owner", apiKeys: [{ apiKeyName: "owner", publicKey: owner.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }],
+    });
+    const inSub = processes.map((p) => sdkClient(p.url, credentials, subOrganizationId));
+    const newUser = (name: string) => ({ userName: name, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] });
+    // 100 users per organization: the owner and 98 more leave one place.
+    await inSub[0]!.createUsers({ users: Array.from({ length: 98 }, (_, i) => newUser(`filler ${i}`)) });
+    // 10 tags in a sub-organization: 9 leave one place.
+    for (let i = 0; i < 9; i++) await inSub[i % 3]!.createUserTag({ userTagName: `filler ${i}`, userIds: [] });
+
+    const users = await Promise.allSettled(inSub.flatMap((client, p) => [0, 1].map((i) => client.createUsers({ users: [newUser(`last ${p}.${i}`)] }))));
+    const tags = await Promise.allSettled(inSub.flatMap((client, p) => [0, 1].map((i) => client.createUserTag({ userTagName: `last ${p}.${i}`, userIds: [] }))));
+    for (const [what, outcomes] of [["users", users], ["tags", tags]] as const) {
+      const statuses = outcomes.map((o) => (o.status === "fulfilled" ? o.value.activity.status : `refused: ${String(o.reason)}`));
+      expect(statuses.filter((s) => s === "ACTIVITY_STATUS_COMPLETED"), `${what}: ${statuses.join(", ")}`).toHaveLength(1);
+    }
+    expect(await count("SELECT count(*)::int AS n FROM users WHERE organization_id = $1", [subOrganizationId])).toBe(100);
+    expect(await count("SELECT count(*)::int AS n FROM user_tags WHERE organization_id = $1", [subOrganizationId])).toBe(10);
+  });
+
   it("treats one body sent to every process at once as one activity", async () => {
     const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", root.organizationId, { userTagName: "sent thrice", userIds: [] });
     const stamp = { "X-Stamp": p256Stamp(body, root.apiPublicKey, root.apiPrivateKey) };
@@ -71,6 +96,7 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
   });
 
   it("deletes a wallet while it is exported elsewhere: either order, nothing half-done", async () => {
+    const orders = { exportFirst: 0, deleteFirst: 0 };
     for (let round = 0; round < 6; round++) {
       const [a, b] = round % 2 ? [clients()[1]!, clients()[2]!] : [clients()[2]!, clients()[0]!];
       const { walletId } = await a.createWallet({ walletName: `contested ${round}`, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] });
@@ -81,11 +107,15 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
       ]);
       // The delete always goes through (it needs no export first); the export either came first, with a bundle, or found no wallet.
       expect(deleted.status, String((deleted as PromiseRejectedResult).reason)).toBe("fulfilled");
-      if (exported.status === "fulfilled") expect(exported.value.exportBundle).toBeTruthy();
-      else expect(String(exported.reason)).toMatch(/not found|no wallet|could not find/i);
+      // The SDK hands back a FAILED activity rather than throwing.
+      const exportedActivity = exported.status === "fulfilled" ? exported.value.activity : undefined;
+      if (exportedActivity?.status === "ACTIVITY_STATUS_COMPLETED") expect(exported.status === "fulfilled" && exported.value.exportBundle).toBeTruthy();
+      else expect(exportedActivity?.failure?.message ?? String((exported as PromiseRejectedResult).reason)).toMatch(/not found|no wallet|could not find/i);
+      orders[exportedActivity?.status === "ACTIVITY_STATUS_COMPLETED" ? "exportFirst" : "deleteFirst"]++;
       expect(await count("SELECT count(*)::int AS n FROM wallets WHERE id = $1", [walletId])).toBe(0);
       expect(await count("SELECT count(*)::int AS n FROM wallet_accounts WHERE wallet_id = $1", [walletId])).toBe(0);
     }
+    process.stdout.write(`[cluster] delete while exporting: ${JSON.stringify(orders)}\n`);
   });
 
   it("executes an activity once when two processes cast the deciding vote at the same moment", async () => {
