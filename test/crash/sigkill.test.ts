@@ -144,7 +144,7 @@ async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{
   let cutOff = 0;
   try {
     for (let round = 0; round < KILLS; round++) {
-      const { acknowledged: acks, unexpected, cutOff: lost } = await loadUntilKilled(server, root, signWith, Math.floor(Math.random() * 800));
+      const { acknowledged: acks, unexpected, cutOff: lost } = await loadUntilKilled(server, root, signWith, Math.floor(Math.random() * 1500));
       kills++;
       cutOff += lost;
       if (process.env.STRONGROOM_CRASH_TRACE) process.stderr.write(`[crash] round ${round}: ${acks.length} acknowledged, restarting\n`);
@@ -170,7 +170,7 @@ describe("SIGKILL under load", () => {
       const { kills, acknowledged, cutOff } = await crashLoop(env, { dataDir });
       process.stdout.write(`[crash] PGlite: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`);
       expect(kills).toBe(KILLS);
-      expect(acknowledged).toBeGreaterThan(KILLS);
+      expect(acknowledged).toBeGreaterThanOrEqual(KILLS);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -182,7 +182,7 @@ describe("SIGKILL under load", () => {
       const { kills, acknowledged, cutOff } = await crashLoop(database.env, { databaseUrl: database.url, dataDir: "memory://" });
       process.stdout.write(`[crash] PostgreSQL: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`);
       expect(kills).toBe(KILLS);
-      expect(acknowledged).toBeGreaterThan(KILLS);
+      expect(acknowledged).toBeGreaterThanOrEqual(KILLS);
     } finally {
       await database.drop();
     }
