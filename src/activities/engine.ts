@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from "uuid";
 import { authenticate } from "../auth/authenticate.js";
 import { internalError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { decide } from "../policy/decide.js";
+import { checkJsonLimits } from "../schema/json-limits.js";
 import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import { isUniqueViolation } from "../store/database.js";
@@ -33,6 +34,7 @@ export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
     throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidArgument("request body must be a JSON object");
+  checkJsonLimits(value);
   return value as Record<string, unknown>;
 }
 

@@ -1,5 +1,5 @@
 import cors from "@fastify/cors";
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { activitiesByOperation } from "../activities/registry.js";
 import { submitActivity } from "../activities/engine.js";
 import { ApiError, GrpcCode, notFound } from "../errors.js";
@@ -56,6 +56,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
     routerOptions: { ignoreDuplicateSlashes: true },
+    // Errors the router raises before any route runs (a malformed or over-long path) get the API's shape too.
+    frameworkErrors: (error, _request, routeReply) => {
+      const reply = routeReply as unknown as FastifyReply;
+      const status = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? 414 : error.code === "FST_ERR_BAD_URL" ? 400 : 500;
+      const message = status === 414 ? "a path segment of the request URL is too long" : status === 400 ? "the request URL is malformed" : "internal error";
+      return reply.status(status).send(new ApiError(status === 500 ? GrpcCode.INTERNAL : GrpcCode.INVALID_ARGUMENT, message, status === 500 ? "INTERNAL" : "REQUEST_INVALID", [], status).toBody());
+    },
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names.
     ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
   });

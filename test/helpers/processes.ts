@@ -30,10 +30,15 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, args: string[] 
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), "--auth-proxy-port", "0", ...args], { cwd: repoRoot, env, stdio: ["ignore", "ignore", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
+  // Generous: a busy two-core machine may take tens of seconds to load the sources.
+  const deadline = Date.now() + 120_000;
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}`);
     if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
-    if (i > 600) throw new Error("strongroom serve did not start");
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error("strongroom serve did not start");
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {

@@ -6,6 +6,7 @@ import { ACCESS_TYPES, Id, Name, StringEnum } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { requireUserTag } from "../shared/tags.js";
 import { checkEmail } from "../shared/users.js";
+import { lockOrganizationForLimits } from "../shared/limits.js";
 
 export const INVITATIONS_PER_ORGANIZATION = 100;
 
@@ -28,6 +29,7 @@ export const createInvitations = defineActivity({
   action: "CREATE",
   parameters: Type.Object({ invitations: Type.Array(InvitationParams, { minItems: 1, maxItems: 100 }) }),
   async execute({ tx, organization, now }, { invitations }) {
+    await lockOrganizationForLimits(tx, organization.id);
     const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM invitations WHERE organization_id = $1", [organization.id]);
     if (count + invitations.length > INVITATIONS_PER_ORGANIZATION) {
       throw resourceExhausted(`organization ${organization.id} would have ${count + invitations.length} invitations; the maximum is ${INVITATIONS_PER_ORGANIZATION}`, "REQUEST_INVALID");

@@ -8,6 +8,7 @@ import type { Services } from "../../services.js";
 import { Id, Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { AddressFormatParam, CurveParam } from "./wallets.js";
+import { lockOrganizationForLimits } from "./limits.js";
 
 export const PrivateKeyParams = Type.Object({
   privateKeyName: Name("Human-readable name for a Private Key"),
@@ -51,6 +52,7 @@ export async function insertPrivateKey(
   key: NewPrivateKey,
   fields: { name: string; addressFormats: string; tags: string },
 ): Promise<{ privateKeyId: string; addresses: { format: string; address: string }[] }> {
+  await lockOrganizationForLimits(tx, key.organizationId);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM private_keys WHERE organization_id = $1", [key.organizationId]);
   if (count >= PRIVATE_KEYS_PER_ORGANIZATION) {
     throw resourceExhausted(`organization ${key.organizationId} already has the maximum of ${PRIVATE_KEYS_PER_ORGANIZATION} private keys`, "REQUEST_INVALID");

@@ -1,6 +1,7 @@
 import { alreadyExists, notFound, resourceExhausted } from "../../errors.js";
 import type { OrganizationRow } from "../../records/organizations.js";
 import type { Queryable } from "../../store/database.js";
+import { lockOrganizationForLimits } from "./limits.js";
 
 /** The two kinds of tag, each in its own table. */
 export type TagTable = "user_tags" | "private_key_tags";
@@ -13,6 +14,7 @@ export function tagLimit(organization: OrganizationRow): number {
 }
 
 export async function assertTagCapacity(tx: Queryable, organization: OrganizationRow): Promise<void> {
+  await lockOrganizationForLimits(tx, organization.id);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
     "SELECT (SELECT count(*) FROM user_tags WHERE organization_id = $1) + (SELECT count(*) FROM private_key_tags WHERE organization_id = $1) AS count",
     [organization.id],

@@ -4,6 +4,7 @@ import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../
 import { Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { ApiKeyParams, AuthenticatorParams, OauthProviderParams, addApiKeys, addAuthenticators, addOauthProviders } from "./credentials.js";
+import { lockOrganizationForLimits } from "./limits.js";
 
 export const USERS_PER_ORGANIZATION = 100;
 
@@ -51,6 +52,7 @@ export async function createUser(
   field: string,
 ): Promise<string> {
   const { organizationId, now } = target;
+  await lockOrganizationForLimits(tx, organizationId);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM users WHERE organization_id = $1", [organizationId]);
   if (count >= USERS_PER_ORGANIZATION) {
     throw resourceExhausted(`organization ${organizationId} already has the maximum of ${USERS_PER_ORGANIZATION} users`, "REQUEST_INVALID");

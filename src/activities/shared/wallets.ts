@@ -9,6 +9,7 @@ import type { WalletRow } from "../../records/wallets.js";
 import type { Services } from "../../services.js";
 import { Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
+import { lockOrganizationForLimits } from "./limits.js";
 
 export const CURVES = ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"] as const;
 export const CurveParam = StringEnum(CURVES);
@@ -77,6 +78,7 @@ export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, fie
 }
 
 export async function assertWalletCapacity(tx: Queryable, organizationId: string): Promise<void> {
+  await lockOrganizationForLimits(tx, organizationId);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM wallets WHERE organization_id = $1", [organizationId]);
   if (count >= WALLETS_PER_ORGANIZATION) {
     throw resourceExhausted(`organization ${organizationId} already has the maximum of ${WALLETS_PER_ORGANIZATION} wallets`, "REQUEST_INVALID");

@@ -1,0 +1,59 @@
+import { Turnkey } from "@turnkey/sdk-server";
+import { randomBytes, randomUUID } from "node:crypto";
+import pg from "pg";
+import { runCli } from "./processes.js";
+
+export interface RootCredentials {
+  organizationId: string;
+  userId: string;
+  apiPublicKey: string;
+  apiPrivateKey: string;
+}
+
+/** A fresh database on the PostgreSQL at DATABASE_URL, and the environment for `strongroom` processes sharing it. */
+export async function sharedPostgres(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ url: string; env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL!;
+  const name = `strongroom_procs_${randomUUID().replace(/-/g, "")}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    env: { ...process.env, LOG_LEVEL: "warn", ...extraEnv, DATABASE_URL: url.toString(), STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex") },
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** The environment for `strongroom` processes on an embedded data directory (no DATABASE_URL). */
+export function embeddedEnv(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", ...extraEnv, STRONGROOM_DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  delete env.STRONGROOM_MASTER_KEY;
+  return env;
+}
+
+/** `strongroom init` in its own process: the root organization's credentials. */
+export function initRoot(env: NodeJS.ProcessEnv): RootCredentials {
+  const init = runCli(["init"], env);
+  if (init.status !== 0) throw new Error(`strongroom init failed: ${init.stderr}`);
+  return JSON.parse(init.stdout) as RootCredentials;
+}
+
+/** An sdk-server client against one process. */
+export function sdkClient(url: string, credentials: { apiPublicKey: string; apiPrivateKey: string }, organizationId: string) {
+  return new Turnkey({
+    apiBaseUrl: url,
+    apiPublicKey: credentials.apiPublicKey,
+    apiPrivateKey: credentials.apiPrivateKey,
+    defaultOrganizationId: organizationId,
+    activityPoller: { intervalMs: 10, numRetries: 2 },
+  }).apiClient();
+}
