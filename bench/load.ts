@@ -137,9 +137,9 @@ async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promis
     const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
     const ok = (body: string) => body.includes(organizationId);
     process.stderr.write("bare route\n");
-    await drive(url, 10, whoami, ok, 3000); // warm-up
+    await drive(url, 10, whoami, ok, 2000); // warm-up
     const results: Measured[] = [];
-    for (const connections of CONNECTIONS) results.push(await drive(url, connections, whoami, ok, connections === 1 ? 3000 : 10000));
+    for (const connections of CONNECTIONS) results.push(await drive(url, connections, whoami, ok, connections === 1 ? 2000 : 8000));
     return results;
   } finally {
     child.kill();
@@ -153,7 +153,7 @@ async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promis
 type Scenario = "whoami" | "rename" | "sign" | "wallet";
 const SCENARIOS: Scenario[] = (process.env.BENCH_SCENARIOS?.split(",") as Scenario[] | undefined) ?? ["whoami", "rename", "sign", "wallet"];
 /** Requests per measured run: at 1 connection, at 50. */
-const AMOUNTS: Record<Scenario, [number, number]> = { whoami: [2000, 8000], rename: [600, 3000], sign: [600, 2000], wallet: [60, 99] };
+const AMOUNTS: Record<Scenario, [number, number]> = { whoami: [1000, 4000], rename: [400, 2000], sign: [400, 1500], wallet: [40, 99] };
 
 async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
   const { organizationId, userId } = strongroom.root;
@@ -178,7 +178,7 @@ async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
       if (scenario === "whoami") {
         const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
         const ok = (body: string) => body.includes(userId);
-        if (index === 0) await drive(strongroom.url, 10, whoami, ok, 2000);
+        if (index === 0) await drive(strongroom.url, 10, whoami, ok, 1000);
         runs.push(await drive(strongroom.url, connections, whoami, ok, amount));
         continue;
       }
@@ -198,7 +198,7 @@ async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
         path = "/public/v1/submit/create_wallet";
         bodies = () => activity("ACTIVITY_TYPE_CREATE_WALLET", { walletName: `load ${serial}`, accounts: [ETH] });
       }
-      if (index === 0 && scenario !== "wallet") await drive(strongroom.url, 10, await signMany(200, path, bodies), completed); // warm-up
+      if (index === 0 && scenario !== "wallet") await drive(strongroom.url, 10, await signMany(150, path, bodies), completed); // warm-up
       const signed = await signMany(amount + connections + 1, path, bodies);
       runs.push(await drive(strongroom.url, connections, signed, completed));
       if (scenario === "wallet") {

@@ -7,7 +7,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 
-const CLI = join(import.meta.dirname, "..", "dist", "cli", "main.js");
+/** BENCH_CLI points at another build (e.g. of an earlier commit) to compare against. */
+const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
 
 export interface Strongroom {
   url: string;
