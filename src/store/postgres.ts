@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import type { Database, Queryable } from "./database.js";
+import type { Database } from "./database.js";
 
 /** Serialization failures and deadlocks are retried: the transaction did nothing. */
 const RETRYABLE = new Set(["40001", "40P01"]);
