@@ -7,7 +7,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 
-const CLI = join(import.meta.dirname, "..", "dist", "cli", "main.js");
+/** BENCH_CLI points at another build (e.g. of an earlier commit) to compare against. */
+const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
 
 export interface Strongroom {
   url: string;
@@ -34,11 +35,12 @@ async function adminQuery(baseUrl: string, sql: string): Promise<void> {
 
 /**
  * Strongroom built from this checkout, in a process of its own, on a fresh data directory — or, with
- * DATABASE_URL, on a fresh database created beside the one it names (dropped afterwards).
+ * DATABASE_URL (or `databaseUrl`), on a fresh database created beside the one it names (dropped
+ * afterwards). `databaseUrl: null` forces the embedded PGlite store.
  */
-export async function startStrongroom(extraEnv: Record<string, string> = {}): Promise<Strongroom> {
+export async function startStrongroom(extraEnv: Record<string, string> = {}, options: { databaseUrl?: string | null; nodeArgs?: string[] } = {}): Promise<Strongroom> {
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
-  const baseUrl = process.env.DATABASE_URL;
+  const baseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
   const database = `strongroom_bench_${randomBytes(6).toString("hex")}`;
   let databaseUrl: string | undefined;
   if (baseUrl) {
@@ -47,8 +49,9 @@ export async function startStrongroom(extraEnv: Record<string, string> = {}): Pr
     url.pathname = `/${database}`;
     databaseUrl = url.toString();
   }
+  const { DATABASE_URL: _inherited, ...inheritedEnv } = process.env;
   const env = {
-    ...process.env,
+    ...inheritedEnv,
     STRONGROOM_DATA_DIR: dataDir,
     STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "warn",
@@ -57,11 +60,14 @@ export async function startStrongroom(extraEnv: Record<string, string> = {}): Pr
   };
   const root = JSON.parse(execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" })) as Strongroom["root"];
   const port = await freePort();
-  const server = spawn("node", [CLI, "serve", "--port", String(port)], { env, stdio: ["ignore", "ignore", "inherit"] });
+  const server = spawn("node", [...(options.nodeArgs ?? []), CLI, "serve", "--port", String(port)], { env, stdio: ["ignore", "ignore", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
-    if (i > 200) throw new Error("the server did not start");
+    if (i > 1200) {
+      server.kill();
+      throw new Error("the server did not start within a minute");
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {

@@ -99,10 +99,10 @@ export async function submitActivity(
   }
 
   const fingerprint = fingerprintOf(rawBody);
-  const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
-  if (existing) return { activity: await resubmitted(services, existing, vote) };
-
   if (principal.viaParent && !definition.parentMayInitiate) {
+    // A parent's user may still read back an activity with this body; it may not create one.
+    const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+    if (existing) return { activity: await resubmitted(services, existing, vote) };
     throw permissionDenied(
       `user ${principal.user.id} (${JSON.stringify(principal.user.name)}) belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
     );
@@ -113,13 +113,18 @@ export async function submitActivity(
   const generateAppProofs = body.generateAppProofs === true || params.generateAppProofs === true;
   const afterCommit: AfterCommitTask[] = [];
   try {
+    let firstVote: VoteRow | undefined;
     const row = await services.db.transaction(async (tx) => {
-      await tx.query(
+      // The idempotency check is the insert itself: an activity with this fingerprint wins the conflict.
+      const inserted = await tx.query(
         `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, generate_app_proofs, created_at, updated_at)
-         VALUES ($1, $2, $3, 'ACTIVITY_STATUS_PENDING', $4, $5::jsonb, '{}'::jsonb, NULL, $6, $7, $7)`,
+         VALUES ($1, $2, $3, 'ACTIVITY_STATUS_PENDING', $4, $5::jsonb, '{}'::jsonb, NULL, $6, $7, $7)
+         ON CONFLICT (fingerprint) DO NOTHING RETURNING id`,
         [activityId, organization.id, definition.type, fingerprint, JSON.stringify(intent), generateAppProofs, now],
       );
+      if (inserted.length === 0) throw new AlreadySubmitted();
       const first = await insertVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
+      firstVote = first;
       // A parent-initiated authentication activity is the parent's decision: its policies, its root quorum.
       const deciding = principal.viaParent ? await requireOrganization(tx, principal.user.organizationId) : organization;
       const decision = await decide(tx, { definition, params, organization: deciding, approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }], now });
@@ -133,17 +138,20 @@ export async function submitActivity(
     });
     services.webhooks.wake();
     runAfterCommit(afterCommit, onError);
-    const votes = await services.db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [activityId]);
-    return { activity: activityRecord(row, votes, principal.user.id) };
+    // A new activity has exactly one vote so far: the one this transaction wrote.
+    return { activity: activityRecord(row, [firstVote!], principal.user.id) };
   } catch (error) {
-    // The same body submitted concurrently: the other request created the activity.
-    if (isUniqueViolation(error)) {
+    // The same body submitted before, or concurrently: the other request created the activity.
+    if (error instanceof AlreadySubmitted || isUniqueViolation(error)) {
       const [raced] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
       if (raced) return { activity: await resubmitted(services, raced, vote) };
     }
     throw error;
   }
 }
+
+/** Rolls back a transaction whose activity turned out to exist already (same fingerprint). */
+class AlreadySubmitted extends Error {}
 
 /** The same body again: the same activity — and, from another user while it waits for consensus, their approval. */
 async function resubmitted(services: Services, existing: ActivityRow, vote: VoteInput): Promise<ActivityRecord> {

@@ -1,9 +1,9 @@
 import type { ServerKey } from "../crypto/server-keys.js";
-import { permissionDenied, unauthenticated } from "../errors.js";
-import { checkIpAllowlist } from "./ip-allowlist.js";
+import { notFound, permissionDenied, unauthenticated } from "../errors.js";
+import { checkIpAllowlist, enforceIpAllowlist, type AllowlistRow } from "./ip-allowlist.js";
 import { SessionJwtError, verifySessionJwt } from "./session-jwt.js";
 import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
-import type { ApiKeyRow, AuthenticatorRow } from "../records/users.js";
+import type { AuthenticatorRow } from "../records/users.js";
 import type { Queryable } from "../store/database.js";
 import { API_KEY_SCHEMES, parseStamp, verifyApiKeySignature, type Stamp } from "./stamp.js";
 import { verifyWebAuthnStamp } from "./webauthn.js";
@@ -31,28 +31,77 @@ function scopeDescription(org: OrganizationRow): string {
 
 type UserColumns = { user_name: string; is_root: boolean };
 
-async function authenticateApiKey(db: Queryable, stamp: Extract<Stamp, { kind: "api-key" }>, org: OrganizationRow, now: Date): Promise<Principal> {
-  // A key present in both the organization and its parent resolves to the organization's own user.
-  const rows = await db.query<ApiKeyRow & UserColumns>(
-    `SELECT k.*, u.name AS user_name, u.is_root FROM api_keys k JOIN users u ON u.id = k.user_id
-      WHERE k.public_key = $1 AND k.organization_id IN ($2, $3)
-      ORDER BY (k.organization_id = $2) DESC LIMIT 1`,
-    [stamp.publicKey, org.id, org.parent_id ?? org.id],
-  );
-  const key = rows[0];
-  if (!key) throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(org)}`, "PUBLIC_KEY_NOT_FOUND");
-  if (CURVE_OF_KEY[key.curve] !== API_KEY_SCHEMES[stamp.scheme]) {
-    throw unauthenticated(`stamp scheme ${stamp.scheme} does not fit API key ${key.id}, whose curve is ${key.curve}`, "SIGNATURE_INVALID");
+type StampKeyColumns = {
+  stamp_key_id: string | null;
+  stamp_key_organization_id: string;
+  stamp_key_user_id: string;
+  stamp_key_curve: string;
+  stamp_key_credential_type: string;
+  stamp_key_public_key: string;
+  stamp_key_expires_at: Date | null;
+  stamp_user_name: string;
+  stamp_user_is_root: boolean;
+  stamp_ip_allowlists: AllowlistRow[];
+};
+
+/**
+ * Everything an API-key stamp needs from the store in ONE statement (one round trip, always fresh, so
+ * nothing to invalidate across processes): the organization, the key with its user — a key present in
+ * both the organization and its parent resolves to the organization's own user — and the
+ * organization's IP allowlists for that key.
+ */
+const API_KEY_PRINCIPAL_SQL = `
+SELECT o.*,
+       k.id AS stamp_key_id, k.organization_id AS stamp_key_organization_id, k.user_id AS stamp_key_user_id,
+       k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
+       k.expires_at AS stamp_key_expires_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root,
+       COALESCE((SELECT json_agg(json_build_object('public_key', l.public_key, 'enabled', l.enabled, 'on_evaluation_error', l.on_evaluation_error, 'rules', l.rules))
+                   FROM ip_allowlists l WHERE l.organization_id = o.id AND l.public_key IN ('', $2)), '[]'::json) AS stamp_ip_allowlists
+  FROM organizations o
+  LEFT JOIN LATERAL (
+    SELECT k.*, u.name AS user_name, u.is_root FROM api_keys k JOIN users u ON u.id = k.user_id
+     WHERE k.public_key = $2 AND k.organization_id IN (o.id, COALESCE(o.parent_id, o.id))
+     ORDER BY (k.organization_id = o.id) DESC LIMIT 1
+  ) k ON true
+ WHERE o.id = $1`;
+
+async function authenticateApiKey(
+  db: Queryable,
+  stamp: Extract<Stamp, { kind: "api-key" }>,
+  organizationId: string,
+  now: Date,
+  clientIp: string | undefined,
+): Promise<{ principal: Principal; organization: OrganizationRow }> {
+  const [row] = await db.query<OrganizationRow & StampKeyColumns>(API_KEY_PRINCIPAL_SQL, [organizationId, stamp.publicKey]);
+  if (!row) throw notFound(`no organization found with id ${JSON.stringify(organizationId)}`, "ORGANIZATION_NOT_FOUND");
+  const {
+    stamp_key_id: keyId,
+    stamp_key_organization_id: keyOrganizationId,
+    stamp_key_user_id: userId,
+    stamp_key_curve: curve,
+    stamp_key_credential_type: credentialType,
+    stamp_key_public_key: publicKey,
+    stamp_key_expires_at: expiresAt,
+    stamp_user_name: userName,
+    stamp_user_is_root: isRoot,
+    stamp_ip_allowlists: allowlists,
+    ...organization
+  } = row;
+  if (!keyId) throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(organization)}`, "PUBLIC_KEY_NOT_FOUND");
+  if (CURVE_OF_KEY[curve] !== API_KEY_SCHEMES[stamp.scheme]) {
+    throw unauthenticated(`stamp scheme ${stamp.scheme} does not fit API key ${keyId}, whose curve is ${curve}`, "SIGNATURE_INVALID");
   }
-  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) {
-    throw unauthenticated(`API key ${key.id} expired at ${key.expires_at.toISOString()}`, "API_KEY_EXPIRED");
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
+    throw unauthenticated(`API key ${keyId} expired at ${expiresAt.toISOString()}`, "API_KEY_EXPIRED");
   }
-  return {
-    user: { id: key.user_id, name: key.user_name, organizationId: key.organization_id, isRoot: key.is_root },
-    credential: { kind: "api-key", id: key.id, type: key.credential_type, publicKey: key.public_key },
-    viaParent: key.organization_id !== org.id,
+  const principal: Principal = {
+    user: { id: userId, name: userName, organizationId: keyOrganizationId, isRoot },
+    credential: { kind: "api-key", id: keyId, type: credentialType, publicKey },
+    viaParent: keyOrganizationId !== organization.id,
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
+  enforceIpAllowlist(allowlists, principal, organization, clientIp);
+  return { principal, organization };
 }
 
 async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind: "webauthn" }>, rawBody: Buffer, org: OrganizationRow): Promise<Principal> {
@@ -158,9 +207,9 @@ export async function authenticate(
       "SIGNATURE_INVALID",
     );
   }
+  if (stamp.kind === "api-key") return authenticateApiKey(db, stamp, organizationId, now, options.clientIp);
   const organization = await requireOrganization(db, organizationId);
-  const principal =
-    stamp.kind === "api-key" ? await authenticateApiKey(db, stamp, organization, now) : await authenticateWebAuthn(db, stamp, rawBody, organization);
+  const principal = await authenticateWebAuthn(db, stamp, rawBody, organization);
   await checkIpAllowlist(db, principal, organization, options.clientIp);
   return { principal, organization };
 }

@@ -10,7 +10,7 @@ export interface AllowlistRule {
   createdAt: string;
 }
 
-interface AllowlistRow {
+export interface AllowlistRow {
   public_key: string;
   enabled: boolean;
   on_evaluation_error: string;
@@ -26,6 +26,11 @@ function allows(rules: AllowlistRule[], ip: string): boolean {
   return list.check(ip, isIP(ip) === 6 ? "ipv6" : "ipv4");
 }
 
+/** Whether an organization's IP allowlists can apply to this principal at all. */
+function allowlistsApply(principal: Principal, organization: OrganizationRow): boolean {
+  return principal.credential.kind === "api-key" && !principal.viaParent && !organization.parent_id;
+}
+
 /**
  * The documented precedence, for API keys of a top-level organization (sub-organizations are never
  * checked): nothing applies unless the organization-level allowlist is enabled; then the key's own
@@ -33,11 +38,17 @@ function allows(rules: AllowlistRule[], ip: string): boolean {
  * address that cannot be read falls to onEvaluationError (DENY by default). The auth proxy's own key is exempt.
  */
 export async function checkIpAllowlist(db: Queryable, principal: Principal, organization: OrganizationRow, clientIp: string | undefined): Promise<void> {
-  if (principal.credential.kind !== "api-key" || principal.viaParent || organization.parent_id) return;
+  if (!allowlistsApply(principal, organization)) return;
   const lists = await db.query<AllowlistRow>("SELECT public_key, enabled, on_evaluation_error, rules FROM ip_allowlists WHERE organization_id = $1 AND public_key IN ('', $2)", [
     organization.id,
     principal.credential.publicKey,
   ]);
+  enforceIpAllowlist(lists, principal, organization, clientIp);
+}
+
+/** The same check over allowlist rows already read (with the credential, in one statement). */
+export function enforceIpAllowlist(lists: AllowlistRow[], principal: Principal, organization: OrganizationRow, clientIp: string | undefined): void {
+  if (!allowlistsApply(principal, organization)) return;
   const orgList = lists.find((l) => l.public_key === "");
   if (!orgList?.enabled) return;
   // Documented: requests signed by the organization's own auth proxy are not evaluated against allowlists.

@@ -1,0 +1,277 @@
+/**
+ * Load: Strongroom in a process of its own, driven over loopback by autocannon from this process with
+ * real, pre-signed stamps (every activity body distinct, so idempotency never answers from a previous
+ * one), beside the limits it is measured against — a bare Fastify route that only verifies the same
+ * kind of stamp (in a process of its own, same autocannon settings) and the bare curve operations.
+ *
+ *   npm run bench:load                                  # PGlite only
+ *   DATABASE_URL=postgres://… npm run bench:load        # PGlite, then PostgreSQL (fresh database)
+ *   BENCH_ONLY=pglite|postgres BENCH_SCENARIOS=whoami,rename  # subsets while profiling
+ */
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { p256 } from "@noble/curves/nist.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+import autocannon from "autocannon";
+import { execSync, spawn } from "node:child_process";
+import { createPublicKey, randomBytes, verify } from "node:crypto";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { perSecond, startStrongroom, type Strongroom } from "./support.js";
+
+const CONNECTIONS = [1, 50] as const;
+const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const RENAMED_USERS = 50;
+
+interface Signed {
+  path: string;
+  body: string;
+  stamp: string;
+}
+
+interface Measured {
+  connections: number;
+  requests: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses that were not 200 with the expected answer, plus socket errors and timeouts. */
+  failures: number;
+  firstFailure?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Load average, sampled while measuring: other jobs may share the machine.
+
+const loadSamples: number[] = [];
+const sampler = setInterval(() => loadSamples.push(loadavg()[0]!), 1000);
+sampler.unref();
+
+// ---------------------------------------------------------------------------------------------------
+// Driving a server with pre-signed requests.
+
+async function sign(stamper: ApiKeyStamper, path: string, body: string): Promise<Signed> {
+  return { path, body, stamp: (await stamper.stamp(body)).stampHeaderValue };
+}
+
+/**
+ * Sends `signed` (each exactly once, in order, shared by all connections) or, when `repeat` is given,
+ * the one request `repeat` times; every answer must be 200 and pass `ok`.
+ */
+async function drive(url: string, connections: number, signed: Signed[], ok: (body: string) => boolean, repeat?: number): Promise<Measured> {
+  let next = 0;
+  let failures = 0;
+  let firstFailure: string | undefined;
+  const amount = repeat ?? signed.length - connections - 1; // each connection builds one request ahead
+  if (amount <= 0) throw new Error("not enough signed requests");
+  const result = await autocannon({
+    url,
+    connections,
+    pipelining: 1,
+    amount,
+    timeout: 30,
+    requests: [
+      {
+        method: "POST",
+        setupRequest: (request) => {
+          const item = repeat === undefined ? signed[next++] : signed[0];
+          if (!item) throw new Error("ran out of signed requests");
+          return { ...request, path: item.path, body: item.body, headers: { "content-type": "application/json", "x-stamp": item.stamp } };
+        },
+        onResponse: (status, body) => {
+          if (status !== 200 || !ok(body)) {
+            failures++;
+            firstFailure ??= `${status} ${body.slice(0, 300)}`;
+          }
+        },
+      },
+    ],
+  });
+  failures += result.errors + result.timeouts;
+  process.stderr.write(`  ${connections} conn: ${result.requests.total} requests, ${Math.round(result.requests.total / (result.duration || 1))}/s, p50 ${result.latency.p50} ms, ${failures} failures\n`);
+  return {
+    connections,
+    requests: result.requests.total,
+    perSecond: Math.round(result.requests.total / (result.duration || 1)),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures,
+    ...(firstFailure ? { firstFailure } : {}),
+  };
+}
+
+const completed = (body: string) => body.includes('"status":"ACTIVITY_STATUS_COMPLETED"');
+
+// ---------------------------------------------------------------------------------------------------
+// The limits.
+
+function bareCurveOperations() {
+  const secpKey = secp256k1.utils.randomSecretKey();
+  const digest = sha256(randomBytes(32));
+  const stampKey = p256.utils.randomSecretKey();
+  const body = Buffer.from(JSON.stringify({ organizationId: "00000000-0000-4000-8000-000000000000" }));
+  const signature = Buffer.from(p256.sign(sha256(body), stampKey, { prehash: false, format: "der" }));
+  const point = p256.getPublicKey(stampKey, false);
+  const publicKey = createPublicKey({
+    key: { kty: "EC", crv: "P-256", x: Buffer.from(point.slice(1, 33)).toString("base64url"), y: Buffer.from(point.slice(33)).toString("base64url") },
+    format: "jwk",
+  });
+  perSecond(500, () => verify("sha256", body, publicKey, signature));
+  perSecond(500, () => secp256k1.sign(digest, secpKey, { prehash: false, format: "recovered" }));
+  return {
+    p256VerifyPerSecond: Math.round(perSecond(5000, () => verify("sha256", body, publicKey, signature))),
+    secp256k1SignPerSecond: Math.round(perSecond(3000, () => secp256k1.sign(digest, secpKey, { prehash: false, format: "recovered" }))),
+  };
+}
+
+async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promise<Measured[]> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn("node", ["--import", "tsx", join(import.meta.dirname, "bare-route.ts"), String(port)], { stdio: ["ignore", "ignore", "inherit"] });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; ; i++) {
+      if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
+      if (i > 200) throw new Error("the bare route did not start");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
+    const ok = (body: string) => body.includes(organizationId);
+    process.stderr.write("bare route\n");
+    await drive(url, 10, whoami, ok, 2000); // warm-up
+    const results: Measured[] = [];
+    for (const connections of CONNECTIONS) results.push(await drive(url, connections, whoami, ok, connections === 1 ? 2000 : 8000));
+    return results;
+  } finally {
+    child.kill();
+    await new Promise((r) => child.once("exit", r));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Strongroom.
+
+type Scenario = "whoami" | "rename" | "sign" | "wallet";
+const SCENARIOS: Scenario[] = (process.env.BENCH_SCENARIOS?.split(",") as Scenario[] | undefined) ?? ["whoami", "rename", "sign", "wallet"];
+/** Requests per measured run: at 1 connection, at 50. */
+const AMOUNTS: Record<Scenario, [number, number]> = { whoami: [1000, 4000], rename: [400, 2000], sign: [400, 1500], wallet: [40, 99] };
+
+async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
+  const { organizationId, userId } = strongroom.root;
+  const client = strongroom.client();
+  let serial = 0;
+  const activity = (type: string, parameters: unknown) =>
+    JSON.stringify({ type, timestampMs: String(Date.now() + serial++), organizationId, parameters });
+  const signMany = (count: number, path: string, body: () => string) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
+
+  const { userIds } = await client.createUsers({
+    users: Array.from({ length: RENAMED_USERS }, (_, i) => ({ userName: `renamed ${i}`, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] })),
+  });
+  const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
+  const signer = addresses[0]!;
+  const results: Record<string, Measured[]> = {};
+
+  for (const scenario of SCENARIOS) {
+    process.stderr.write(`${scenario}\n`);
+    const runs: Measured[] = [];
+    for (const [index, connections] of CONNECTIONS.entries()) {
+      const amount = AMOUNTS[scenario][index]!;
+      if (scenario === "whoami") {
+        const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
+        const ok = (body: string) => body.includes(userId);
+        if (index === 0) await drive(strongroom.url, 10, whoami, ok, 1000);
+        runs.push(await drive(strongroom.url, connections, whoami, ok, amount));
+        continue;
+      }
+      let bodies: () => string;
+      let path: string;
+      if (scenario === "rename") {
+        path = "/public/v1/submit/update_user_name";
+        bodies = () => {
+          const n = serial;
+          return activity("ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: userIds[n % RENAMED_USERS], userName: `renamed ${n}` });
+        };
+      } else if (scenario === "sign") {
+        path = "/public/v1/submit/sign_raw_payload";
+        bodies = () =>
+          activity("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", { signWith: signer, payload: randomBytes(32).toString("hex"), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" });
+      } else {
+        path = "/public/v1/submit/create_wallet";
+        bodies = () => activity("ACTIVITY_TYPE_CREATE_WALLET", { walletName: `load ${serial}`, accounts: [ETH] });
+      }
+      if (index === 0 && scenario !== "wallet") await drive(strongroom.url, 10, await signMany(150, path, bodies), completed); // warm-up
+      const signed = await signMany(amount + connections + 1, path, bodies);
+      runs.push(await drive(strongroom.url, connections, signed, completed));
+      if (scenario === "wallet") {
+        // An organization holds at most 100 wallets: make room for the next run.
+        const { wallets } = await client.getWallets({});
+        const ids = wallets.filter((w) => w.walletName.startsWith("load ")).map((w) => w.walletId);
+        if (ids.length > 0) await client.deleteWallets({ walletIds: ids, deleteWithoutExport: true });
+      }
+    }
+    results[scenario] = runs;
+  }
+  return results;
+}
+
+function gitCommit(): string {
+  try {
+    const dirty = execSync("git status --porcelain -- src bench", { encoding: "utf8" }).trim() !== "";
+    return execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim() + (dirty ? " (with uncommitted changes)" : "");
+  } catch {
+    return "unknown";
+  }
+}
+
+async function main() {
+  const loadBefore = loadavg();
+  const curves = bareCurveOperations();
+  const stores: Array<{ name: string; databaseUrl: string | null }> = [];
+  if (process.env.BENCH_ONLY !== "postgres") stores.push({ name: "PGlite", databaseUrl: null });
+  if (process.env.DATABASE_URL && process.env.BENCH_ONLY !== "pglite") stores.push({ name: "PostgreSQL", databaseUrl: process.env.DATABASE_URL });
+
+  let bare: Measured[] | undefined;
+  const perStore: Record<string, Record<string, Measured[]>> = {};
+  for (const { name, databaseUrl } of stores) {
+    const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
+    const strongroom = await startStrongroom({}, { databaseUrl, nodeArgs });
+    try {
+      const stamper = new ApiKeyStamper({ apiPublicKey: strongroom.root.apiPublicKey, apiPrivateKey: strongroom.root.apiPrivateKey });
+      bare ??= await bareRoute(stamper, strongroom.root.organizationId);
+      perStore[name] = await strongroomRuns(strongroom, stamper);
+    } finally {
+      await strongroom.stop();
+    }
+  }
+
+  const ratio = (value: number, limit: number) => +(value / limit).toFixed(3);
+  const bareAt = (connections: number) => bare!.find((b) => b.connections === connections)!;
+  const signFloorMs = 1000 / curves.p256VerifyPerSecond + 1000 / curves.secp256k1SignPerSecond;
+  const report = {
+    commit: gitCommit(),
+    machine: { nproc: cpus().length, cpu: cpus()[0]?.model ?? "?", node: process.version },
+    loadAverage: {
+      before: loadBefore.map((l) => +l.toFixed(2)),
+      whileMeasuringMax: +Math.max(...loadSamples).toFixed(2),
+      whileMeasuringMean: +(loadSamples.reduce((a, b) => a + b, 0) / Math.max(1, loadSamples.length)).toFixed(2),
+    },
+    limits: { ...curves, signFloorMs: +signFloorMs.toFixed(3), bareRoute: bare },
+    stores: Object.fromEntries(
+      Object.entries(perStore).map(([name, scenarios]) => [
+        name,
+        Object.fromEntries(
+          Object.entries(scenarios).map(([scenario, runs]) => [
+            scenario,
+            runs.map((run) => ({
+              ...run,
+              perSecondOverBareRoute: ratio(run.perSecond, bareAt(run.connections).perSecond),
+              ...(scenario === "sign" ? { p50OverCurveFloor: ratio(run.p50Ms, signFloorMs) } : {}),
+            })),
+          ]),
+        ),
+      ]),
+    ),
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+await main();
