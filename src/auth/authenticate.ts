@@ -100,7 +100,7 @@ async function authenticateApiKey(
     viaParent: keyOrganizationId !== organization.id,
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
-  enforceIpAllowlist(allowlists, principal, organization, clientIp);
+  await enforceIpAllowlist(db, allowlists, principal, organization, clientIp);
   return { principal, organization };
 }
 

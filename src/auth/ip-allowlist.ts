@@ -43,11 +43,11 @@ export async function checkIpAllowlist(db: Queryable, principal: Principal, orga
     organization.id,
     principal.credential.publicKey,
   ]);
-  enforceIpAllowlist(lists, principal, organization, clientIp);
+  await enforceIpAllowlist(db, lists, principal, organization, clientIp);
 }
 
 /** The same check over allowlist rows already read (with the credential, in one statement). */
-export function enforceIpAllowlist(lists: AllowlistRow[], principal: Principal, organization: OrganizationRow, clientIp: string | undefined): void {
+export async function enforceIpAllowlist(db: Queryable, lists: AllowlistRow[], principal: Principal, organization: OrganizationRow, clientIp: string | undefined): Promise<void> {
   if (!allowlistsApply(principal, organization)) return;
   const orgList = lists.find((l) => l.public_key === "");
   if (!orgList?.enabled) return;
