@@ -1,6 +1,6 @@
 import type { ServerKey } from "../crypto/server-keys.js";
 import { notFound, permissionDenied, unauthenticated } from "../errors.js";
-import { checkIpAllowlist, enforceIpAllowlist, type AllowlistRow } from "./ip-allowlist.js";
+import { enforceIpAllowlist, type AllowlistRow } from "./ip-allowlist.js";
 import { SessionJwtError, verifySessionJwt } from "./session-jwt.js";
 import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
 import type { AuthenticatorRow } from "../records/users.js";
@@ -42,13 +42,14 @@ type StampKeyColumns = {
   stamp_user_name: string;
   stamp_user_is_root: boolean;
   stamp_ip_allowlists: AllowlistRow[];
+  stamp_key_is_auth_proxy: boolean;
 };
 
 /**
  * Everything an API-key stamp needs from the store in ONE statement (one round trip, always fresh, so
  * nothing to invalidate across processes): the organization, the key with its user — a key present in
  * both the organization and its parent resolves to the organization's own user — and the
- * organization's IP allowlists for that key.
+ * organization's IP allowlists for that key, and whether the key is its enabled auth proxy's (exempt from them).
  */
 const API_KEY_PRINCIPAL_SQL = `
 SELECT o.*,
@@ -56,7 +57,8 @@ SELECT o.*,
        k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
        k.expires_at AS stamp_key_expires_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root,
        COALESCE((SELECT json_agg(json_build_object('public_key', l.public_key, 'enabled', l.enabled, 'on_evaluation_error', l.on_evaluation_error, 'rules', l.rules))
-                   FROM ip_allowlists l WHERE l.organization_id = o.id AND l.public_key IN ('', $2)), '[]'::json) AS stamp_ip_allowlists
+                   FROM ip_allowlists l WHERE l.organization_id = o.id AND l.public_key IN ('', $2)), '[]'::json) AS stamp_ip_allowlists,
+       EXISTS (SELECT 1 FROM auth_proxy_configs p WHERE p.organization_id = o.id AND p.public_key = $2 AND p.enabled) AS stamp_key_is_auth_proxy
   FROM organizations o
   LEFT JOIN LATERAL (
     SELECT k.*, u.name AS user_name, u.is_root FROM api_keys k JOIN users u ON u.id = k.user_id
@@ -85,6 +87,7 @@ async function authenticateApiKey(
     stamp_user_name: userName,
     stamp_user_is_root: isRoot,
     stamp_ip_allowlists: allowlists,
+    stamp_key_is_auth_proxy: isAuthProxyKey,
     ...organization
   } = row;
   if (!keyId) throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(organization)}`, "PUBLIC_KEY_NOT_FOUND");
@@ -100,7 +103,7 @@ async function authenticateApiKey(
     viaParent: keyOrganizationId !== organization.id,
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
-  await enforceIpAllowlist(db, allowlists, principal, organization, clientIp);
+  enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);
   return { principal, organization };
 }
 
@@ -208,8 +211,7 @@ export async function authenticate(
     );
   }
   if (stamp.kind === "api-key") return authenticateApiKey(db, stamp, organizationId, now, options.clientIp);
+  // Passkey requests are never subject to IP allowlists (only API keys are).
   const organization = await requireOrganization(db, organizationId);
-  const principal = await authenticateWebAuthn(db, stamp, rawBody, organization);
-  await checkIpAllowlist(db, principal, organization, options.clientIp);
-  return { principal, organization };
+  return { principal: await authenticateWebAuthn(db, stamp, rawBody, organization), organization };
 }

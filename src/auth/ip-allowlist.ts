@@ -1,7 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { permissionDenied } from "../errors.js";
 import type { OrganizationRow } from "../records/organizations.js";
-import type { Queryable } from "../store/database.js";
 import type { Principal } from "./authenticate.js";
 
 export interface AllowlistRule {
@@ -26,34 +25,17 @@ function allows(rules: AllowlistRule[], ip: string): boolean {
   return list.check(ip, isIP(ip) === 6 ? "ipv6" : "ipv4");
 }
 
-/** Whether an organization's IP allowlists can apply to this principal at all. */
-function allowlistsApply(principal: Principal, organization: OrganizationRow): boolean {
-  return principal.credential.kind === "api-key" && !principal.viaParent && !organization.parent_id;
-}
-
 /**
- * The documented precedence, for API keys of a top-level organization (sub-organizations are never
- * checked): nothing applies unless the organization-level allowlist is enabled; then the key's own
- * rules if it has any, else the organization's — an enabled list with no rules allows nothing. An
- * address that cannot be read falls to onEvaluationError (DENY by default). The auth proxy's own key is exempt.
+ * The documented precedence, for API keys of a top-level organization (sub-organizations, parent keys and
+ * passkeys are never checked): nothing applies unless the organization-level allowlist is enabled; then the
+ * key's own rules if it has any, else the organization's — an enabled list with no rules allows nothing. An
+ * address that cannot be read falls to onEvaluationError (DENY by default). Requests signed by the
+ * organization's own auth proxy are exempt, as documented. `lists` are the organization's list and the key's.
  */
-export async function checkIpAllowlist(db: Queryable, principal: Principal, organization: OrganizationRow, clientIp: string | undefined): Promise<void> {
-  if (!allowlistsApply(principal, organization)) return;
-  const lists = await db.query<AllowlistRow>("SELECT public_key, enabled, on_evaluation_error, rules FROM ip_allowlists WHERE organization_id = $1 AND public_key IN ('', $2)", [
-    organization.id,
-    principal.credential.publicKey,
-  ]);
-  await enforceIpAllowlist(db, lists, principal, organization, clientIp);
-}
-
-/** The same check over allowlist rows already read (with the credential, in one statement). */
-export async function enforceIpAllowlist(db: Queryable, lists: AllowlistRow[], principal: Principal, organization: OrganizationRow, clientIp: string | undefined): Promise<void> {
-  if (!allowlistsApply(principal, organization)) return;
+export function enforceIpAllowlist(lists: AllowlistRow[], principal: Principal, organization: OrganizationRow, clientIp: string | undefined, isAuthProxyKey: boolean): void {
+  if (principal.credential.kind !== "api-key" || principal.viaParent || organization.parent_id || isAuthProxyKey) return;
   const orgList = lists.find((l) => l.public_key === "");
   if (!orgList?.enabled) return;
-  // Documented: requests signed by the organization's own auth proxy are not evaluated against allowlists.
-  const [proxy] = await db.query("SELECT 1 FROM auth_proxy_configs WHERE organization_id = $1 AND public_key = $2 AND enabled", [organization.id, principal.credential.publicKey]);
-  if (proxy) return;
   const keyList = lists.find((l) => l.public_key !== "" && l.rules.length > 0);
   const applied = keyList ?? orgList;
   const which = keyList ? `the IP allowlist of API key ${principal.credential.id}` : `the IP allowlist of organization ${organization.id}`;
