@@ -1,11 +1,10 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { TurnkeyClient } from "@turnkey/core";
 import { encryptOauth2ClientSecret, generateP256KeyPair } from "@turnkey/crypto";
 import { createHash, randomBytes } from "node:crypto";
 import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activityBody, p256Stamp, post } from "../helpers/requests.js";
+import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 /**
@@ -15,7 +14,6 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 const CLIENT_ID = "proxy-test-client";
 const REDIRECT_URI = "https://app.example.com/oauth/callback";
 const nonceFor = (publicKey: string) => bytesToHex(sha256(new TextEncoder().encode(publicKey)));
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 
 describe("OAuth signup and login through the auth proxy with @turnkey/core's client", () => {
   let provider: OAuth2Server;
@@ -23,25 +21,13 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
   let server: TestServer;
 
   async function submit(operation: string, type: string, parameters: unknown) {
-    const body = activityBody(type, server.root.organizationId, parameters);
-    const response = await post(`${server.url}/public/v1/submit/${operation}`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
-    const activity = response.json.activity as { status: string; result: Record<string, Record<string, unknown>>; failure: unknown };
-    expect(activity?.status, JSON.stringify(response.json)).toBe("ACTIVITY_STATUS_COMPLETED");
+    const activity = await submitAsRoot(server, operation, type, parameters);
+    expect(activity.status, JSON.stringify(activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     return activity;
   }
 
   let configId: string;
-  const http = () =>
-    new TurnkeyClient({ apiBaseUrl: server.url, authProxyUrl: server.authProxyUrl, authProxyConfigId: configId, organizationId: server.root.organizationId }).createHttpClient();
-
-  async function refused(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e as { name: string; code: number; message: string },
-    );
-    expect(error?.name).toBe("TurnkeyRequestError");
-    return error!;
-  }
+  const http = () => coreClient(server, configId);
 
   const idToken = (claims: Record<string, unknown>) =>
     provider.issuer.buildToken({ scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: CLIENT_ID }, claims) });
@@ -88,9 +74,9 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     const loggedIn = server.client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, signedUp.organizationId);
     expect((await loggedIn.getWhoami({})).userId).toBe(signedUp.userId);
 
-    const wrongNonce = await refused(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "google-user-1", nonce: "00" }), publicKey: generateP256KeyPair().publicKey }));
+    const wrongNonce = await coreRefusal(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "google-user-1", nonce: "00" }), publicKey: generateP256KeyPair().publicKey }));
     expect(wrongNonce.code).toBe(3);
-    const stranger = await refused(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "nobody", nonce: nonceFor(sessionKey.publicKey) }), publicKey: sessionKey.publicKey }));
+    const stranger = await coreRefusal(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "nobody", nonce: nonceFor(sessionKey.publicKey) }), publicKey: sessionKey.publicKey }));
     expect(stranger.code).toBe(5);
   });
 
@@ -111,10 +97,10 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     const sessionKey = generateP256KeyPair();
     const exchange = { provider: "OAUTH2_PROVIDER_X" as const, authCode, redirectUri: REDIRECT_URI, codeVerifier: verifier, nonce: nonceFor(sessionKey.publicKey), clientId: CLIENT_ID };
 
-    const notOurs = await refused(http().proxyOAuth2Authenticate({ ...exchange, clientId: "someone-elses-client" }));
+    const notOurs = await coreRefusal(http().proxyOAuth2Authenticate({ ...exchange, clientId: "someone-elses-client" }));
     expect(notOurs.code).toBe(7);
     expect(notOurs.message).toContain("someone-elses-client");
-    const noCredential = await refused(http().proxyOAuth2Authenticate({ ...exchange, provider: "OAUTH2_PROVIDER_DISCORD", clientId: "discord-client" }));
+    const noCredential = await coreRefusal(http().proxyOAuth2Authenticate({ ...exchange, provider: "OAUTH2_PROVIDER_DISCORD", clientId: "discord-client" }));
     expect(noCredential.code).toBe(5);
 
     const { oidcToken } = await http().proxyOAuth2Authenticate(exchange);
@@ -128,9 +114,9 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { verificationTokenRequiredForGetAccountPii: true });
     const registration = await idToken({ sub: "olga", email: "olga@example.com", email_verified: true });
     const signedUp = await http().proxySignupV2({ userName: "olga", userEmail: "olga@example.com", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcToken: registration }] });
-    expect((await refused(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com" }))).code).toBe(7);
+    expect((await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com" }))).code).toBe(7);
     expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: registration })).toEqual({ organizationId: signedUp.organizationId });
-    const otherEmail = await refused(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: await idToken({ sub: "olga", email: "mallory@example.com" }) }));
+    const otherEmail = await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: await idToken({ sub: "olga", email: "mallory@example.com" }) }));
     expect(otherEmail.code).toBe(3);
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { verificationTokenRequiredForGetAccountPii: false });
   });

@@ -1,11 +1,10 @@
-import { getClientSignatureMessageForLogin, getClientSignatureMessageForSignup, signWithApiKey, TurnkeyClient } from "@turnkey/core";
+import { getClientSignatureMessageForLogin, getClientSignatureMessageForSignup, signWithApiKey } from "@turnkey/core";
 import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
-import { activityBody, p256Stamp, post } from "../helpers/requests.js";
+import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 type KeyPair = { publicKey: string; privateKey: string };
 
@@ -22,25 +21,12 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
   let zoe: { organizationId: string; userId: string };
 
   async function submit(operation: string, type: string, parameters: unknown) {
-    const body = activityBody(type, server.root.organizationId, parameters);
-    const response = await post(`${server.url}/public/v1/submit/${operation}`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
-    expect(response.status, JSON.stringify(response.json)).toBe(200);
-    const activity = response.json.activity as { status: string; result: Record<string, Record<string, unknown>>; failure: unknown };
+    const activity = await submitAsRoot(server, operation, type, parameters);
     expect(activity.status, JSON.stringify(activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     return activity;
   }
 
-  const http = () =>
-    new TurnkeyClient({ apiBaseUrl: server.url, authProxyUrl: server.authProxyUrl, authProxyConfigId: configId, organizationId: server.root.organizationId }).createHttpClient();
-
-  async function refused(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e as { name: string; code: number; message: string },
-    );
-    expect(error?.name).toBe("TurnkeyRequestError");
-    return error!;
-  }
+  const http = () => coreClient(server, configId);
 
   beforeAll(async () => {
     mail = await startMailReceiver();
@@ -75,8 +61,8 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
     const { verificationToken } = await http().proxyVerifyOtpV2({ otpId, encryptedOtpBundle });
 
     // With verificationTokenRequiredForGetAccountPii, an email lookup needs a token for that very email.
-    expect((await refused(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "zoe@example.com" }))).code).toBe(7);
-    expect((await refused(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "yan@example.com", verificationToken }))).code).toBe(3);
+    expect((await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "zoe@example.com" }))).code).toBe(7);
+    expect((await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "yan@example.com", verificationToken }))).code).toBe(3);
     expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "zoe@example.com", verificationToken })).toEqual({});
 
     const signup = { userEmail: "zoe@example.com", verificationToken, apiKeys: [], authenticators: [], oauthProviders: [] };
@@ -94,7 +80,7 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
     const asZoe = server.client({ apiPublicKey: tokenKey.publicKey, apiPrivateKey: tokenKey.privateKey }, zoe.organizationId);
     expect((await asZoe.getWhoami({})).userId).toBe(zoe.userId);
 
-    const again = await refused(http().proxyOtpLoginV2(login));
+    const again = await coreRefusal(http().proxyOtpLoginV2(login));
     expect(again.message).toContain("already used");
   });
 
@@ -102,9 +88,9 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
     const { otpId } = await http().proxyInitOtp({ otpType: "OTP_TYPE_EMAIL", contact: "zoe@example.com" });
     const code = codeIn((await mail.next("zoe@example.com")).parsed.text ?? "")!;
     const key = generateP256KeyPair();
-    const noKey = await refused(http().proxyVerifyOtp({ otpId, otpCode: code }));
+    const noKey = await coreRefusal(http().proxyVerifyOtp({ otpId, otpCode: code }));
     expect(noKey.message).toContain("publicKey");
-    const wrong = await refused(http().proxyVerifyOtp({ otpId, otpCode: code === "000000" ? "111111" : "000000", publicKey: key.publicKey }));
+    const wrong = await coreRefusal(http().proxyVerifyOtp({ otpId, otpCode: code === "000000" ? "111111" : "000000", publicKey: key.publicKey }));
     expect(wrong.code).toBe(16);
     expect(wrong.message).toContain("incorrect");
     const { verificationToken } = await http().proxyVerifyOtp({ otpId, otpCode: code, publicKey: key.publicKey });
@@ -119,7 +105,7 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
 
   it("a channel the config leaves out is refused before any code is sent", async () => {
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { allowedAuthMethods: ["email", "passkey"] });
-    const sms = await refused(http().proxyInitOtpV2({ otpType: "OTP_TYPE_SMS", contact: "+15555550100" }));
+    const sms = await coreRefusal(http().proxyInitOtpV2({ otpType: "OTP_TYPE_SMS", contact: "+15555550100" }));
     expect(sms.code).toBe(7);
     expect(sms.message).toContain("sms");
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { allowedAuthMethods: [] });

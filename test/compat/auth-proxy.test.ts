@@ -1,5 +1,5 @@
 import { signWithApiKey } from "@turnkey/api-key-stamper";
-import { StamperType, TurnkeyClient } from "@turnkey/core";
+import { StamperType } from "@turnkey/core";
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { WebauthnStamper } from "@turnkey/webauthn-stamper";
 import { randomBytes } from "node:crypto";
@@ -7,44 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activitiesByOperation } from "../../src/activities/registry.js";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { PROXY_ACTIVITY_TYPES } from "../../src/authproxy/identity.js";
+import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
 
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 
 describe("auth proxy through the unchanged @turnkey/core", () => {
   let server: TestServer;
   let configId: string;
   let proxyUserId: string;
 
-  /** Submits an activity to the root organization as its root user. */
-  async function submit(operation: string, type: string, parameters: unknown, organizationId = server.root.organizationId) {
-    const body = activityBody(type, organizationId, parameters);
-    const response = await post(`${server.url}/public/v1/submit/${operation}`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
-    expect(response.status, JSON.stringify(response.json)).toBe(200);
-    return response.json.activity as { status: string; result: Record<string, Record<string, unknown>>; failure: { message: string } | null };
-  }
+  const submit = (operation: string, type: string, parameters: unknown, organizationId?: string) => submitAsRoot(server, operation, type, parameters, organizationId);
 
-  /** @turnkey/core's own HTTP client, pointed at Strongroom and its auth proxy. */
-  function core(options: { configId?: string; passkeyStamper?: WebauthnStamper } = {}) {
-    const client = new TurnkeyClient(
-      { apiBaseUrl: server.url, authProxyUrl: server.authProxyUrl, authProxyConfigId: options.configId ?? configId, organizationId: server.root.organizationId },
-      undefined,
-      options.passkeyStamper as never,
-    );
-    return client.createHttpClient();
-  }
-
-  /** The error a call was refused with. Core and sdk-server each bundle their own TurnkeyRequestError class. */
-  async function refused(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e as { name: string; code: number; message: string },
-    );
-    expect(error?.name).toBe("TurnkeyRequestError");
-    return error!;
-  }
+  const core = (options: { configId?: string; passkeyStamper?: WebauthnStamper } = {}) => coreClient(server, options.configId ?? configId, options.passkeyStamper);
 
   const subOrgCount = async () => (await server.client().getSubOrgIds({ paginationOptions: { limit: "100" } })).organizationIds.length;
 
@@ -151,7 +127,7 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     // A forged attestation is refused and creates nothing.
     const before = await subOrgCount();
     const forged = authenticator.attest(challenge);
-    const error = await refused(
+    const error = await coreRefusal(
       core().proxySignupV2({
         userName: "mallory",
         apiKeys: [],
@@ -179,14 +155,14 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     };
     const before = await subOrgCount();
 
-    const otherEmail = await refused(core().proxySignupV2({ ...body, userEmail: "mallory@example.com", clientSignature: await signature({ apiKeys, authenticators: [], oauthProviders: [], email: "mallory@example.com" }) }));
+    const otherEmail = await coreRefusal(core().proxySignupV2({ ...body, userEmail: "mallory@example.com", clientSignature: await signature({ apiKeys, authenticators: [], oauthProviders: [], email: "mallory@example.com" }) }));
     expect(otherEmail.code).toBe(3);
     expect(otherEmail.message).toContain("verificationToken");
 
-    const unsigned = await refused(core().proxySignupV2({ ...body, userEmail: "carol@example.com" }));
+    const unsigned = await coreRefusal(core().proxySignupV2({ ...body, userEmail: "carol@example.com" }));
     expect(unsigned.message).toContain("clientSignature: required");
 
-    const otherKeys = await refused(
+    const otherKeys = await coreRefusal(
       core().proxySignupV2({ ...body, userEmail: "carol@example.com", clientSignature: await signature({ apiKeys: [], authenticators: [], oauthProviders: [], email: "carol@example.com" }) }),
     );
     expect(otherKeys.message).toContain("signupV2.apiKeys");
@@ -202,7 +178,7 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
 
   it("bad input is 400 with the API's error shape and creates nothing", async () => {
     const before = await subOrgCount();
-    const badWallet = await refused(
+    const badWallet = await coreRefusal(
       core().proxySignupV2({
         userName: "dave",
         apiKeys: [],
@@ -213,7 +189,7 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     );
     expect(badWallet.code).toBe(3);
     expect(badWallet.message).toContain("mnemonicLength");
-    const badKey = await refused(core().proxySignupV2({ userName: "dave", apiKeys: [{ apiKeyName: "k", publicKey: "zz", curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }));
+    const badKey = await coreRefusal(core().proxySignupV2({ userName: "dave", apiKeys: [{ apiKeyName: "k", publicKey: "zz", curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }));
     expect(badKey.message).toContain("publicKey");
     // The first signup takes OAuth providers by OIDC token only.
     const v1Claims = await proxy(
@@ -242,7 +218,7 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     const unknown = await proxy("/v1/wallet_kit_config", "", { "x-AUTH-proxy-CONFIG-id": "no-such-config" });
     expect(unknown.status).toBe(401);
     expect(String(unknown.json.message)).toContain("no-such-config");
-    expect((await refused(core({ configId: "no-such-config" }).proxyGetWalletKitConfig({}))).code).toBe(16);
+    expect((await coreRefusal(core({ configId: "no-such-config" }).proxyGetWalletKitConfig({}))).code).toBe(16);
 
     expect((await submit("disable_auth_proxy", "ACTIVITY_TYPE_DISABLE_AUTH_PROXY", {})).status).toBe("ACTIVITY_STATUS_COMPLETED");
     const disabled = await proxy("/v1/signup_v2", JSON.stringify({ userName: "erin", apiKeys: [], authenticators: [], oauthProviders: [] }), { "X-Auth-Proxy-Config-Id": configId });
@@ -298,7 +274,7 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
 
   it("allowedAuthMethods limits what the proxy does", async () => {
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { allowedAuthMethods: ["email"] });
-    const passkeyless = await refused(core().proxySignupV2({ userName: "frank", apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }));
+    const passkeyless = await coreRefusal(core().proxySignupV2({ userName: "frank", apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }));
     expect(passkeyless.code).toBe(7);
     expect(passkeyless.message).toContain("wallet");
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { allowedAuthMethods: [] });
@@ -309,7 +285,7 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     const policy = policies.find((p) => p.consensus.includes(proxyUserId))!;
     expect((await server.client().deletePolicy({ policyId: policy.policyId })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     const signup = () => core().proxySignupV2({ userName: "heidi", apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] });
-    const denied = await refused(signup());
+    const denied = await coreRefusal(signup());
     expect(denied.code).toBe(7);
     expect(denied.message).toContain(proxyUserId);
     await submit("enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
@@ -324,7 +300,7 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     expect((await submit("set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", { publicKey: server.root.apiPublicKey, rules: [{ cidr: "127.0.0.1/32" }] })).status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await submit("set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", { enabled: true, rules: [{ cidr: "10.1.0.0/24" }] })).status).toBe("ACTIVITY_STATUS_COMPLETED");
     try {
-      const denied = await refused(server.client({ apiPublicKey: other.publicKey, apiPrivateKey: other.privateKey }).getWhoami({}) as never);
+      const denied = await coreRefusal(server.client({ apiPublicKey: other.publicKey, apiPrivateKey: other.privateKey }).getWhoami({}) as never);
       expect(denied.message).toContain("not allowed");
       const signedUp = await core().proxySignupV2({ userName: "grace", apiKeys: [{ apiKeyName: "k", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] });
       expect(signedUp.organizationId).toBeTruthy();
