@@ -1,14 +1,10 @@
-import { p256 } from "@noble/curves/nist.js";
 import { Type } from "@sinclair/typebox";
-import { credentialBundle } from "../../crypto/bundles.js";
 import { Int64String, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { addApiKeys } from "../shared/credentials.js";
+import { issueCredential } from "../shared/auth-credentials.js";
 import { userOfOidcToken } from "../shared/oidc-login.js";
-import { invalidateSessionKeys, sessionSeconds } from "../shared/sessions.js";
+import { sessionSeconds } from "../shared/sessions.js";
 import { requireTargetKey } from "../shared/target-key.js";
-
-const OAUTH_KEY = "CREDENTIAL_TYPE_OAUTH_KEY_P256";
 
 export const oauth = defineActivity({
   operation: "oauth",
@@ -28,26 +24,18 @@ export const oauth = defineActivity({
   }),
   parentMayInitiate: true,
   async execute(ctx, params) {
-    const { tx, organization, now } = ctx;
-    const target = requireTargetKey(params.targetPublicKey);
-    const seconds = sessionSeconds(params.expirationSeconds);
+    // Malformed input is refused (400) before the user is looked up (issueCredential checks it again).
+    requireTargetKey(params.targetPublicKey);
+    sessionSeconds(params.expirationSeconds);
     const userId = await userOfOidcToken(ctx, params.oidcToken, params.targetPublicKey, "targetPublicKey");
-    if (params.invalidateExisting) await invalidateSessionKeys(tx, userId, [OAUTH_KEY]);
-    const key = p256.utils.randomSecretKey();
-    const [apiKeyId] = await addApiKeys(
-      tx,
-      { organizationId: organization.id, userId, now },
-      [
-        {
-          apiKeyName: params.apiKeyName ?? `Oauth - ${now.toISOString()}`,
-          publicKey: Buffer.from(p256.getPublicKey(key, true)).toString("hex"),
-          curveType: "API_KEY_CURVE_P256",
-          expirationSeconds: String(seconds),
-          credentialType: OAUTH_KEY,
-        },
-      ],
-      "oauth",
-    );
-    return { userId, apiKeyId, credentialBundle: await credentialBundle(key, target) };
+    const { apiKeyId, credentialBundle } = await issueCredential(ctx, {
+      userId,
+      targetPublicKey: params.targetPublicKey,
+      credentialType: "CREDENTIAL_TYPE_OAUTH_KEY_P256",
+      apiKeyName: params.apiKeyName ?? `Oauth - ${ctx.now.toISOString()}`,
+      expirationSeconds: params.expirationSeconds,
+      invalidateExisting: params.invalidateExisting,
+    });
+    return { userId, apiKeyId, credentialBundle };
   },
 });

@@ -1,13 +1,9 @@
-import { p256 } from "@noble/curves/nist.js";
 import { Type } from "@sinclair/typebox";
-import { credentialBundle } from "../../crypto/bundles.js";
 import { Id, Int64String, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { addApiKeys } from "../shared/credentials.js";
-import { invalidateSessionKeys, sessionSeconds, sessionUser } from "../shared/sessions.js";
+import { issueCredential } from "../shared/auth-credentials.js";
+import { sessionSeconds, sessionUser } from "../shared/sessions.js";
 import { requireTargetKey } from "../shared/target-key.js";
-
-const SESSION_KEY = "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256";
 
 export const createReadWriteSession = defineActivity({
   operation: "create_read_write_session",
@@ -26,33 +22,19 @@ export const createReadWriteSession = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
   }),
   selfServiceUserId: (params, requesterUserId) => params.userId ?? requesterUserId,
-  async execute({ tx, organization, now, requesterUserId }, params) {
-    const target = requireTargetKey(params.targetPublicKey);
-    const seconds = sessionSeconds(params.expirationSeconds);
-    const user = await sessionUser(tx, organization.id, params.userId ?? requesterUserId);
-    if (params.invalidateExisting) await invalidateSessionKeys(tx, user.id, [SESSION_KEY]);
-    const sessionKey = p256.utils.randomSecretKey();
-    const [apiKeyId] = await addApiKeys(
-      tx,
-      { organizationId: organization.id, userId: user.id, now },
-      [
-        {
-          apiKeyName: params.apiKeyName ?? `Read Write Session - ${now.toISOString()}`,
-          publicKey: Buffer.from(p256.getPublicKey(sessionKey, true)).toString("hex"),
-          curveType: "API_KEY_CURVE_P256",
-          expirationSeconds: String(seconds),
-          credentialType: SESSION_KEY,
-        },
-      ],
-      "session",
-    );
-    return {
-      organizationId: organization.id,
-      organizationName: organization.name,
+  async execute(ctx, params) {
+    // Malformed input is refused (400) before the user is looked up (issueCredential checks it again).
+    requireTargetKey(params.targetPublicKey);
+    sessionSeconds(params.expirationSeconds);
+    const user = await sessionUser(ctx.tx, ctx.organization.id, params.userId ?? ctx.requesterUserId);
+    const { apiKeyId, credentialBundle } = await issueCredential(ctx, {
       userId: user.id,
-      username: user.name,
-      apiKeyId,
-      credentialBundle: await credentialBundle(sessionKey, target),
-    };
+      targetPublicKey: params.targetPublicKey,
+      credentialType: "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256",
+      apiKeyName: params.apiKeyName ?? `Read Write Session - ${ctx.now.toISOString()}`,
+      expirationSeconds: params.expirationSeconds,
+      invalidateExisting: params.invalidateExisting,
+    });
+    return { organizationId: ctx.organization.id, organizationName: ctx.organization.name, userId: user.id, username: user.name, apiKeyId, credentialBundle };
   },
 });

@@ -6,7 +6,7 @@ import { invalidateSessionKeys, sessionSeconds } from "./sessions.js";
 import { requireTargetKey } from "./target-key.js";
 
 /**
- * The legacy authentication flows (otp_auth, email_auth, email recovery): a fresh P-256 key registered as an
+ * Read-write sessions and the legacy authentication flows (otp_auth, email_auth, email recovery, oauth): a fresh P-256 key registered as an
  * expiring API key of the user, whose private half leaves only as a credential bundle to the client's
  * `targetPublicKey` (what decryptCredentialBundle opens).
  */
