@@ -17,7 +17,7 @@ import { execSync, spawn } from "node:child_process";
 import { createPublicKey, randomBytes, verify } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { perSecond, startStrongroom, type Strongroom } from "./support.js";
+import { cpuMs, percentile, perSecond, startStrongroom, type Strongroom } from "./support.js";
 
 const CONNECTIONS = [1, 50] as const;
 const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
@@ -35,6 +35,9 @@ interface Measured {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** The server process's CPU time over the run's wall time (1 = one core busy throughout), and per request. */
+  serverCpuShare?: number;
+  serverCpuMsPerRequest?: number;
   /** Responses that were not 200 with the expected answer, plus socket errors and timeouts. */
   failures: number;
   firstFailure?: string;
@@ -58,13 +61,20 @@ async function sign(stamper: ApiKeyStamper, path: string, body: string): Promise
  * Sends `signed` (each exactly once, in order, shared by all connections) or, when `repeat` is given,
  * the one request `repeat` times; every answer must be 200 and pass `ok`.
  */
-async function drive(url: string, connections: number, signed: Signed[], ok: (body: string) => boolean, repeat?: number): Promise<Measured> {
+async function drive(server: { url: string; pid: number }, connections: number, signed: Signed[], ok: (body: string) => boolean, repeat?: number): Promise<Measured> {
+  const { url } = server;
+  const cpuBefore = cpuMs(server.pid);
   let next = 0;
   let failures = 0;
+  // autocannon's own duration only advances in whole sampling intervals (1 s); time the run here.
+  const startedAt = performance.now();
+  let lastResponseAt = startedAt;
   let firstFailure: string | undefined;
   const amount = repeat ?? signed.length - connections - 1; // each connection builds one request ahead
   if (amount <= 0) throw new Error("not enough signed requests");
-  const result = await autocannon({
+  const latenciesMs: number[] = [];
+  // Without a callback autocannon answers its Instance, which is also a promise of the result.
+  const run = autocannon({
     url,
     connections,
     pipelining: 1,
@@ -79,6 +89,7 @@ async function drive(url: string, connections: number, signed: Signed[], ok: (bo
           return { ...request, path: item.path, body: item.body, headers: { "content-type": "application/json", "x-stamp": item.stamp } };
         },
         onResponse: (status, body) => {
+          lastResponseAt = performance.now();
           if (status !== 200 || !ok(body)) {
             failures++;
             firstFailure ??= `${status} ${body.slice(0, 300)}`;
@@ -86,15 +97,26 @@ async function drive(url: string, connections: number, signed: Signed[], ok: (bo
         },
       },
     ],
-  });
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  // autocannon's histogram keeps whole milliseconds; its response event carries the exact time.
+  run.on("response", (_client, _status, _bytes, responseTimeMs) => latenciesMs.push(responseTimeMs));
+  const result = await run;
   failures += result.errors + result.timeouts;
-  process.stderr.write(`  ${connections} conn: ${result.requests.total} requests, ${Math.round(result.requests.total / (result.duration || 1))}/s, p50 ${result.latency.p50} ms, ${failures} failures\n`);
+  const elapsedMs = Math.max(1, lastResponseAt - startedAt);
+  const perSecond = Math.round((result.requests.total * 1000) / elapsedMs);
+  const cpuAfter = cpuMs(server.pid);
+  const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  latenciesMs.sort((a, b) => a - b);
+  const at = (p: number) => (latenciesMs.length === 0 ? 0 : +percentile(latenciesMs, p).toFixed(2));
+  const cpuNote = serverCpu === undefined ? "" : `, server CPU ${Math.round((serverCpu / elapsedMs) * 100)}% (${(serverCpu / result.requests.total).toFixed(3)} ms/request)`;
+  process.stderr.write(`  ${connections} conn: ${result.requests.total} requests, ${perSecond}/s, p50 ${at(50)} ms${cpuNote}, ${failures} failures\n`);
   return {
     connections,
     requests: result.requests.total,
-    perSecond: Math.round(result.requests.total / (result.duration || 1)),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
+    perSecond,
+    p50Ms: at(50),
+    p99Ms: at(99),
+    ...(serverCpu === undefined ? {} : { serverCpuShare: +(serverCpu / elapsedMs).toFixed(2), serverCpuMsPerRequest: +(serverCpu / result.requests.total).toFixed(3) }),
     failures,
     ...(firstFailure ? { firstFailure } : {}),
   };
@@ -137,9 +159,10 @@ async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promis
     const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
     const ok = (body: string) => body.includes(organizationId);
     process.stderr.write("bare route\n");
-    await drive(url, 10, whoami, ok, 2000); // warm-up
+    const bare = { url, pid: child.pid! };
+    await drive(bare, 10, whoami, ok, 2000); // warm-up
     const results: Measured[] = [];
-    for (const connections of CONNECTIONS) results.push(await drive(url, connections, whoami, ok, connections === 1 ? 2000 : 8000));
+    for (const connections of CONNECTIONS) results.push(await drive(bare, connections, whoami, ok, connections === 1 ? 4000 : 16000));
     return results;
   } finally {
     child.kill();
@@ -153,7 +176,7 @@ async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promis
 type Scenario = "whoami" | "rename" | "sign" | "wallet";
 const SCENARIOS: Scenario[] = (process.env.BENCH_SCENARIOS?.split(",") as Scenario[] | undefined) ?? ["whoami", "rename", "sign", "wallet"];
 /** Requests per measured run: at 1 connection, at 50. */
-const AMOUNTS: Record<Scenario, [number, number]> = { whoami: [1000, 4000], rename: [400, 2000], sign: [400, 1500], wallet: [40, 99] };
+const AMOUNTS: Record<Scenario, [number, number]> = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [40, 99] };
 
 async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
   const { organizationId, userId } = strongroom.root;
@@ -178,8 +201,8 @@ async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
       if (scenario === "whoami") {
         const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
         const ok = (body: string) => body.includes(userId);
-        if (index === 0) await drive(strongroom.url, 10, whoami, ok, 1000);
-        runs.push(await drive(strongroom.url, connections, whoami, ok, amount));
+        if (index === 0) await drive(strongroom, 10, whoami, ok, 1000);
+        runs.push(await drive(strongroom, connections, whoami, ok, amount));
         continue;
       }
       let bodies: () => string;
@@ -198,9 +221,9 @@ async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
         path = "/public/v1/submit/create_wallet";
         bodies = () => activity("ACTIVITY_TYPE_CREATE_WALLET", { walletName: `load ${serial}`, accounts: [ETH] });
       }
-      if (index === 0 && scenario !== "wallet") await drive(strongroom.url, 10, await signMany(150, path, bodies), completed); // warm-up
+      if (index === 0 && scenario !== "wallet") await drive(strongroom, 10, await signMany(150, path, bodies), completed); // warm-up
       const signed = await signMany(amount + connections + 1, path, bodies);
-      runs.push(await drive(strongroom.url, connections, signed, completed));
+      runs.push(await drive(strongroom, connections, signed, completed));
       if (scenario === "wallet") {
         // An organization holds at most 100 wallets: make room for the next run.
         const { wallets } = await client.getWallets({});

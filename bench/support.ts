@@ -1,7 +1,7 @@
 import { Turnkey } from "@turnkey/sdk-server";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cl
 
 export interface Strongroom {
   url: string;
+  pid: number;
   root: { organizationId: string; userId: string; apiPublicKey: string; apiPrivateKey: string };
   client(key?: { publicKey: string; privateKey: string }): ReturnType<Turnkey["apiClient"]>;
   stop(): Promise<void>;
@@ -72,6 +73,7 @@ export async function startStrongroom(extraEnv: Record<string, string> = {}, opt
   }
   return {
     url,
+    pid: server.pid!,
     root,
     client: (key) =>
       new Turnkey({ apiBaseUrl: url, apiPublicKey: key?.publicKey ?? root.apiPublicKey, apiPrivateKey: key?.privateKey ?? root.apiPrivateKey, defaultOrganizationId: root.organizationId }).apiClient(),
@@ -82,6 +84,17 @@ export async function startStrongroom(extraEnv: Record<string, string> = {}, opt
       if (baseUrl) await adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     },
   };
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc on Linux; undefined elsewhere. */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    // utime and stime are fields 14 and 15 of stat(5), here 12 and 13 after the command name was cut off.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 export function percentile(sorted: number[], p: number): number {

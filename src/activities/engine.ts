@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { authenticate } from "../auth/authenticate.js";
-import { internalError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
+import { ApiError, internalError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { decide } from "../policy/decide.js";
 import { checkJsonLimits } from "../schema/json-limits.js";
 import { validate } from "../schema/validate.js";
@@ -9,8 +9,10 @@ import type { Services } from "../services.js";
 import { isUniqueViolation } from "../store/database.js";
 import { requireOrganization } from "../records/organizations.js";
 import type { ActivityDefinition } from "./definition.js";
-import { approvalOf, castVote, runAfterCommit, type AfterCommitTask, findByFingerprint, insertVote, proofContext, recordEvaluations, runHandler, setStatus, type VoteInput } from "./voting.js";
-import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow, type VoteRow } from "./record.js";
+import { emitActivityUpdateTo } from "../webhooks/outbox.js";
+import { insertNewActivity } from "./new-activity.js";
+import { approvalOf, castVote, findByFingerprint, newVote, proofContext, runAfterCommit, runHandler, type AfterCommitTask, type StoredVote, type VoteInput } from "./voting.js";
+import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow } from "./record.js";
 
 const MAX_AGE_MS = 60 * 60 * 1000;
 const MAX_FUTURE_MS = 5 * 60 * 1000;
@@ -80,7 +82,7 @@ export async function submitActivity(
   const now = services.clock();
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { clientIp });
+  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { clientIp, withSnapshot: true });
 
   checkLiveness(body.timestampMs, now);
   if (body.type !== definition.type) {
@@ -111,38 +113,55 @@ export async function submitActivity(
   const intent = { [definition.intentKey]: body.parameters as Record<string, unknown> };
   // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
   const generateAppProofs = body.generateAppProofs === true || params.generateAppProofs === true;
-  const afterCommit: AfterCommitTask[] = [];
+  let afterCommit: AfterCommitTask[] = [];
+  let queued = 0;
   try {
-    let firstVote: VoteRow | undefined;
+    let first: StoredVote | undefined;
     const row = await services.db.transaction(async (tx) => {
-      // The idempotency check is the insert itself: an activity with this fingerprint wins the conflict.
-      const inserted = await tx.query(
-        `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, generate_app_proofs, created_at, updated_at)
-         VALUES ($1, $2, $3, 'ACTIVITY_STATUS_PENDING', $4, $5::jsonb, '{}'::jsonb, NULL, $6, $7, $7)
-         ON CONFLICT (fingerprint) DO NOTHING RETURNING id`,
-        [activityId, organization.id, definition.type, fingerprint, JSON.stringify(intent), generateAppProofs, now],
-      );
-      if (inserted.length === 0) throw new AlreadySubmitted();
-      const first = await insertVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-      firstVote = first;
+      afterCommit = [];
+      first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
       // A parent-initiated authentication activity is the parent's decision: its policies, its root quorum.
       const deciding = principal.viaParent ? await requireOrganization(tx, principal.user.organizationId) : organization;
       const decision = await decide(tx, { definition, params, organization: deciding, approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }], now });
-      await recordEvaluations(tx, activityId, organization.id, first.id, decision, now);
+      const row: ActivityRow = {
+        id: activityId,
+        organization_id: organization.id,
+        type: definition.type,
+        status: decision.outcome === "consensus-needed" ? "ACTIVITY_STATUS_CONSENSUS_NEEDED" : "ACTIVITY_STATUS_FAILED",
+        fingerprint,
+        intent,
+        result: {},
+        failure: null,
+        generate_app_proofs: generateAppProofs,
+        app_proofs: [],
+        created_at: now,
+        updated_at: now,
+      };
+      if (decision.outcome === "allow") {
+        const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
+        const outcome = await runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, organization, definition, params }, now, onError, proofs);
+        row.status = outcome.status;
+        if (outcome.status === "ACTIVITY_STATUS_COMPLETED") {
+          Object.assign(row, { result: outcome.result, app_proofs: outcome.appProofs });
+          afterCommit = outcome.afterCommit;
+        } else row.failure = outcome.failure.toBody();
+      }
+      // The idempotency check is this insert: an activity with the same fingerprint wins, and this one rolls back.
+      const subscribers = await insertNewActivity(tx, row, first, decision.evaluations);
+      if (!subscribers) throw new AlreadySubmitted();
       if (decision.outcome === "deny") {
         throw permissionDenied(`user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}`);
       }
-      if (decision.outcome === "consensus-needed") return setStatus(tx, activityId, "ACTIVITY_STATUS_CONSENSUS_NEEDED", now);
-      const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
-      return runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, organization, definition, params }, now, onError, proofs, afterCommit);
+      queued = await emitActivityUpdateTo(tx, subscribers, row, now, [first]);
+      return row;
     });
-    services.webhooks.wake();
+    if (queued > 0) services.webhooks.wake();
     runAfterCommit(afterCommit, onError);
-    // A new activity has exactly one vote so far: the one this transaction wrote.
-    return { activity: activityRecord(row, [firstVote!], principal.user.id) };
+    return { activity: activityRecord(row, [first!], principal.user.id) };
   } catch (error) {
-    // The same body submitted before, or concurrently: the other request created the activity.
-    if (error instanceof AlreadySubmitted || isUniqueViolation(error)) {
+    // The same body submitted before, or concurrently: the other request created the activity. The
+    // handler runs before the insert that detects it, so it may have refused input the first run changed.
+    if (error instanceof AlreadySubmitted || isUniqueViolation(error) || error instanceof ApiError) {
       const [raced] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
       if (raced) return { activity: await resubmitted(services, raced, vote) };
     }

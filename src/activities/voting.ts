@@ -6,7 +6,7 @@ import { requireOrganization, type OrganizationRow } from "../records/organizati
 import { loadUserRecord } from "../records/users.js";
 import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
-import { isUniqueViolation, type Queryable } from "../store/database.js";
+import { isRetryableConflict, isStalePlan, isUniqueViolation, type Queryable } from "../store/database.js";
 import type { ActivityDefinition } from "./definition.js";
 import { emitActivityUpdate } from "../webhooks/outbox.js";
 import { appProofsFor, type ProofContext } from "./app-proofs.js";
@@ -25,30 +25,42 @@ export interface VoteInput {
   onError: (error: unknown) => void;
 }
 
-type StoredVote = VoteRow & { credential: Approval["credential"] | null };
+export type StoredVote = VoteRow & { credential: Approval["credential"] | null };
 
-export async function insertVote(tx: Queryable, activityId: string, selection: VoteSelection, vote: VoteInput): Promise<StoredVote> {
+/**
+ * The vote `vote` casts, as its row will be stored, with the user as they are now: the record authentication
+ * read with an API key, or read here (a passkey, a session).
+ */
+export async function newVote(tx: Queryable, activityId: string, selection: VoteSelection, vote: VoteInput): Promise<StoredVote> {
   const { principal } = vote;
-  const snapshot = await loadUserRecord(tx, principal.user.organizationId, principal.user.id);
-  const credential = { id: principal.credential.id, type: principal.credential.type, publicKey: principal.credential.publicKey, credentialId: principal.credential.credentialId };
-  const [row] = await tx.query<StoredVote>(
-    `INSERT INTO votes (id, activity_id, user_id, user_snapshot, selection, message, public_key, signature, scheme, credential, created_at)
-     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10::jsonb, $11) RETURNING *`,
-    [
-      randomUUID(),
-      activityId,
-      principal.user.id,
-      JSON.stringify(snapshot),
-      selection,
-      vote.rawBody.toString("utf8"),
-      principal.stamp.publicKey,
-      principal.stamp.signature,
-      principal.stamp.scheme,
-      JSON.stringify(credential),
-      vote.now,
-    ],
-  );
-  return row!;
+  const snapshot = principal.snapshot ?? (await loadUserRecord(tx, principal.user.organizationId, principal.user.id));
+  return {
+    id: randomUUID(),
+    activity_id: activityId,
+    user_id: principal.user.id,
+    user_snapshot: snapshot as unknown as Record<string, unknown>,
+    selection,
+    message: vote.rawBody.toString("utf8"),
+    public_key: principal.stamp.publicKey,
+    signature: principal.stamp.signature,
+    scheme: principal.stamp.scheme,
+    credential: { id: principal.credential.id, type: principal.credential.type, publicKey: principal.credential.publicKey, credentialId: principal.credential.credentialId },
+    created_at: vote.now,
+  };
+}
+
+export const VOTE_COLUMNS = "id, activity_id, user_id, user_snapshot, selection, message, public_key, signature, scheme, credential, created_at";
+
+/** A vote's values in VOTE_COLUMNS order, all but activity_id, which the inserting statement supplies. */
+export function voteValues(vote: StoredVote): unknown[] {
+  return [vote.id, vote.user_id, JSON.stringify(vote.user_snapshot), vote.selection, vote.message, vote.public_key, vote.signature, vote.scheme, JSON.stringify(vote.credential), vote.created_at];
+}
+
+async function insertVote(tx: Queryable, activityId: string, selection: VoteSelection, vote: VoteInput): Promise<StoredVote> {
+  const cast = await newVote(tx, activityId, selection, vote);
+  const [id, ...rest] = voteValues(cast);
+  await tx.query(`INSERT INTO votes (${VOTE_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10::jsonb, $11)`, [id, activityId, ...rest]);
+  return cast;
 }
 
 export function approvalOf(vote: StoredVote): Approval {
@@ -100,10 +112,15 @@ export interface AllowedActivity {
   params: Record<string, unknown>;
 }
 
+/** What running an allowed activity's handler came to; a failed one's writes are rolled back. */
+export type HandlerOutcome =
+  | { status: "ACTIVITY_STATUS_COMPLETED"; result: Record<string, unknown>; appProofs: unknown[]; afterCommit: AfterCommitTask[] }
+  | { status: "ACTIVITY_STATUS_FAILED"; failure: ApiError };
+
 /**
- * Runs an allowed activity's handler under a savepoint, exactly once, and records COMPLETED with the
- * result or FAILED with the failure (the handler's writes then rolled back). Bad input the handler finds
- * is rethrown: the caller's error, 400, for the whole transaction.
+ * Runs an allowed activity's handler under a savepoint, exactly once: its result, or its failure with the
+ * handler's writes rolled back (and its keep-on-failure writes made). The caller records the outcome. Bad
+ * input the handler finds is rethrown: the caller's error, 400, for the whole transaction.
  */
 export async function runHandler(
   tx: Queryable,
@@ -112,14 +129,13 @@ export async function runHandler(
   now: Date,
   onError: (error: unknown) => void,
   proofs: ProofContext | undefined,
-  afterCommit: AfterCommitTask[],
-): Promise<ActivityRow> {
+): Promise<HandlerOutcome> {
   const { definition } = activity;
-  const tasks: AfterCommitTask[] = [];
+  const afterCommit: AfterCommitTask[] = [];
   const failureWrites: Array<(tx: Queryable) => Promise<void>> = [];
   const lockKey = definition.lockKey?.(activity.params);
   if (lockKey !== undefined) await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [lockKey]);
-  await tx.query("SAVEPOINT handler");
+  await tx.exec("SAVEPOINT handler");
   try {
     const context = {
       tx,
@@ -128,29 +144,39 @@ export async function runHandler(
       requesterUserId: activity.requesterUserId,
       now,
       services,
-      afterCommit: (task: AfterCommitTask) => void tasks.push(task),
+      afterCommit: (task: AfterCommitTask) => void afterCommit.push(task),
       keepOnFailure: (write: (tx: Queryable) => Promise<void>) => void failureWrites.push(write),
     };
     const result = { [definition.resultKey]: await definition.execute(context, activity.params) };
     const appProofs = proofs ? await appProofsFor(tx, services, { organization: activity.organization, type: definition.type, params: activity.params, result }, proofs, now) : [];
-    const [row] = await tx.query<ActivityRow>(
-      "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
-      [activity.id, JSON.stringify(result), JSON.stringify(appProofs), now],
-    );
-    await emitActivityUpdate(tx, row!, now);
-    afterCommit.push(...tasks);
-    return row!;
+    return { status: "ACTIVITY_STATUS_COMPLETED", result, appProofs, afterCommit };
   } catch (error) {
     if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
+    // A deadlock, serialization failure or stale plan is the store's, not the activity's: the transaction is retried.
+    if (isRetryableConflict(error) || isStalePlan(error)) throw error;
     let failure = failureOf(error);
     if (!failure) {
       onError(error);
       failure = internalError(`${definition.type} failed unexpectedly; the server log has the details (activity ${activity.id})`);
     }
-    await tx.query("ROLLBACK TO SAVEPOINT handler");
+    await tx.exec("ROLLBACK TO SAVEPOINT handler");
     for (const write of failureWrites) await write(tx);
-    return setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, failure);
+    return { status: "ACTIVITY_STATUS_FAILED", failure };
   }
+}
+
+/** Records a handler's outcome on an activity that waited for consensus, and queues its webhooks. */
+async function recordOutcome(tx: Queryable, activityId: string, outcome: HandlerOutcome, now: Date, afterCommit: AfterCommitTask[]): Promise<void> {
+  if (outcome.status === "ACTIVITY_STATUS_FAILED") {
+    await setStatus(tx, activityId, "ACTIVITY_STATUS_FAILED", now, outcome.failure);
+    return;
+  }
+  const [row] = await tx.query<ActivityRow>(
+    "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
+    [activityId, JSON.stringify(outcome.result), JSON.stringify(outcome.appProofs), now],
+  );
+  await emitActivityUpdate(tx, row!, now);
+  afterCommit.push(...outcome.afterCommit);
 }
 
 /** What an app proof of the decision records: the evaluations and the approvals that carried it. */
@@ -187,6 +213,7 @@ export async function castVote(services: Services, target: ActivityRow, selectio
   }
   const afterCommit: AfterCommitTask[] = [];
   await services.db.transaction(async (tx) => {
+    afterCommit.length = 0; // a retried transaction starts over
     const [activity] = await tx.query<ActivityRow>("SELECT * FROM activities WHERE id = $1 FOR UPDATE", [target.id]);
     if (!activity) throw notFound(`activity ${target.id} no longer exists`);
     if (activity.status !== "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
@@ -215,7 +242,8 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     if (decision.outcome === "allow") {
       const proofs = activity.generate_app_proofs ? proofContext(activity.fingerprint, decision, [...live, cast]) : undefined;
       const [first] = await tx.query<{ user_id: string }>("SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1", [activity.id]);
-      await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, organization, definition, params }, now, vote.onError, proofs, afterCommit);
+      const outcome = await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, organization, definition, params }, now, vote.onError, proofs);
+      await recordOutcome(tx, activity.id, outcome, now, afterCommit);
     }
     else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
     else await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activity.id, now]);

@@ -3,7 +3,7 @@ import { notFound, permissionDenied, unauthenticated } from "../errors.js";
 import { enforceIpAllowlist, type AllowlistRow } from "./ip-allowlist.js";
 import { SessionJwtError, verifySessionJwt } from "./session-jwt.js";
 import { requireOrganization, type OrganizationRow } from "../records/organizations.js";
-import type { AuthenticatorRow } from "../records/users.js";
+import { userRecordsColumns, userRecordsFrom, type AuthenticatorRow, type UserRecord, type UserRecordsJson } from "../records/users.js";
 import type { Queryable } from "../store/database.js";
 import { API_KEY_SCHEMES, parseStamp, verifyApiKeySignature, type Stamp } from "./stamp.js";
 import { verifyWebAuthnStamp } from "./webauthn.js";
@@ -17,6 +17,8 @@ export interface Principal {
   viaParent: boolean;
   /** What a vote records of the stamp. */
   stamp: { publicKey: string; scheme: string; signature: string };
+  /** The user's full record, read with an API key when the caller asked for it (a vote records it). */
+  snapshot?: UserRecord;
 }
 
 const CURVE_OF_KEY: Record<string, string> = {
@@ -50,9 +52,10 @@ type StampKeyColumns = {
  * nothing to invalidate across processes): the organization, the key with its user — a key present in
  * both the organization and its parent resolves to the organization's own user — and the
  * organization's IP allowlists for that key, and whether the key is its enabled auth proxy's (exempt from them).
+ * For an activity, the same statement also reads the user's full record, which its vote records.
  */
-const API_KEY_PRINCIPAL_SQL = `
-SELECT o.*,
+const apiKeyPrincipalSql = (withSnapshot: boolean) => `
+SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", (column) => `${column} = k.user_id`)},` : ""}
        k.id AS stamp_key_id, k.organization_id AS stamp_key_organization_id, k.user_id AS stamp_key_user_id,
        k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
        k.expires_at AS stamp_key_expires_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root,
@@ -67,14 +70,18 @@ SELECT o.*,
   ) k ON true
  WHERE o.id = $1`;
 
+const API_KEY_PRINCIPAL_SQL = apiKeyPrincipalSql(false);
+const API_KEY_VOTER_SQL = apiKeyPrincipalSql(true);
+
 async function authenticateApiKey(
   db: Queryable,
   stamp: Extract<Stamp, { kind: "api-key" }>,
   organizationId: string,
   now: Date,
   clientIp: string | undefined,
+  withSnapshot: boolean,
 ): Promise<{ principal: Principal; organization: OrganizationRow }> {
-  const [row] = await db.query<OrganizationRow & StampKeyColumns>(API_KEY_PRINCIPAL_SQL, [organizationId, stamp.publicKey]);
+  const [row] = await db.query<OrganizationRow & StampKeyColumns & Partial<UserRecordsJson>>(withSnapshot ? API_KEY_VOTER_SQL : API_KEY_PRINCIPAL_SQL, [organizationId, stamp.publicKey]);
   if (!row) throw notFound(`no organization found with id ${JSON.stringify(organizationId)}`, "ORGANIZATION_NOT_FOUND");
   const {
     stamp_key_id: keyId,
@@ -88,6 +95,8 @@ async function authenticateApiKey(
     stamp_user_is_root: isRoot,
     stamp_ip_allowlists: allowlists,
     stamp_key_is_auth_proxy: isAuthProxyKey,
+    user_rows: userRows,
+    owned_rows: ownedRows,
     ...organization
   } = row;
   if (!keyId) throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(organization)}`, "PUBLIC_KEY_NOT_FOUND");
@@ -103,6 +112,7 @@ async function authenticateApiKey(
     viaParent: keyOrganizationId !== organization.id,
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
+  if (withSnapshot) principal.snapshot = userRecordsFrom({ user_rows: userRows ?? null, owned_rows: ownedRows ?? null })[0];
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);
   return { principal, organization };
 }
@@ -192,6 +202,8 @@ export async function authenticate(
     readOnlySessions?: ServerKey;
     /** The client's address (the socket's, or X-Forwarded-For through TRUST_PROXY), for IP allowlists. */
     clientIp?: string;
+    /** For activities: read the user's full record too (`principal.snapshot`), in the same statement where it can. */
+    withSnapshot?: boolean;
   } = {},
 ): Promise<{ principal: Principal; organization: OrganizationRow }> {
   const { readOnlySessions } = options;
@@ -210,7 +222,7 @@ export async function authenticate(
       "SIGNATURE_INVALID",
     );
   }
-  if (stamp.kind === "api-key") return authenticateApiKey(db, stamp, organizationId, now, options.clientIp);
+  if (stamp.kind === "api-key") return authenticateApiKey(db, stamp, organizationId, now, options.clientIp, options.withSnapshot === true);
   // Passkey requests are never subject to IP allowlists (only API keys are).
   const organization = await requireOrganization(db, organizationId);
   return { principal: await authenticateWebAuthn(db, stamp, rawBody, organization), organization };

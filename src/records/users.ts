@@ -159,38 +159,40 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
 }
 
 /**
- * Full user records (credentials, tags, providers) of an organization, optionally only some
- * users, in creation order. Expired API keys are not shown: they no longer exist for the API.
+ * Two JSON columns for one statement: `user_rows`, an organization's users (all, or those `userFilter` admits),
+ * and `owned_rows`, everything they own. `organizationId` is a SQL expression and `userFilter` turns a user id
+ * column into a SQL condition, so the columns can ride along in another statement (authentication's).
  */
-export async function loadUserRecords(db: Queryable, organizationId: string, userIds?: string[]): Promise<UserRecord[]> {
-  const filter = userIds ? " AND id = ANY($2::text[])" : "";
-  const params = userIds ? [organizationId, userIds] : [organizationId];
-  const users = await db.query<UserRow>(`SELECT * FROM users WHERE organization_id = $1${filter} ORDER BY created_at, id`, params);
-  if (users.length === 0) return [];
-  const userFilter = userIds ? " AND user_id = ANY($2::text[])" : "";
-  // One round trip for everything users own; each row comes as JSON and is revived below.
-  const owned = await db.query<{ kind: string; data: Record<string, unknown> }>(
-    `SELECT 'api_key' AS kind, row_number() OVER (ORDER BY seq) AS position, to_jsonb(k) AS data FROM api_keys k
-      WHERE organization_id = $1${userFilter} AND (expires_at IS NULL OR expires_at > now())
-     UNION ALL
-     SELECT 'authenticator', row_number() OVER (ORDER BY created_at, id), to_jsonb(a) FROM authenticators a WHERE organization_id = $1${userFilter}
-     UNION ALL
-     SELECT 'oauth_provider', row_number() OVER (ORDER BY created_at, id), to_jsonb(p) FROM oauth_providers p WHERE organization_id = $1${userFilter}
-     UNION ALL
-     SELECT 'tag', row_number() OVER (ORDER BY t.created_at, t.id), jsonb_build_object('user_id', a.user_id, 'tag_id', a.tag_id)
-       FROM user_tag_assignments a JOIN user_tags t ON t.id = a.tag_id WHERE t.organization_id = $1${userIds ? " AND a.user_id = ANY($2::text[])" : ""}
-     ORDER BY kind, position`,
-    params,
-  );
+export function userRecordsColumns(organizationId: string, userFilter?: (userIdColumn: string) => string): string {
+  const only = (column: string) => (userFilter ? ` AND ${userFilter(column)}` : "");
+  return `(SELECT json_agg(u ORDER BY u.created_at, u.id) FROM users u WHERE u.organization_id = ${organizationId}${only("u.id")}) AS user_rows,
+    (SELECT json_agg(o ORDER BY o.kind, o.position) FROM (
+       SELECT 'api_key' AS kind, row_number() OVER (ORDER BY seq) AS position, to_jsonb(k) AS data FROM api_keys k
+        WHERE k.organization_id = ${organizationId}${only("k.user_id")} AND (k.expires_at IS NULL OR k.expires_at > now())
+       UNION ALL
+       SELECT 'authenticator', row_number() OVER (ORDER BY created_at, id), to_jsonb(a) FROM authenticators a WHERE a.organization_id = ${organizationId}${only("a.user_id")}
+       UNION ALL
+       SELECT 'oauth_provider', row_number() OVER (ORDER BY created_at, id), to_jsonb(p) FROM oauth_providers p WHERE p.organization_id = ${organizationId}${only("p.user_id")}
+       UNION ALL
+       SELECT 'tag', row_number() OVER (ORDER BY t.created_at, t.id), jsonb_build_object('user_id', ta.user_id, 'tag_id', ta.tag_id)
+         FROM user_tag_assignments ta JOIN user_tags t ON t.id = ta.tag_id WHERE t.organization_id = ${organizationId}${only("ta.user_id")}
+     ) o) AS owned_rows`;
+}
+
+export interface UserRecordsJson {
+  user_rows: Record<string, unknown>[] | null;
+  owned_rows: Array<{ kind: string; data: Record<string, unknown> }> | null;
+}
+
+/** The user records the columns of `userRecordsColumns` describe, in creation order. */
+export function userRecordsFrom(columns: UserRecordsJson): UserRecord[] {
+  const users = (columns.user_rows ?? []).map((row) => reviveRow(row) as unknown as UserRow);
+  const owned = columns.owned_rows ?? [];
   const rowsOf = <T>(kind: string) => owned.filter((r) => r.kind === kind).map((r) => reviveRow(r.data) as T);
-  const keys = rowsOf<ApiKeyRow>("api_key");
-  const authenticators = rowsOf<AuthenticatorRow>("authenticator");
-  const providers = rowsOf<OauthProviderRow>("oauth_provider");
-  const tags = rowsOf<{ user_id: string; tag_id: string }>("tag");
-  const keysByUser = groupBy(keys, (r) => r.user_id);
-  const authByUser = groupBy(authenticators, (r) => r.user_id);
-  const providersByUser = groupBy(providers, (r) => r.user_id);
-  const tagsByUser = groupBy(tags, (r) => r.user_id);
+  const keysByUser = groupBy(rowsOf<ApiKeyRow>("api_key"), (r) => r.user_id);
+  const authByUser = groupBy(rowsOf<AuthenticatorRow>("authenticator"), (r) => r.user_id);
+  const providersByUser = groupBy(rowsOf<OauthProviderRow>("oauth_provider"), (r) => r.user_id);
+  const tagsByUser = groupBy(rowsOf<{ user_id: string; tag_id: string }>("tag"), (r) => r.user_id);
   return users.map((user) => {
     const record: UserRecord = {
       userId: user.id,
@@ -207,6 +209,18 @@ export async function loadUserRecords(db: Queryable, organizationId: string, use
     if (user.phone_number) record.userPhoneNumber = user.phone_number;
     return record;
   });
+}
+
+/**
+ * Full user records (credentials, tags, providers) of an organization, optionally only some
+ * users, in creation order, in one statement. Expired API keys are not shown: they no longer exist for the API.
+ */
+export async function loadUserRecords(db: Queryable, organizationId: string, userIds?: string[]): Promise<UserRecord[]> {
+  const [columns] = await db.query<UserRecordsJson>(
+    `SELECT ${userRecordsColumns("$1", userIds ? (column) => `${column} = ANY($2::text[])` : undefined)}`,
+    userIds ? [organizationId, userIds] : [organizationId],
+  );
+  return userRecordsFrom(columns!);
 }
 
 export async function loadUserRecord(db: Queryable, organizationId: string, userId: string): Promise<UserRecord> {

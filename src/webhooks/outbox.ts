@@ -3,28 +3,34 @@ import { activityRecord, type ActivityRow, type VoteRow } from "../activities/re
 import type { Queryable } from "../store/database.js";
 import { parseFilters, passes, type EventType } from "./filters.js";
 
-interface Subscriber {
+export interface Subscriber {
   endpoint_id: string;
   organization_id: string;
   filters_json: string | null;
 }
 
-/** Active endpoints with an active subscription to `eventType`, owned by the organization or its parent. */
-async function subscribers(tx: Queryable, organizationId: string, eventType: EventType): Promise<Subscriber[]> {
-  return tx.query<Subscriber>(
-    `SELECT e.id AS endpoint_id, e.organization_id, s.filters_json
-       FROM webhook_endpoints e JOIN webhook_subscriptions s ON s.endpoint_id = e.id
-      WHERE e.is_active AND s.is_active AND s.event_type = $2
-        AND (e.organization_id = $1 OR e.organization_id = (SELECT parent_id FROM organizations WHERE id = $1))
-      ORDER BY e.seq, s.position`,
-    [organizationId, eventType],
-  );
+/**
+ * Active endpoints with an active subscription to the event type, owned by the organization or its parent;
+ * both given as SQL expressions (placeholders), so the lookup can ride along in another statement.
+ */
+export function subscribersSql(organizationId: string, eventType: string): string {
+  return `SELECT e.id AS endpoint_id, e.organization_id, s.filters_json
+            FROM webhook_endpoints e JOIN webhook_subscriptions s ON s.endpoint_id = e.id
+           WHERE e.is_active AND s.is_active AND s.event_type = ${eventType}
+             AND (e.organization_id = ${organizationId} OR e.organization_id = (SELECT parent_id FROM organizations WHERE id = ${organizationId}))
+           ORDER BY e.seq, s.position`;
 }
 
 /** Writes one delivery per matching endpoint into the outbox, inside the caller's transaction. */
 export async function enqueue(tx: Queryable, organizationId: string, eventType: EventType, facts: Record<string, string>, body: () => Promise<string>, now: Date): Promise<number> {
+  const subscribers = await tx.query<Subscriber>(subscribersSql("$1", "$2"), [organizationId, eventType]);
+  return enqueueTo(tx, subscribers, eventType, facts, body, now);
+}
+
+/** Writes one delivery per endpoint among `subscribers` whose filters the event passes. */
+export async function enqueueTo(tx: Queryable, subscribers: Subscriber[], eventType: EventType, facts: Record<string, string>, body: () => Promise<string>, now: Date): Promise<number> {
   const endpoints = new Map<string, string>();
-  for (const s of await subscribers(tx, organizationId, eventType)) {
+  for (const s of subscribers) {
     let matches = false;
     try {
       matches = passes(parseFilters(eventType, s.filters_json ?? undefined), facts);
@@ -50,9 +56,14 @@ export async function enqueue(tx: Queryable, organizationId: string, eventType: 
  * webhook payload has them, queued in the same transaction as the status change it reports.
  */
 export async function emitActivityUpdate(tx: Queryable, row: ActivityRow, now: Date): Promise<number> {
-  return enqueue(tx, row.organization_id, "ACTIVITY_UPDATES", { activityType: row.type, activityStatus: row.status }, async () => {
-    const votes = await tx.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [row.id]);
-    const record = activityRecord(row, votes);
+  const subscribers = await tx.query<Subscriber>(subscribersSql("$1", "'ACTIVITY_UPDATES'"), [row.organization_id]);
+  return emitActivityUpdateTo(tx, subscribers, row, now);
+}
+
+/** The same, to subscribers already looked up; `votes` when the caller holds them all (a new activity's one vote). */
+export async function emitActivityUpdateTo(tx: Queryable, subscribers: Subscriber[], row: ActivityRow, now: Date, votes?: VoteRow[]): Promise<number> {
+  return enqueueTo(tx, subscribers, "ACTIVITY_UPDATES", { activityType: row.type, activityStatus: row.status }, async () => {
+    const record = activityRecord(row, votes ?? (await tx.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [row.id])));
     return JSON.stringify({ ...record, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() });
   }, now);
 }

@@ -56,6 +56,20 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     expect((denied as Error).message).toContain(bob.userId);
   });
 
+  it("renames to the user's own name, but not to another user's or a user that does not exist", async () => {
+    const { user } = await server.client().getUser({ userId: server.root.userId });
+    const same = await server.client().updateUserName({ userId: server.root.userId, userName: user.userName });
+    expect(same.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    const taken = await server.client().updateUserName({ userId: server.root.userId, userName: "robert" });
+    expect(taken.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(taken.activity.failure?.message).toContain('userName: a user named "robert" already exists');
+    const missing = await server.client().updateUserName({ userId: "00000000-0000-4000-8000-000000000000", userName: "nobody" });
+    expect(missing.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(missing.activity.failure?.message).toContain('userId: no user "00000000-0000-4000-8000-000000000000"');
+    const names = (await server.client().getUsers({})).users.map((u) => u.userName).sort();
+    expect(names).toEqual([user.userName, "robert"].sort());
+  });
+
   it("updates and removes an email, checking verification tokens", async () => {
     const { token } = await issueVerificationToken(server.services.signer, { verificationType: "OTP_TYPE_EMAIL", contact: "new@example.com" }, 300);
     const ok = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "new@example.com", verificationToken: token });

@@ -17,4 +17,20 @@ describe("whoami through @turnkey/sdk-server", () => {
       username: "Root user",
     });
   });
+
+  it("names the parent organization and its user when a parent's credential reads a sub-organization", async () => {
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: "Child",
+      rootQuorumThreshold: 1,
+      rootUsers: [{ userName: "child root", apiKeys: [], authenticators: [], oauthProviders: [] }],
+      disableSmsAuth: true,
+    });
+    const whoami = await server.client(undefined, subOrganizationId).getWhoami({});
+    expect(whoami).toEqual({
+      organizationId: server.root.organizationId,
+      organizationName: "Test organization",
+      userId: server.root.userId,
+      username: "Root user",
+    });
+  });
 });

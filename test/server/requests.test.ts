@@ -1,3 +1,4 @@
+import { encryptWalletToBundle } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -25,6 +26,32 @@ describe("request handling", () => {
     expect(await activityCount()).toBe(before + 1);
     const tags = await server.services.db.query("SELECT id FROM user_tags WHERE name = 'once'");
     expect(tags).toHaveLength(1);
+  });
+
+  it("answers a resubmitted body with its activity even when running it again would now be refused", async () => {
+    // An import consumes the pending import key; after a new init_import_wallet the old bundle no longer
+    // decrypts (400). The same body again is still the same, completed activity.
+    const userId = server.root.userId;
+    const { importBundle } = await server.client().initImportWallet({ userId });
+    const mnemonic = "test test test test test test test test test test test junk";
+    const encryptedBundle = await encryptWalletToBundle({ mnemonic, importBundle, userId, organizationId: server.root.organizationId, dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex });
+    const body = activityBody("ACTIVITY_TYPE_IMPORT_WALLET", server.root.organizationId, {
+      userId,
+      walletName: "imported once",
+      encryptedBundle,
+      accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+    });
+    const first = await submit("import_wallet", body);
+    expect(first.status).toBe(200);
+    expect((first.json.activity as { status: string }).status).toBe("ACTIVITY_STATUS_COMPLETED");
+    await server.client().initImportWallet({ userId });
+    const before = await activityCount();
+
+    const again = await submit("import_wallet", body);
+    expect(again.status).toBe(200);
+    expect((again.json.activity as { id: string }).id).toBe((first.json.activity as { id: string }).id);
+    expect(await activityCount()).toBe(before);
+    expect(await server.services.db.query("SELECT 1 FROM import_keys WHERE user_id = $1", [userId])).toHaveLength(1);
   });
 
   it("refuses a type that does not match the path with 400 naming `type`, writing nothing", async () => {

@@ -16,9 +16,18 @@ export const updateUserName = defineActivity({
   parameters: Type.Object({ userId: Id(), userName: Name() }),
   selfServiceUserId: (params) => params.userId,
   async execute({ tx, organization, now }, { userId, userName }) {
-    const user = await requireUser(tx, organization.id, userId);
-    if (user.name !== userName) await assertUserNameFree(tx, organization.id, userName, "userName");
-    await tx.query("UPDATE users SET name = $2, updated_at = $3 WHERE id = $1", [userId, userName, now]);
+    const renamed = await tx.query(
+      `UPDATE users SET name = $3, updated_at = $4
+        WHERE id = $1 AND organization_id = $2
+          AND NOT EXISTS (SELECT 1 FROM users other WHERE other.organization_id = $2 AND other.name = $3 AND other.id <> $1)
+        RETURNING id`,
+      [userId, organization.id, userName, now],
+    );
+    if (renamed.length === 0) {
+      // Nothing renamed: say why — no such user, or the name is another user's.
+      await requireUser(tx, organization.id, userId);
+      await assertUserNameFree(tx, organization.id, userName, "userName");
+    }
     return { userId };
   },
 });

@@ -9,9 +9,9 @@ export const getWhoami = defineQuery({
   body: Type.Object({ organizationId: Id() }),
   async execute({ organization, principal, services }) {
     // A parent's credential reading a sub-organization is still the parent's user.
-    const [org] = await services.db.query<{ id: string; name: string }>("SELECT id, name FROM organizations WHERE id = $1", [
-      principal.user.organizationId,
-    ]);
+    const [org] = principal.viaParent
+      ? await services.db.query<{ id: string; name: string }>("SELECT id, name FROM organizations WHERE id = $1", [principal.user.organizationId])
+      : [organization];
     return {
       organizationId: org?.id ?? organization.id,
       organizationName: org?.name ?? organization.name,
