@@ -83,37 +83,45 @@ export function backoffMs(base: number, attempts: number): number {
 /** How many consecutive events of one endpoint one claim takes (sent in order, stopping at a failure). */
 const RUN_LENGTH = 16;
 
+/** Endpoints whose oldest pending event is due and not claimed (by a live lease). */
+const ENDPOINTS_WITH_DUE_HEAD = `
+  SELECT h.endpoint_id FROM (
+    SELECT DISTINCT ON (endpoint_id) endpoint_id, next_attempt_at, claimed_until
+      FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY endpoint_id, seq
+  ) h
+  WHERE h.next_attempt_at <= now() AND (h.claimed_until IS NULL OR h.claimed_until < now())`;
+
 /**
  * Claims due deliveries: for endpoints whose oldest pending event is due and unclaimed, that event and the
- * ones queued behind it (deliveries are ordered per endpoint, one in flight at a time). Rows are locked
- * with SKIP LOCKED so several processes never claim the same one, and leased, so the claim of a process
- * that dies is taken up again when the lease runs out.
+ * ones queued behind it (deliveries are ordered per endpoint, one in flight at a time). The claim is leased,
+ * so the claim of a process that dies is taken up again when the lease runs out.
+ *
+ * Several processes may claim at once. Each first locks the endpoints it found (SKIP LOCKED, so processes
+ * divide them rather than wait), then reads their queues again in a new statement: that statement's snapshot
+ * includes every claim committed before the lock was granted, so no two processes claim the same delivery or
+ * the same endpoint. Locking the rows themselves would not do: a row claimed and committed by another process
+ * while this one's query ran is locked anyway, because the recheck after the wait does not re-run the subquery.
+ * NO KEY UPDATE leaves the endpoint's key share free, so enqueueing (a foreign key to it) never waits.
  */
 async function claim(services: Services, endpoints: number): Promise<DeliveryRow[]> {
   const leaseMs = (services.webhooks.timeoutMs + 1_000) * RUN_LENGTH + 5_000;
   return services.db.transaction(async (tx) => {
-    const due = await tx.query<{ id: string }>(
-      `SELECT d.id FROM webhook_deliveries d WHERE d.id IN (
-         SELECT r.id FROM (
-           SELECT p.id, row_number() OVER (PARTITION BY p.endpoint_id ORDER BY p.seq) AS rank
-             FROM webhook_deliveries p
-            WHERE p.status = 'PENDING' AND p.endpoint_id IN (
-              SELECT h.endpoint_id FROM (
-                SELECT DISTINCT ON (endpoint_id) endpoint_id, next_attempt_at, claimed_until
-                  FROM webhook_deliveries WHERE status = 'PENDING' ORDER BY endpoint_id, seq
-              ) h
-              WHERE h.next_attempt_at <= now() AND (h.claimed_until IS NULL OR h.claimed_until < now())
-              LIMIT $1)
-         ) r WHERE r.rank <= $2)
-       ORDER BY d.seq FOR UPDATE SKIP LOCKED`,
-      [endpoints, RUN_LENGTH],
+    const locked = await tx.query<{ id: string }>(
+      `SELECT e.id FROM webhook_endpoints e WHERE e.id IN (${ENDPOINTS_WITH_DUE_HEAD} LIMIT $1) FOR NO KEY UPDATE SKIP LOCKED`,
+      [endpoints],
     );
-    if (due.length === 0) return [];
+    if (locked.length === 0) return [];
     return tx.query<DeliveryRow>(
-      `UPDATE webhook_deliveries d SET claimed_until = now() + ($2 || ' milliseconds')::interval
-         FROM webhook_endpoints e WHERE d.id = ANY($1::text[]) AND e.id = d.endpoint_id
+      `UPDATE webhook_deliveries d SET claimed_until = now() + ($3 || ' milliseconds')::interval
+         FROM webhook_endpoints e
+        WHERE e.id = d.endpoint_id AND d.id IN (
+          SELECT r.id FROM (
+            SELECT p.id, row_number() OVER (PARTITION BY p.endpoint_id ORDER BY p.seq) AS rank
+              FROM webhook_deliveries p
+             WHERE p.status = 'PENDING' AND p.endpoint_id = ANY($1::text[]) AND p.endpoint_id IN (${ENDPOINTS_WITH_DUE_HEAD})
+          ) r WHERE r.rank <= $2)
        RETURNING d.id, d.endpoint_id, d.organization_id, d.event_type, d.body, d.attempts, d.seq, e.url`,
-      [due.map((d) => d.id), String(leaseMs)],
+      [locked.map((e) => e.id), RUN_LENGTH, String(leaseMs)],
     );
   });
 }
