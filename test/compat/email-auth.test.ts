@@ -3,6 +3,7 @@ import { decryptCredentialBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
+import { refusal } from "../helpers/refusal.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -110,5 +111,54 @@ describe("legacy email and OTP authentication and email recovery", () => {
     expect(auth.activity.failure?.message).toContain("FEATURE_NAME_EMAIL_AUTH is disabled");
     const recovery = await server.client().initUserEmailRecovery({ organizationId: locked.subOrganizationId, email: "dan@example.com", targetPublicKey: target, emailCustomization: { appName: "Acme" } });
     expect(recovery.activity.failure?.message).toContain("FEATURE_NAME_EMAIL_RECOVERY is disabled");
+  });
+
+  it("set_organization_feature turns email auth off and remove_organization_feature back on, by the root quorum only", async () => {
+    const erinKey = generateP256KeyPair();
+    const { subOrganizationId: id, rootUserIds } = await server.client().createSubOrganization({
+      subOrganizationName: "Erin's",
+      rootQuorumThreshold: 1,
+      rootUsers: [{ userName: "erin", userEmail: "erin@example.com", apiKeys: [{ apiKeyName: "erin", publicKey: erinKey.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }],
+    });
+    const erin = server.client({ apiPublicKey: erinKey.publicKey, apiPrivateKey: erinKey.privateKey }, id);
+    const sendLink = () =>
+      server.client().emailAuth({ organizationId: id, email: "erin@example.com", targetPublicKey: generateP256KeyPair().publicKeyUncompressed, emailCustomization: { appName: "Acme" } });
+
+    const off = await erin.setOrganizationFeature({ name: "FEATURE_NAME_EMAIL_AUTH", value: "false" });
+    expect(off.activity.status, JSON.stringify(off.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(off.features).toContainEqual({ name: "FEATURE_NAME_EMAIL_AUTH", value: "false" });
+    expect((await erin.getOrganizationConfigs({})).configs.features).toEqual(off.features);
+    expect((await sendLink()).activity.failure?.message).toContain("FEATURE_NAME_EMAIL_AUTH is disabled");
+
+    // A policy that lets a non-root user do anything still does not let them change features.
+    const frankKey = generateP256KeyPair();
+    const { userIds } = await erin.createUsers({
+      users: [{ userName: "frank", apiKeys: [{ apiKeyName: "frank", publicKey: frankKey.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+    });
+    await erin.createPolicy({ policyName: "frank may", effect: "EFFECT_ALLOW", condition: "true", consensus: `approvers.any(user, user.id == '${userIds[0]}')`, notes: "" });
+    const frank = server.client({ apiPublicKey: frankKey.publicKey, apiPrivateKey: frankKey.privateKey }, id);
+    expect((await frank.createUserTag({ userTagName: "allowed", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    const notRoot = await refusal(frank.removeOrganizationFeature({ name: "FEATURE_NAME_EMAIL_AUTH" }));
+    expect(notRoot.code).toBe(7);
+    expect(notRoot.message).toContain("can only be performed by the root quorum");
+
+    const parentWrite = await refusal(server.client().setOrganizationFeature({ organizationId: id, name: "FEATURE_NAME_EMAIL_AUTH", value: "true" }));
+    expect(parentWrite.code).toBe(7);
+    const unsupported = await refusal(erin.setOrganizationFeature({ name: "FEATURE_NAME_WEBHOOK", value: "https://example.com/hook" }));
+    expect(unsupported.code).toBe(3);
+    expect(unsupported.message).toContain("FEATURE_NAME_WEBHOOK configures a part of the hosted service");
+    const notBoolean = await refusal(erin.setOrganizationFeature({ name: "FEATURE_NAME_EMAIL_AUTH", value: "yes" }));
+    expect(notBoolean.message).toContain('value: FEATURE_NAME_EMAIL_AUTH is "true" (enabled) or "false" (disabled), not "yes"');
+
+    const removed = await erin.removeOrganizationFeature({ name: "FEATURE_NAME_EMAIL_AUTH" });
+    expect(removed.activity.status, JSON.stringify(removed.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(removed.features.map((f) => f.name)).not.toContain("FEATURE_NAME_EMAIL_AUTH");
+    expect(removed.features).toHaveLength(off.features.length - 1);
+    const again = await erin.removeOrganizationFeature({ name: "FEATURE_NAME_EMAIL_AUTH" });
+    expect(again.activity.failure?.message).toContain(`name: FEATURE_NAME_EMAIL_AUTH is not set in organization ${id}`);
+    const sent = await sendLink();
+    expect(sent.activity.status, JSON.stringify(sent.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(sent.userId).toBe(rootUserIds![0]);
+    await mail.next("erin@example.com");
   });
 });

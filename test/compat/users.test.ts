@@ -106,6 +106,53 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     expect((await server.client().listUserTags({})).userTags).toEqual([]);
   });
 
+  it("update_user changes only the fields given; tags only by someone allowed to, never by the user alone", async () => {
+    const before = (await server.client().getUser({ userId: bob.userId })).user;
+    const profile = await asBob().updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] });
+    expect(profile.activity.status, JSON.stringify(profile.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(profile.activity.intent).toHaveProperty("updateUserIntent.userPhoneNumber", "+13214567890");
+    expect(profile.userId).toBe(bob.userId);
+    expect((await server.client().getUser({ userId: bob.userId })).user).toMatchObject({ userName: before.userName, userEmail: "bob@example.org", userPhoneNumber: "+13214567890" });
+
+    const { userTagId: reviewers } = await server.client().createUserTag({ userTagName: "reviewers", userIds: [] });
+    const { userTagId: signers } = await server.client().createUserTag({ userTagName: "signers", userIds: [bob.userId] });
+    const selfTagged = await refusal(asBob().updateUser({ userId: bob.userId, userTagIds: [reviewers] }));
+    expect(selfTagged.code).toBe(7);
+    const retagged = await server.client().updateUser({ userId: bob.userId, userName: "bobby", userEmail: "", userTagIds: [reviewers, reviewers] });
+    expect(retagged.activity.status, JSON.stringify(retagged.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+    const after = (await server.client().getUser({ userId: bob.userId })).user;
+    expect(after).toMatchObject({ userName: "bobby", userPhoneNumber: "+13214567890", userTags: [reviewers] });
+    expect(after.userEmail).toBeUndefined();
+
+    const unknownTag = await server.client().updateUser({ userId: bob.userId, userName: "changed", userTagIds: [signers, "no-such-tag"] });
+    expect(unknownTag.activity.failure?.message).toContain('userTagIds[1]: no user tag "no-such-tag"');
+    const takenName = await server.client().updateUser({ userId: bob.userId, userName: "Root user" });
+    expect(takenName.activity.failure?.message).toContain('userName: a user named "Root user" already exists');
+    const badPhone = await refusal(server.client().updateUser({ userId: bob.userId, userPhoneNumber: "555-0100" }));
+    expect(badPhone.code).toBe(3);
+    expect(badPhone.message).toContain("userPhoneNumber");
+    expect((await server.client().getUser({ userId: bob.userId })).user).toMatchObject({ userName: "bobby", userPhoneNumber: "+13214567890", userTags: [reviewers] });
+    await server.client().deleteUserTags({ userTagIds: [reviewers, signers] });
+  });
+
+  it("update_user_phone_number sets and removes a phone number, checking verification tokens", async () => {
+    const { token } = await issueVerificationToken(server.services.signer, { verificationType: "OTP_TYPE_SMS", contact: "+447700900123" }, 300);
+    const set = await asBob().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "+447700900123", verificationToken: token });
+    expect(set.activity.status, JSON.stringify(set.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(set.userId).toBe(bob.userId);
+    expect((await server.client().getUser({ userId: bob.userId })).user.userPhoneNumber).toBe("+447700900123");
+
+    const wrongContact = await refusal(server.client().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "+447700900999", verificationToken: token }));
+    expect(wrongContact.code).toBe(3);
+    expect(wrongContact.message).toContain("another contact");
+    const notE164 = await refusal(server.client().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "07700 900123" }));
+    expect(notE164.message).toContain("E.164");
+    expect((await server.client().getUser({ userId: bob.userId })).user.userPhoneNumber).toBe("+447700900123");
+
+    await server.client().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "" });
+    expect((await server.client().getUser({ userId: bob.userId })).user.userPhoneNumber).toBeUndefined();
+  });
+
   it("refuses to delete a root-quorum user and deletes others", async () => {
     const refused = await server.client().deleteUsers({ userIds: [server.root.userId] });
     expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");

@@ -243,6 +243,8 @@ describe("attacks: each refused with the right code, changing nothing", () => {
       ["create_api_keys", "ACTIVITY_TYPE_CREATE_API_KEYS_V2", { userId: server.root.userId, apiKeys: [{ apiKeyName: "backdoor", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }] }],
       ["update_user_name", "ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: server.root.userId, userName: "pwned" }],
       ["set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", { enabled: true, rules: [{ cidr: "0.0.0.0/0" }] }],
+      ["set_organization_feature", "ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE", { name: "FEATURE_NAME_EMAIL_AUTH", value: "false" }],
+      ["update_user", "ACTIVITY_TYPE_UPDATE_USER", { userId: mallory.userId, userTagIds: ["admins"] }],
     ];
     for (const [operation, type, parameters] of attempts) {
       const { status, json } = await send(`/public/v1/submit/${operation}`, activityBody(type, server.root.organizationId, parameters, timestamp()), mallory.key);

@@ -3,7 +3,8 @@ import { Int64String, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { issueCredential } from "../shared/auth-credentials.js";
 import { bundleMessage, deliver } from "../shared/otp-messages.js";
-import { EmailCustomization, requireChannel, requireFeature, SenderParams } from "../shared/otp.js";
+import { requireFeature } from "../shared/features.js";
+import { EmailCustomization, requireChannel, SenderParams } from "../shared/otp.js";
 import { checkEmail } from "../shared/users.js";
 import { userByContact } from "../shared/verified-contacts.js";
 

@@ -2,9 +2,9 @@ import { p256 } from "@noble/curves/nist.js";
 import { Type, type Static } from "@sinclair/typebox";
 import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import { failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../errors.js";
-import type { OrganizationRow } from "../../records/organizations.js";
 import { Int64String } from "../../schema/common.js";
 import type { ActivityContext } from "../definition.js";
+import { requireFeature } from "./features.js";
 import { deliver, otpMessage } from "./otp-messages.js";
 import { checkEmail, checkPhoneNumber } from "./users.js";
 
@@ -64,14 +64,6 @@ const FEATURE_BY_TYPE: Record<OtpType, { feature: string; flag: string }> = {
   OTP_TYPE_SMS: { feature: "FEATURE_NAME_SMS_AUTH", flag: "disableSmsAuth" },
   OTP_TYPE_WHATSAPP: { feature: "FEATURE_NAME_SMS_AUTH", flag: "disableSmsAuth" },
 };
-
-/** Sub-organizations record their authentication features; one set to "false" was disabled at creation. */
-export function requireFeature(organization: OrganizationRow, feature: string, flag: string): void {
-  const entry = (organization.features ?? []).find((f) => f.name === feature);
-  if (entry && entry.value === "false") {
-    throw failedPrecondition(`${feature} is disabled in organization ${organization.id} (it was created with ${flag}: true)`, "FEATURE_DISABLED");
-  }
-}
 
 function field(name: string, why: string) {
   return invalidArgument(`${name}: ${why}`, "REQUEST_INVALID", [{ field: name, description: why }]);

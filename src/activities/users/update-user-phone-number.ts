@@ -1,0 +1,32 @@
+import { Type } from "@sinclair/typebox";
+import { verifyVerificationToken } from "../../auth/verification-token.js";
+import { requireUser } from "../../records/users.js";
+import { Id } from "../../schema/common.js";
+import { defineActivity } from "../definition.js";
+import { checkPhoneNumber } from "../shared/users.js";
+
+export const updateUserPhoneNumber = defineActivity({
+  operation: "update_user_phone_number",
+  type: "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
+  intentKey: "updateUserPhoneNumberIntent",
+  resultKey: "updateUserPhoneNumberResult",
+  sdkMethod: "updateUserPhoneNumber",
+  summary: "Set or remove (empty string) a user's phone number (E.164), optionally proven by a verification token",
+  resource: "USER",
+  action: "UPDATE",
+  parameters: Type.Object({
+    userId: Id(),
+    userPhoneNumber: Type.String({ maxLength: 32 }),
+    verificationToken: Type.Optional(Type.String({ minLength: 1 })),
+  }),
+  selfServiceUserId: (params) => params.userId,
+  async execute({ tx, organization, now, services }, { userId, userPhoneNumber, verificationToken }) {
+    await requireUser(tx, organization.id, userId);
+    if (userPhoneNumber !== "") checkPhoneNumber(userPhoneNumber, "userPhoneNumber");
+    if (verificationToken !== undefined) {
+      await verifyVerificationToken(services.signer, verificationToken, { contact: userPhoneNumber, now, field: "verificationToken" });
+    }
+    await tx.query("UPDATE users SET phone_number = $2, updated_at = $3 WHERE id = $1", [userId, userPhoneNumber === "" ? null : userPhoneNumber, now]);
+    return { userId };
+  },
+});
