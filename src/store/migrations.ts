@@ -8,6 +8,7 @@ import { ipAllowlists } from "./migrations/0006-ip-allowlists.js";
 import { oauth2 } from "./migrations/0007-oauth2.js";
 import { otp } from "./migrations/0008-otp.js";
 import { authProxy } from "./migrations/0009-auth-proxy.js";
+import { verifiedContacts } from "./migrations/0010-verified-contacts.js";
 
 export interface Migration {
   version: number;
@@ -29,6 +30,7 @@ export const migrations: Migration[] = [
   oauth2,
   otp,
   authProxy,
+  verifiedContacts,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */

@@ -3,6 +3,7 @@ import { generateP256KeyPair } from "@turnkey/crypto";
 import { TurnkeyClient } from "@turnkey/http";
 import { TurnkeyRequestError } from "@turnkey/sdk-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -74,6 +75,43 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
     expect(refused.code).toBe(3);
     expect(refused.message).toContain("rootQuorumThreshold");
     expect((await server.client().getSubOrgIds({ filterType: "NAME", filterValue: "Too strict" })).organizationIds).toEqual([]);
+  });
+
+  it("finds sub-organizations by verified email or phone: proven at signup or by an update with a token, forgotten when the contact changes", async () => {
+    const token = async (verificationType: string, contact: string) => (await issueVerificationToken(server.services.signer, { verificationType, contact }, 300)).token;
+    const verified = async (filterType: string, filterValue: string) => (await server.client().getVerifiedSubOrgIds({ filterType, filterValue })).organizationIds;
+
+    const vera = await server.client().createSubOrganization({
+      subOrganizationName: "Vera",
+      rootQuorumThreshold: 1,
+      rootUsers: [{ ...rootUser("vera", generateP256KeyPair().publicKey), userEmail: "Vera@Example.com" }],
+      verificationToken: await token("OTP_TYPE_EMAIL", "vera@example.com"),
+    });
+    const unaKey = generateP256KeyPair();
+    const una = await server.client().createSubOrganization({ subOrganizationName: "Una", rootQuorumThreshold: 1, rootUsers: [rootUser("una", unaKey.publicKey)] });
+    const asUna = server.client({ apiPublicKey: unaKey.publicKey, apiPrivateKey: unaKey.privateKey }, una.subOrganizationId);
+    const unaId = una.rootUserIds![0]!;
+
+    expect(await verified("EMAIL", "VERA@example.COM")).toEqual([vera.subOrganizationId]);
+    expect((await server.client().getSubOrgIds({ filterType: "EMAIL", filterValue: "una@example.com" })).organizationIds).toEqual([una.subOrganizationId]);
+    expect(await verified("EMAIL", "una@example.com")).toEqual([]);
+
+    await asUna.updateUserEmail({ userId: unaId, userEmail: "una@example.com", verificationToken: await token("OTP_TYPE_EMAIL", "una@example.com") });
+    await asUna.updateUserPhoneNumber({ userId: unaId, userPhoneNumber: "+15550001111", verificationToken: await token("OTP_TYPE_SMS", "+15550001111") });
+    expect(await verified("EMAIL", "una@example.com")).toEqual([una.subOrganizationId]);
+    expect(await verified("PHONE_NUMBER", "+15550001111")).toEqual([una.subOrganizationId]);
+    await asUna.updateUser({ userId: unaId, userName: "una", userEmail: "una@example.com", userTagIds: [] }); // unchanged: still verified
+    expect(await verified("EMAIL", "una@example.com")).toEqual([una.subOrganizationId]);
+
+    await asUna.updateUser({ userId: unaId, userEmail: "una@example.org", userPhoneNumber: "+15550002222", userTagIds: [] });
+    expect(await verified("EMAIL", "una@example.org")).toEqual([]);
+    expect(await verified("PHONE_NUMBER", "+15550002222")).toEqual([]);
+    await asUna.updateUserEmail({ userId: unaId, userEmail: "una@example.com" }); // back, but without a token
+    expect(await verified("EMAIL", "una@example.com")).toEqual([]);
+
+    const badFilter = await refusal(server.client().getVerifiedSubOrgIds({ filterType: "NAME", filterValue: "Una" }));
+    expect(badFilter.code).toBe(3);
+    expect(badFilter.message).toContain('filterType: "NAME" is not EMAIL or PHONE_NUMBER');
   });
 
   it("reads the whole organization with @turnkey/http, renames it, and manages invitations", async () => {

@@ -76,6 +76,8 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     expect(claims).toMatchObject({ verification_type: "OTP_TYPE_EMAIL", contact: "alice@example.com", organization_id: subOrganizationId, public_key: key.publicKey });
     expect(Number(claims.exp) - now).toBe(3600 * 1000); // default: one hour, in milliseconds
 
+    const verifiedSuborgs = async () => (await parent.getVerifiedSubOrgIds({ filterType: "EMAIL", filterValue: "alice@example.com" })).organizationIds;
+    expect(await verifiedSuborgs()).toEqual([]);
     const sessionKey = generateP256KeyPair();
     const login = await parent.otpLogin({
       organizationId: subOrganizationId,
@@ -88,6 +90,7 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     expect(claimsOf(login.session)).toMatchObject({ user_id: aliceId, organization_id: subOrganizationId, public_key: sessionKey.publicKey });
     const alice = server.client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, subOrganizationId);
     expect(await alice.getWhoami({})).toMatchObject({ userId: aliceId, organizationId: subOrganizationId });
+    expect(await verifiedSuborgs()).toEqual([subOrganizationId]); // the login proved alice's email
 
     // A token logs in once.
     const otherSession = generateP256KeyPair();

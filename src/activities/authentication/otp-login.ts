@@ -4,7 +4,7 @@ import { verifyVerificationToken } from "../../auth/verification-token.js";
 import { invalidArgument } from "../../errors.js";
 import { Int64String } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { consumeVerificationToken, userByContact } from "../shared/verified-contacts.js";
+import { consumeVerificationToken, markContactVerified, userByContact } from "../shared/verified-contacts.js";
 import { loginSession } from "../shared/sessions.js";
 
 export const ClientSignatureParams = Type.Object({
@@ -49,6 +49,7 @@ export const otpLogin = defineActivity({
     }
     const user = await userByContact(ctx.tx, organization.id, claims.verification_type, claims.contact);
     await consumeVerificationToken(ctx, claims, "USAGE_TYPE_LOGIN");
+    await markContactVerified(ctx.tx, organization.id, claims.verification_type, claims.contact, now);
     return loginSession(ctx, organization.id, user.id, params);
   },
 });

@@ -4,6 +4,7 @@ import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { UserParams, createUser } from "../shared/users.js";
+import { markContactVerified } from "../shared/verified-contacts.js";
 import { checkMnemonicLength, insertWallet, WalletParams } from "../shared/wallets.js";
 import { generateMnemonic } from "../../crypto/mnemonic.js";
 import { verifySignupToken } from "../../auth/signup-verification.js";
@@ -54,7 +55,7 @@ export const createSubOrganization = defineActivity({
         [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
       );
     }
-    await verifySignupToken(services.signer, { ...params, organizationId: organization.id, rootUsers: params.rootUsers, now });
+    const verified = await verifySignupToken(services.signer, { ...params, organizationId: organization.id, rootUsers: params.rootUsers, now });
     const walletLength = params.wallet ? checkMnemonicLength(params.wallet.mnemonicLength, "wallet.mnemonicLength") : undefined;
     const subOrganizationId = randomUUID();
     const features = FEATURE_FLAGS.map(([flag, name]) => ({ name, value: params[flag] ? "false" : "true" }));
@@ -67,6 +68,7 @@ export const createSubOrganization = defineActivity({
     for (const [index, user] of params.rootUsers.entries()) {
       rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true }, user, `rootUsers[${index}]`));
     }
+    if (verified) await markContactVerified(tx, subOrganizationId, verified.verification_type, verified.contact, now);
     if (!params.wallet || walletLength === undefined) return { subOrganizationId, rootUserIds };
     const wallet = await insertWallet(
       tx,

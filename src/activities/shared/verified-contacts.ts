@@ -14,6 +14,16 @@ export async function userByContact(tx: Queryable, organizationId: string, verif
   return user;
 }
 
+/** Records that a verification token proved this contact (an email for OTP_TYPE_EMAIL, else a phone number) of the organization's users. */
+export async function markContactVerified(tx: Queryable, organizationId: string, verificationType: string, contact: string, now: Date): Promise<void> {
+  await tx.query(
+    verificationType === "OTP_TYPE_EMAIL"
+      ? "UPDATE users SET email_verified_at = $3 WHERE organization_id = $1 AND lower(email) = lower($2)"
+      : "UPDATE users SET phone_number_verified_at = $3 WHERE organization_id = $1 AND phone_number = $2",
+    [organizationId, contact, now],
+  );
+}
+
 /** A verification token logs in once: its id is remembered until it would have expired anyway. */
 export async function consumeVerificationToken(ctx: Pick<ActivityContext, "tx" | "organization" | "now">, claims: VerificationClaims, usage: string): Promise<void> {
   const [fresh] = await ctx.tx.query(

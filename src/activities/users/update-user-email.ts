@@ -26,7 +26,15 @@ export const updateUserEmail = defineActivity({
     if (verificationToken !== undefined) {
       await verifyVerificationToken(services.signer, verificationToken, { contact: userEmail, now, field: "verificationToken" });
     }
-    await tx.query("UPDATE users SET email = $2, updated_at = $3 WHERE id = $1", [userId, userEmail === "" ? null : userEmail, now]);
+    await tx.query(
+      // Proven by the token, or unchanged and as verified as before (SET reads the row's old values).
+      `UPDATE users SET email = $2, email_verified_at = CASE WHEN $4::timestamptz IS NOT NULL THEN $4 WHEN lower($2) = lower(email) THEN email_verified_at END, updated_at = $3
+        WHERE id = $1`, [
+      userId,
+      userEmail === "" ? null : userEmail,
+      now,
+      verificationToken !== undefined && userEmail !== "" ? now : null,
+    ]);
     return { userId };
   },
 });

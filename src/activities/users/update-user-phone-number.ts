@@ -26,7 +26,15 @@ export const updateUserPhoneNumber = defineActivity({
     if (verificationToken !== undefined) {
       await verifyVerificationToken(services.signer, verificationToken, { contact: userPhoneNumber, now, field: "verificationToken" });
     }
-    await tx.query("UPDATE users SET phone_number = $2, updated_at = $3 WHERE id = $1", [userId, userPhoneNumber === "" ? null : userPhoneNumber, now]);
+    await tx.query(
+      // Proven by the token, or unchanged and as verified as before (SET reads the row's old values).
+      `UPDATE users SET phone_number = $2, phone_number_verified_at = CASE WHEN $4::timestamptz IS NOT NULL THEN $4 WHEN $2 = phone_number THEN phone_number_verified_at END, updated_at = $3
+        WHERE id = $1`, [
+      userId,
+      userPhoneNumber === "" ? null : userPhoneNumber,
+      now,
+      verificationToken !== undefined && userPhoneNumber !== "" ? now : null,
+    ]);
     return { userId };
   },
 });

@@ -33,9 +33,12 @@ export const updateUser = defineActivity({
     if (userEmail) checkEmail(userEmail, "userEmail");
     if (userPhoneNumber) checkPhoneNumber(userPhoneNumber, "userPhoneNumber");
     await tx.query(
+      // A contact that changes is no longer verified (SET reads the row's old values).
       `UPDATE users SET name = coalesce($2, name),
               email = CASE WHEN $3::text IS NULL THEN email ELSE nullif($3, '') END,
+              email_verified_at = CASE WHEN $3::text IS NULL OR lower($3) = lower(email) THEN email_verified_at END,
               phone_number = CASE WHEN $4::text IS NULL THEN phone_number ELSE nullif($4, '') END,
+              phone_number_verified_at = CASE WHEN $4::text IS NULL OR $4 = phone_number THEN phone_number_verified_at END,
               updated_at = $5
         WHERE id = $1`,
       [userId, userName ?? null, userEmail ?? null, userPhoneNumber ?? null, now],

@@ -2,8 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { decodeJwt } from "jose";
 import { invalidArgument } from "../../errors.js";
 import { Id, Pagination } from "../../schema/common.js";
-import { pageLimit } from "../../schema/pagination.js";
 import { defineQuery } from "../definition.js";
+import { subOrganizationIds } from "./sub-organization-ids.js";
 
 /** For each filter, the SQL condition on a sub-organization `o` and how to turn filterValue into parameters. */
 const FILTERS: Record<string, { condition: string; params: (value: string) => unknown[] }> = {
@@ -56,7 +56,6 @@ export const listSuborgs = defineQuery({
     paginationOptions: Type.Optional(Pagination),
   }),
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
-    const limit = pageLimit(paginationOptions);
     const params: unknown[] = [organization.id];
     let condition = "TRUE";
     if (filterType) {
@@ -69,19 +68,6 @@ export const listSuborgs = defineQuery({
       params.push(...filter.params(filterValue ?? ""));
       condition = filter.condition;
     }
-    let cursor = "";
-    if (paginationOptions?.after) {
-      params.push(paginationOptions.after);
-      cursor = ` AND (o.created_at, o.id) > (SELECT created_at, id FROM organizations WHERE id = $${params.length})`;
-    } else if (paginationOptions?.before) {
-      params.push(paginationOptions.before);
-      cursor = ` AND (o.created_at, o.id) < (SELECT created_at, id FROM organizations WHERE id = $${params.length})`;
-    }
-    params.push(limit);
-    const rows = await services.db.query<{ id: string }>(
-      `SELECT o.id FROM organizations o WHERE o.parent_id = $1 AND ${condition}${cursor} ORDER BY o.created_at, o.id LIMIT $${params.length}`,
-      params,
-    );
-    return { organizationIds: rows.map((r) => r.id) };
+    return { organizationIds: await subOrganizationIds(services.db, condition, params, paginationOptions) };
   },
 });
