@@ -1,9 +1,7 @@
-import { Type } from "@sinclair/typebox";
 import { decodeJwt } from "jose";
 import { invalidArgument } from "../../errors.js";
-import { Id, Pagination } from "../../schema/common.js";
 import { defineQuery } from "../definition.js";
-import { subOrganizationIds } from "./sub-organization-ids.js";
+import { SubOrganizationFilter, subOrganizationIds } from "./sub-organization-ids.js";
 
 /** For each filter, the SQL condition on a sub-organization `o` and how to turn filterValue into parameters. */
 const FILTERS: Record<string, { condition: string; params: (value: string) => unknown[] }> = {
@@ -49,12 +47,7 @@ export const listSuborgs = defineQuery({
   operation: "list_suborgs",
   sdkMethod: "getSubOrgIds",
   summary: "Ids of the organization's sub-organizations, optionally filtered by name, user, email, phone, public key, credential id or OIDC token",
-  body: Type.Object({
-    organizationId: Id(),
-    filterType: Type.Optional(Type.String()),
-    filterValue: Type.Optional(Type.String()),
-    paginationOptions: Type.Optional(Pagination),
-  }),
+  body: SubOrganizationFilter,
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
     const params: unknown[] = [organization.id];
     let condition = "TRUE";

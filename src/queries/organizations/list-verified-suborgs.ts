@@ -1,8 +1,6 @@
-import { Type } from "@sinclair/typebox";
 import { invalidArgument } from "../../errors.js";
-import { Id, Pagination } from "../../schema/common.js";
 import { defineQuery } from "../definition.js";
-import { subOrganizationIds } from "./sub-organization-ids.js";
+import { SubOrganizationFilter, subOrganizationIds } from "./sub-organization-ids.js";
 
 /** A sub-organization `o` with a user whose email or phone number a verification token proved (and that has not changed since). */
 const VERIFIED = {
@@ -14,12 +12,7 @@ export const listVerifiedSuborgs = defineQuery({
   operation: "list_verified_suborgs",
   sdkMethod: "getVerifiedSubOrgIds",
   summary: "Ids of the organization's sub-organizations with a user whose email or phone number was proven by a verification token (signup, otp_login, update with a token)",
-  body: Type.Object({
-    organizationId: Id(),
-    filterType: Type.Optional(Type.String()),
-    filterValue: Type.Optional(Type.String()),
-    paginationOptions: Type.Optional(Pagination),
-  }),
+  body: SubOrganizationFilter,
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
     if (filterType !== "EMAIL" && filterType !== "PHONE_NUMBER") {
       throw invalidArgument(`filterType: ${JSON.stringify(filterType ?? null)} is not EMAIL or PHONE_NUMBER`, "REQUEST_INVALID", [{ field: "filterType", description: "must be EMAIL or PHONE_NUMBER" }]);

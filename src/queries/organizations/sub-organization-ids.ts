@@ -1,7 +1,15 @@
-import type { Static } from "@sinclair/typebox";
-import type { Pagination } from "../../schema/common.js";
+import { Type, type Static } from "@sinclair/typebox";
+import { Id, Pagination } from "../../schema/common.js";
 import { pageLimit } from "../../schema/pagination.js";
 import type { Queryable } from "../../store/database.js";
+
+/** The request of list_suborgs and list_verified_suborgs. */
+export const SubOrganizationFilter = Type.Object({
+  organizationId: Id(),
+  filterType: Type.Optional(Type.String()),
+  filterValue: Type.Optional(Type.String()),
+  paginationOptions: Type.Optional(Pagination),
+});
 
 /**
  * Ids of the sub-organizations `o` of the organization in `params[0]` that meet `condition` (SQL over `o`
