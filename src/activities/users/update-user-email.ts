@@ -26,15 +26,14 @@ export const updateUserEmail = defineActivity({
     if (verificationToken !== undefined) {
       await verifyVerificationToken(services.signer, verificationToken, { contact: userEmail, now, field: "verificationToken" });
     }
+    const value = userEmail === "" ? null : userEmail;
+    const provenAt = verificationToken !== undefined && value !== null ? now : null;
+    // Proven by the token, or unchanged and as verified as before (SET reads the row's old values).
     await tx.query(
-      // Proven by the token, or unchanged and as verified as before (SET reads the row's old values).
       `UPDATE users SET email = $2, email_verified_at = CASE WHEN $4::timestamptz IS NOT NULL THEN $4 WHEN lower($2) = lower(email) THEN email_verified_at END, updated_at = $3
-        WHERE id = $1`, [
-      userId,
-      userEmail === "" ? null : userEmail,
-      now,
-      verificationToken !== undefined && userEmail !== "" ? now : null,
-    ]);
+        WHERE id = $1`,
+      [userId, value, now, provenAt],
+    );
     return { userId };
   },
 });

@@ -26,15 +26,14 @@ export const updateUserPhoneNumber = defineActivity({
     if (verificationToken !== undefined) {
       await verifyVerificationToken(services.signer, verificationToken, { contact: userPhoneNumber, now, field: "verificationToken" });
     }
+    const value = userPhoneNumber === "" ? null : userPhoneNumber;
+    const provenAt = verificationToken !== undefined && value !== null ? now : null;
+    // Proven by the token, or unchanged and as verified as before (SET reads the row's old values).
     await tx.query(
-      // Proven by the token, or unchanged and as verified as before (SET reads the row's old values).
       `UPDATE users SET phone_number = $2, phone_number_verified_at = CASE WHEN $4::timestamptz IS NOT NULL THEN $4 WHEN $2 = phone_number THEN phone_number_verified_at END, updated_at = $3
-        WHERE id = $1`, [
-      userId,
-      userPhoneNumber === "" ? null : userPhoneNumber,
-      now,
-      verificationToken !== undefined && userPhoneNumber !== "" ? now : null,
-    ]);
+        WHERE id = $1`,
+      [userId, value, now, provenAt],
+    );
     return { userId };
   },
 });
