@@ -105,10 +105,13 @@ async function drive(server: { url: string; pid: number }, connections: number, 
   const elapsedMs = Math.max(1, lastResponseAt - startedAt);
   const perSecond = Math.round((result.requests.total * 1000) / elapsedMs);
   const cpuAfter = cpuMs(server.pid);
-  const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  const serverCpu =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : { serverCpuShare: +((cpuAfter - cpuBefore) / elapsedMs).toFixed(2), serverCpuMsPerRequest: +((cpuAfter - cpuBefore) / result.requests.total).toFixed(3) };
   latenciesMs.sort((a, b) => a - b);
   const at = (p: number) => (latenciesMs.length === 0 ? 0 : +percentile(latenciesMs, p).toFixed(2));
-  const cpuNote = serverCpu === undefined ? "" : `, server CPU ${Math.round((serverCpu / elapsedMs) * 100)}% (${(serverCpu / result.requests.total).toFixed(3)} ms/request)`;
+  const cpuNote = serverCpu === undefined ? "" : `, server CPU ${Math.round(serverCpu.serverCpuShare * 100)}% (${serverCpu.serverCpuMsPerRequest} ms/request)`;
   process.stderr.write(`  ${connections} conn: ${result.requests.total} requests, ${perSecond}/s, p50 ${at(50)} ms${cpuNote}, ${failures} failures\n`);
   return {
     connections,
@@ -116,7 +119,7 @@ async function drive(server: { url: string; pid: number }, connections: number, 
     perSecond,
     p50Ms: at(50),
     p99Ms: at(99),
-    ...(serverCpu === undefined ? {} : { serverCpuShare: +(serverCpu / elapsedMs).toFixed(2), serverCpuMsPerRequest: +(serverCpu / result.requests.total).toFixed(3) }),
+    ...serverCpu,
     failures,
     ...(firstFailure ? { firstFailure } : {}),
   };
