@@ -1,7 +1,7 @@
 import type { ActivityDefinition } from "../activities/definition.js";
 import { rootQuorum, type OrganizationRow } from "../records/organizations.js";
 import type { Queryable } from "../store/database.js";
-import { compilePolicyExpression, evaluateExpression, type Expr, type PolicyField, type Value } from "./language/index.js";
+import { Budget, compilePolicyExpression, evaluateExpression, PolicyBudgetExceededError, type Expr, type PolicyField, type Value } from "./language/index.js";
 import { conditionKeywords } from "./keywords/index.js";
 
 /** One approval that counts: who cast it and with which credential. */
@@ -51,13 +51,16 @@ function expression(source: string, field: PolicyField): Expr {
   return expr;
 }
 
-/** true/false, or "error" when evaluation failed (that policy's outcome is then OUTCOME_ERROR). */
-function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number): boolean | "error" {
+/**
+ * true/false, "error" when evaluation failed (that policy's outcome is then OUTCOME_ERROR), or "over-budget"
+ * when it ran out of its evaluation budget or of the decision's (also OUTCOME_ERROR).
+ */
+function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number, decision: Budget): boolean | "error" | "over-budget" {
   if (source === null || source.trim() === "") return true;
   try {
-    return evaluateExpression(expression(source, field), { keywords, now });
-  } catch {
-    return "error";
+    return evaluateExpression(expression(source, field), { keywords, now, budget: decision.child() });
+  } catch (error) {
+    return error instanceof PolicyBudgetExceededError ? "over-budget" : "error";
   }
 }
 
@@ -111,16 +114,22 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
 
   const policies = await tx.query<PolicyRow>("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [organization.id]);
   const evaluations: PolicyOutcome[] = [];
+  /** Deny policies cut off by the budget: nobody knows whether they apply, so they deny (fail closed). */
+  const unevaluatedDenies: string[] = [];
   if (policies.length > 0) {
     const now = input.now.getTime();
     const condition = await conditionKeywords(tx, organization.id, definition, input.params);
     const consensus = await approverValues(tx, organization.id, approvals);
+    // One budget for all the policies of the decision; each expression also has its own (budget.ts).
+    const budget = Budget.forDecision();
     for (const policy of policies) {
-      const time = holds(policy.time, "time", {}, now);
-      const applies = holds(policy.condition, "condition", condition, now);
-      const agreed = holds(policy.consensus, "consensus", consensus, now);
+      const results = [holds(policy.time, "time", {}, now, budget), holds(policy.condition, "condition", condition, now, budget), holds(policy.consensus, "consensus", consensus, now, budget)];
+      const [time, applies, agreed] = results;
       let outcome: string;
-      if (time === "error" || applies === "error" || agreed === "error") outcome = "OUTCOME_ERROR";
+      if (results.includes("over-budget")) {
+        outcome = "OUTCOME_ERROR";
+        if (policy.effect === "EFFECT_DENY") unevaluatedDenies.push(policy.id);
+      } else if (time === "error" || applies === "error" || agreed === "error") outcome = "OUTCOME_ERROR";
       else if (!time) outcome = "OUTCOME_TIME_INACTIVE";
       else if (!applies) outcome = "OUTCOME_DENY_IMPLICIT";
       else if (agreed) outcome = policy.effect === "EFFECT_DENY" ? "OUTCOME_DENY_EXPLICIT" : "OUTCOME_ALLOW";
@@ -131,6 +140,13 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const denying = evaluations.filter((e) => e.outcome === "OUTCOME_DENY_EXPLICIT").map((e) => e.policyId);
   if (denying.length > 0) {
     return { outcome: "deny", reason: `${definition.type} is denied by policy ${denying.join(", ")} of organization ${organization.id} (explicit deny)`, evaluations };
+  }
+  if (unevaluatedDenies.length > 0) {
+    return {
+      outcome: "deny",
+      reason: `${definition.type} is denied: deny policy ${unevaluatedDenies.join(", ")} of organization ${organization.id} could not be evaluated within the evaluation budget, and a deny policy that cannot be evaluated denies`,
+      evaluations,
+    };
   }
   if (evaluations.some((e) => e.outcome === "OUTCOME_ALLOW")) return { outcome: "allow", evaluations };
   const submitter = approvals[0]?.userId;
