@@ -39,14 +39,21 @@ interface PolicyRow {
   time: string | null;
 }
 
+/** Compiled expressions by source, shared by every organization: bounded by their total length, not only their number. */
 const compiled = new Map<string, Expr>();
+let compiledCharacters = 0;
+const COMPILED_CHARACTERS = 4_000_000;
 function expression(source: string, field: PolicyField): Expr {
   const key = `${field}\u0000${source}`;
   let expr = compiled.get(key);
   if (!expr) {
     expr = compilePolicyExpression(source, field);
-    if (compiled.size > 10_000) compiled.clear();
+    if (compiled.size >= 10_000 || compiledCharacters + key.length > COMPILED_CHARACTERS) {
+      compiled.clear();
+      compiledCharacters = 0;
+    }
     compiled.set(key, expr);
+    compiledCharacters += key.length;
   }
   return expr;
 }
@@ -97,7 +104,8 @@ async function countRootApprovals(tx: Queryable, organization: OrganizationRow, 
  * The decision procedure: a root quorum acting → allow; else an applicable deny policy → explicit deny;
  * else an applicable allow policy → allow; else the implicit permissions (own credentials); else an
  * allow policy or a root quorum still waiting for approvals → consensus needed; else implicit deny.
- * A policy applies when its time window is open and its condition and consensus hold.
+ * A policy applies when its time window is open and its condition and consensus hold. All the expressions
+ * of one decision share one budget (budget.ts); a deny policy the budget cut off denies (it fails closed).
  */
 export async function decide(tx: Queryable, input: DecisionInput): Promise<Decision> {
   const { definition, organization, approvals } = input;
