@@ -1,7 +1,7 @@
 import type { ActivityDefinition } from "../activities/definition.js";
 import { rootQuorum, type OrganizationRow } from "../records/organizations.js";
 import type { Queryable } from "../store/database.js";
-import { Budget, compilePolicyExpression, evaluateExpression, PolicyBudgetExceededError, type Expr, type PolicyField, type Value } from "./language/index.js";
+import { Budget, compilePolicyExpression, evaluateExpression, isPolicySyntaxError, PolicyBudgetExceededError, type Expr, type PolicyField, type Value } from "./language/index.js";
 import { conditionKeywords } from "./keywords/index.js";
 
 /** One approval that counts: who cast it and with which credential. */
@@ -59,15 +59,16 @@ function expression(source: string, field: PolicyField): Expr {
 }
 
 /**
- * true/false, "error" when evaluation failed (that policy's outcome is then OUTCOME_ERROR), or "over-budget"
- * when it ran out of its evaluation budget or of the decision's (also OUTCOME_ERROR).
+ * true/false, "error" when evaluation failed (that policy's outcome is then OUTCOME_ERROR), or "over-limits"
+ * (also OUTCOME_ERROR) when it ran out of its evaluation budget or of the decision's, or when a stored
+ * expression no longer passes the language's limits (one written before the nesting limit existed).
  */
-function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number, decision: Budget): boolean | "error" | "over-budget" {
+function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number, decision: Budget): boolean | "error" | "over-limits" {
   if (source === null || source.trim() === "") return true;
   try {
     return evaluateExpression(expression(source, field), { keywords, now, budget: decision.child() });
   } catch (error) {
-    return error instanceof PolicyBudgetExceededError ? "over-budget" : "error";
+    return error instanceof PolicyBudgetExceededError || isPolicySyntaxError(error) ? "over-limits" : "error";
   }
 }
 
@@ -122,7 +123,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
 
   const policies = await tx.query<PolicyRow>("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [organization.id]);
   const evaluations: PolicyOutcome[] = [];
-  /** Deny policies cut off by the budget: nobody knows whether they apply, so they deny (fail closed). */
+  /** Deny policies cut off by the budget or the limits: nobody knows whether they apply, so they deny (fail closed). */
   const unevaluatedDenies: string[] = [];
   if (policies.length > 0) {
     const now = input.now.getTime();
@@ -134,7 +135,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
       const results = [holds(policy.time, "time", {}, now, budget), holds(policy.condition, "condition", condition, now, budget), holds(policy.consensus, "consensus", consensus, now, budget)];
       const [time, applies, agreed] = results;
       let outcome: string;
-      if (results.includes("over-budget")) {
+      if (results.includes("over-limits")) {
         outcome = "OUTCOME_ERROR";
         if (policy.effect === "EFFECT_DENY") unevaluatedDenies.push(policy.id);
       } else if (time === "error" || applies === "error" || agreed === "error") outcome = "OUTCOME_ERROR";
@@ -152,7 +153,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   if (unevaluatedDenies.length > 0) {
     return {
       outcome: "deny",
-      reason: `${definition.type} is denied: deny policy ${unevaluatedDenies.join(", ")} of organization ${organization.id} could not be evaluated within the evaluation budget, and a deny policy that cannot be evaluated denies`,
+      reason: `${definition.type} is denied: deny policy ${unevaluatedDenies.join(", ")} of organization ${organization.id} could not be evaluated within the evaluation budget or the language's limits, and a deny policy that cannot be evaluated denies`,
       evaluations,
     };
   }

@@ -107,6 +107,17 @@ describe("policy evaluation has a bounded cost, in every organization", () => {
     }
   });
 
+  it("denies when a stored deny policy no longer passes the nesting limit (written before it existed)", async () => {
+    const deep = await storeDirectly("deep deny", "EFFECT_DENY", `${"!".repeat(100)}false`);
+    try {
+      const refused = await refusal(attacker.member.createUserTag({ userTagName: "under a deep deny", userIds: [] }));
+      expect(refused.code).toBe(7);
+      expect(refused.message).toContain(deep);
+    } finally {
+      await attacker.root.deletePolicy({ policyId: deep });
+    }
+  });
+
   it("bounds the whole decision: policies that each pass the estimate share one budget, the rest are OUTCOME_ERROR", async () => {
     // Each costs about half of one evaluation's budget (54,442 steps); twenty exceed the decision's.
     const near = nestedAll(10, 4, "v4 >= 0");
