@@ -43,9 +43,9 @@ class Parser {
     return this.advance();
   }
 
-  /** Enters `levels` more levels of nesting at `position`; refused past the limit. */
-  private nest(position: number, levels = 1): void {
-    this.depth += levels;
+  /** Enters one more level of nesting at `position`; refused past the limit. */
+  private nest(position: number): void {
+    this.depth += 1;
     if (this.depth > POLICY_LIMITS.maxNesting) {
       throw new PolicySyntaxError(
         position,
