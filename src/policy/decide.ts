@@ -1,7 +1,7 @@
 import type { ActivityDefinition } from "../activities/definition.js";
 import { rootQuorum, type OrganizationRow } from "../records/organizations.js";
 import type { Queryable } from "../store/database.js";
-import { compilePolicyExpression, evaluateExpression, type Expr, type PolicyField, type Value } from "./language/index.js";
+import { Budget, compilePolicyExpression, evaluateExpression, isPolicySyntaxError, PolicyBudgetExceededError, type Expr, type PolicyField, type Value } from "./language/index.js";
 import { conditionKeywords } from "./keywords/index.js";
 
 /** One approval that counts: who cast it and with which credential. */
@@ -39,25 +39,36 @@ interface PolicyRow {
   time: string | null;
 }
 
+/** Compiled expressions by source, shared by every organization: bounded by their total length, not only their number. */
 const compiled = new Map<string, Expr>();
+let compiledCharacters = 0;
+const COMPILED_CHARACTERS = 4_000_000;
 function expression(source: string, field: PolicyField): Expr {
   const key = `${field}\u0000${source}`;
   let expr = compiled.get(key);
   if (!expr) {
     expr = compilePolicyExpression(source, field);
-    if (compiled.size > 10_000) compiled.clear();
+    if (compiled.size >= 10_000 || compiledCharacters + key.length > COMPILED_CHARACTERS) {
+      compiled.clear();
+      compiledCharacters = 0;
+    }
     compiled.set(key, expr);
+    compiledCharacters += key.length;
   }
   return expr;
 }
 
-/** true/false, or "error" when evaluation failed (that policy's outcome is then OUTCOME_ERROR). */
-function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number): boolean | "error" {
+/**
+ * true/false, "error" when evaluation failed (that policy's outcome is then OUTCOME_ERROR), or "over-limits"
+ * (also OUTCOME_ERROR) when it ran out of its evaluation budget or of the decision's, or when a stored
+ * expression no longer passes the language's limits (one written before the nesting limit existed).
+ */
+function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number, decision: Budget): boolean | "error" | "over-limits" {
   if (source === null || source.trim() === "") return true;
   try {
-    return evaluateExpression(expression(source, field), { keywords, now });
-  } catch {
-    return "error";
+    return evaluateExpression(expression(source, field), { keywords, now, budget: decision.child() });
+  } catch (error) {
+    return error instanceof PolicyBudgetExceededError || isPolicySyntaxError(error) ? "over-limits" : "error";
   }
 }
 
@@ -94,7 +105,8 @@ async function countRootApprovals(tx: Queryable, organization: OrganizationRow, 
  * The decision procedure: a root quorum acting → allow; else an applicable deny policy → explicit deny;
  * else an applicable allow policy → allow; else the implicit permissions (own credentials); else an
  * allow policy or a root quorum still waiting for approvals → consensus needed; else implicit deny.
- * A policy applies when its time window is open and its condition and consensus hold.
+ * A policy applies when its time window is open and its condition and consensus hold. All the expressions
+ * of one decision share one budget (budget.ts); a deny policy the budget cut off denies (it fails closed).
  */
 export async function decide(tx: Queryable, input: DecisionInput): Promise<Decision> {
   const { definition, organization, approvals } = input;
@@ -111,16 +123,22 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
 
   const policies = await tx.query<PolicyRow>("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [organization.id]);
   const evaluations: PolicyOutcome[] = [];
+  /** Deny policies cut off by the budget or the limits: nobody knows whether they apply, so they deny (fail closed). */
+  const unevaluatedDenies: string[] = [];
   if (policies.length > 0) {
     const now = input.now.getTime();
     const condition = await conditionKeywords(tx, organization.id, definition, input.params);
     const consensus = await approverValues(tx, organization.id, approvals);
+    // One budget for all the policies of the decision; each expression also has its own (budget.ts).
+    const budget = Budget.forDecision();
     for (const policy of policies) {
-      const time = holds(policy.time, "time", {}, now);
-      const applies = holds(policy.condition, "condition", condition, now);
-      const agreed = holds(policy.consensus, "consensus", consensus, now);
+      const results = [holds(policy.time, "time", {}, now, budget), holds(policy.condition, "condition", condition, now, budget), holds(policy.consensus, "consensus", consensus, now, budget)];
+      const [time, applies, agreed] = results;
       let outcome: string;
-      if (time === "error" || applies === "error" || agreed === "error") outcome = "OUTCOME_ERROR";
+      if (results.includes("over-limits")) {
+        outcome = "OUTCOME_ERROR";
+        if (policy.effect === "EFFECT_DENY") unevaluatedDenies.push(policy.id);
+      } else if (time === "error" || applies === "error" || agreed === "error") outcome = "OUTCOME_ERROR";
       else if (!time) outcome = "OUTCOME_TIME_INACTIVE";
       else if (!applies) outcome = "OUTCOME_DENY_IMPLICIT";
       else if (agreed) outcome = policy.effect === "EFFECT_DENY" ? "OUTCOME_DENY_EXPLICIT" : "OUTCOME_ALLOW";
@@ -131,6 +149,13 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const denying = evaluations.filter((e) => e.outcome === "OUTCOME_DENY_EXPLICIT").map((e) => e.policyId);
   if (denying.length > 0) {
     return { outcome: "deny", reason: `${definition.type} is denied by policy ${denying.join(", ")} of organization ${organization.id} (explicit deny)`, evaluations };
+  }
+  if (unevaluatedDenies.length > 0) {
+    return {
+      outcome: "deny",
+      reason: `${definition.type} is denied: deny policy ${unevaluatedDenies.join(", ")} of organization ${organization.id} could not be evaluated within the evaluation budget or the language's limits, and a deny policy that cannot be evaluated denies`,
+      evaluations,
+    };
   }
   if (evaluations.some((e) => e.outcome === "OUTCOME_ALLOW")) return { outcome: "allow", evaluations };
   const submitter = approvals[0]?.userId;

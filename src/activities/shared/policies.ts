@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { alreadyExists, invalidArgument, notFound } from "../../errors.js";
-import { compilePolicyExpression, isPolicySyntaxError, type PolicyField } from "../../policy/language/index.js";
+import { compilePolicyExpression, costRefusal, isPolicySyntaxError, type PolicyField } from "../../policy/language/index.js";
 import { Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 
@@ -16,19 +16,24 @@ export const PolicyParams = Type.Object({
   time: Type.Optional(Type.String({ maxLength: 4096, description: "When the policy is active (policy language)" })),
 });
 
-/** Parses and type-checks a policy field; a bad expression is a 400 pointing at the position. */
+const invalidPolicy = (path: string, field: PolicyField, why: string) =>
+  invalidArgument(`${path}: invalid policy ${field}: ${why}`, "INVALID_POLICY", [{ field: path, description: why }]);
+
+/**
+ * Parses, type-checks and estimates the cost of a policy field; a bad expression is a 400 pointing at the
+ * position, and one whose estimated cost exceeds an evaluation's budget a 400 saying so.
+ */
 export function checkPolicyExpression(source: string | undefined, field: PolicyField, path: string): string | null {
   if (source === undefined || source.trim() === "") return null;
+  let refusal: string | undefined;
   try {
-    compilePolicyExpression(source, field);
-    return source;
+    refusal = costRefusal(compilePolicyExpression(source, field));
   } catch (error) {
-    if (isPolicySyntaxError(error)) {
-      const message = `${path}: invalid policy ${field}: ${error.message}`;
-      throw invalidArgument(message, "INVALID_POLICY", [{ field: path, description: error.message }]);
-    }
+    if (isPolicySyntaxError(error)) throw invalidPolicy(path, field, error.message);
     throw error;
   }
+  if (refusal) throw invalidPolicy(path, field, refusal);
+  return source;
 }
 
 export async function assertPolicyNameFree(tx: Queryable, organizationId: string, name: string, field: string, exceptId?: string): Promise<void> {

@@ -1,10 +1,13 @@
-import type { Expr } from "./ast.js";
+import { chainOperands, type Expr } from "./ast.js";
+import type { Canon } from "./canonical.js";
 import { PolicySyntaxError } from "./lexer.js";
 import { cronSpanActive, parseTimestamp } from "./time.js";
 import { PolicyEvaluationError } from "./errors.js";
 import { BOOL, DYNAMIC, INT, KEYWORDS, STRING, TIMESTAMP, list, typeName, type PolicyField, type Type } from "./types.js";
 
 const isDynamic = (t: Type) => t.kind === "dynamic";
+/** The spelling kind of a string, or of the strings of a list. */
+const canonOf = (t: Type): Canon | undefined => (t.kind === "string" ? t.canon : t.kind === "list" ? canonOf(t.item) : undefined);
 const isIntLike = (t: Type) => t.kind === "int" || isDynamic(t);
 
 /**
@@ -77,10 +80,11 @@ class Checker {
         const target = this.check(node.target, scope);
         const index = this.check(node.index, scope);
         if (target.kind === "list" && isIntLike(index)) return target.item;
-        if (target.kind === "string" && isIntLike(index)) return STRING;
+        if (target.kind === "string" && isIntLike(index)) return target;
         if (target.kind === "map" && (index.kind === "string" || isDynamic(index))) return target.value;
         if (target.kind === "struct" && node.index.kind === "string") {
           const field = target.fields[node.index.value];
+          if (!field && target.open) return DYNAMIC;
           if (!field) this.fail(node.index, `${target.name} has no field '${node.index.value}'; its fields are ${Object.keys(target.fields).join(", ")}`);
           return field;
         }
@@ -102,12 +106,14 @@ class Checker {
 
   private checkBinary(node: Extract<Expr, { kind: "binary" }>, scope: Map<string, Type>): Type {
     if (node.operator === "&&" || node.operator === "||") {
-      this.expect(node.left, scope, BOOL, `the left side of '${node.operator}'`);
-      this.expect(node.right, scope, BOOL, `the right side of '${node.operator}'`);
+      // A flat chain (a && b && c) is checked in a loop, not by recursing down its left spine.
+      chainOperands(node).forEach((operand, i) => this.expect(operand, scope, BOOL, `the ${i === 0 ? "left" : "right"} side of '${node.operator}'`));
       return BOOL;
     }
     const left = this.check(node.left, scope);
     const right = this.check(node.right, scope);
+    const canon = canonOf(left) ?? canonOf(right);
+    if (canon) node.canon = canon;
     if (node.operator === "in") {
       if (isDynamic(right)) return BOOL;
       if (right.kind !== "list") this.fail(node.right, `the right side of 'in' must be a list, but is ${typeName(right)}`);
@@ -129,6 +135,7 @@ class Checker {
     const target = this.check(node.target, scope);
     if (target.kind === "struct") {
       const field = target.fields[node.name];
+      if (!field && target.open) return DYNAMIC;
       if (!field) this.fail(node, `${target.name} has no field '${node.name}'; its fields are ${Object.keys(target.fields).join(", ")}`);
       return field;
     }
@@ -160,6 +167,8 @@ class Checker {
         if (node.args.length !== 1) this.fail(node, ".contains() takes one value");
         const value = this.check(node.args[0]!, scope);
         const element = target.kind === "string" ? STRING : item;
+        const canon = canonOf(target) ?? canonOf(value);
+        if (canon) node.canon = canon;
         if (!comparable(value, element)) this.fail(node.args[0]!, `cannot look for ${typeName(value)} in ${typeName(target)}`);
         return BOOL;
       }

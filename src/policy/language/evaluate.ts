@@ -1,4 +1,6 @@
-import type { Expr } from "./ast.js";
+import { chainOperands, type Expr } from "./ast.js";
+import { Budget, POLICY_LIMITS } from "./budget.js";
+import { canonical, containsCanonically, sameUntypedString, type Canon } from "./canonical.js";
 import { PolicyEvaluationError } from "./errors.js";
 import { cronSpanActive, parseTimestamp, Timestamp } from "./time.js";
 
@@ -9,10 +11,11 @@ export interface EvaluationEnvironment {
   keywords: Record<string, Value | undefined>;
   /** The trusted server time of the request (time.now), epoch ms. */
   now: number;
+  /** Charged for every step and allocation; a fresh evaluation budget when absent. */
+  budget?: Budget;
 }
 
 const isRecord = (v: Value): v is { [key: string]: Value } => typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Timestamp);
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function describe(value: Value): string {
   if (Array.isArray(value)) return "a list";
@@ -21,22 +24,8 @@ function describe(value: Value): string {
   return `${typeof value === "bigint" ? "an int" : `a ${typeof value}`}`;
 }
 
-/** Integers compare with quoted integers; Ethereum addresses compare without regard to checksum case. */
-function equal(a: Value, b: Value): boolean {
-  if (typeof a === "bigint" && typeof b === "string") return /^-?\d+$/.test(b) && a === BigInt(b);
-  if (typeof a === "string" && typeof b === "bigint") return equal(b, a);
-  if (typeof a === "string" && typeof b === "string") return a === b || (ADDRESS.test(a) && ADDRESS.test(b) && a.toLowerCase() === b.toLowerCase());
-  if (a instanceof Timestamp && b instanceof Timestamp) return a.ms === b.ms;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => equal(item, b[i]!));
-  if (isRecord(a) && isRecord(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => k in b && equal(a[k]!, b[k]!));
-  }
-  return a === b;
-}
-
-function order(a: Value, b: Value, operator: string): number {
-  const num = (v: Value) => (typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : v);
+function order(a: Value, b: Value, operator: string, canon: Canon | undefined): number {
+  const num = (v: Value) => (typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : typeof v === "string" && canon ? canonical(v, canon) : v);
   const x = num(a);
   const y = num(b);
   if (typeof x === "bigint" && typeof y === "bigint") return x < y ? -1 : x > y ? 1 : 0;
@@ -63,15 +52,35 @@ function asIndex(value: Value, length: number, what: string): number {
 }
 
 class Evaluator {
-  constructor(private readonly env: EvaluationEnvironment) {}
+  constructor(
+    private readonly env: EvaluationEnvironment,
+    private readonly budget: Budget,
+  ) {}
+
+  /** Integers compare with quoted integers; strings of a kind with several spellings compare canonically (canonical.ts). */
+  private equal(a: Value, b: Value, canon: Canon | undefined): boolean {
+    this.budget.step();
+    if (typeof a === "bigint" && typeof b === "string") return /^-?\d+$/.test(b) && a === BigInt(b);
+    if (typeof a === "string" && typeof b === "bigint") return this.equal(b, a, canon);
+    if (typeof a === "string" && typeof b === "string") return canon ? canonical(a, canon) === canonical(b, canon) : sameUntypedString(a, b);
+    if (a instanceof Timestamp && b instanceof Timestamp) return a.ms === b.ms;
+    if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => this.equal(item, b[i]!, canon));
+    if (isRecord(a) && isRecord(b)) {
+      const keys = Object.keys(a);
+      return keys.length === Object.keys(b).length && keys.every((k) => k in b && this.equal(a[k]!, b[k]!, undefined));
+    }
+    return a === b;
+  }
 
   evaluate(node: Expr, scope: Map<string, Value>): Value {
+    this.budget.step();
     switch (node.kind) {
       case "bool":
       case "int":
       case "string":
         return node.value;
       case "list":
+        this.budget.allocate(node.items.length);
         return node.items.map((item) => this.evaluate(item, scope));
       case "identifier": {
         const value = scope.get(node.name) ?? this.env.keywords[node.name];
@@ -81,28 +90,29 @@ class Evaluator {
       case "not":
         return !asBool(this.evaluate(node.operand, scope), "the operand of '!'");
       case "binary": {
-        // No short-circuit: both sides are always evaluated, so an error on either side is the outcome.
+        if (node.operator === "&&" || node.operator === "||") {
+          // No short-circuit: every operand is always evaluated, so an error in any of them is the outcome.
+          const side = (i: number) => `the ${i === 0 ? "left" : "right"} side of '${node.operator}'`;
+          const values = chainOperands(node).map((operand, i) => asBool(this.evaluate(operand, scope), side(i)));
+          return node.operator === "&&" ? values.every(Boolean) : values.some(Boolean);
+        }
         const left = this.evaluate(node.left, scope);
         const right = this.evaluate(node.right, scope);
         switch (node.operator) {
-          case "&&":
-            return asBool(left, "the left side of '&&'") && asBool(right, "the right side of '&&'");
-          case "||":
-            return asBool(left, "the left side of '||'") || asBool(right, "the right side of '||'");
           case "==":
-            return equal(left, right);
+            return this.equal(left, right, node.canon);
           case "!=":
-            return !equal(left, right);
+            return !this.equal(left, right, node.canon);
           case "in":
-            return asList(right, "the right side of 'in'").some((item) => equal(left, item));
+            return asList(right, "the right side of 'in'").some((item) => this.equal(left, item, node.canon));
           case "<":
-            return order(left, right, "<") < 0;
+            return order(left, right, "<", node.canon) < 0;
           case ">":
-            return order(left, right, ">") > 0;
+            return order(left, right, ">", node.canon) > 0;
           case "<=":
-            return order(left, right, "<=") <= 0;
+            return order(left, right, "<=", node.canon) <= 0;
           case ">=":
-            return order(left, right, ">=") >= 0;
+            return order(left, right, ">=", node.canon) >= 0;
         }
         break;
       }
@@ -144,6 +154,8 @@ class Evaluator {
         const start = bound(node.start, 0);
         const end = bound(node.end, target.length);
         if (start > end) throw new PolicyEvaluationError(`slice [${start}..${end}] ends before it starts`);
+        // Characters are cheap next to list items: one allocation per 16.
+        this.budget.allocate(typeof target === "string" ? Math.ceil((end - start) / 16) : end - start);
         return target.slice(start, end);
       }
       case "method":
@@ -152,7 +164,9 @@ class Evaluator {
         const args = node.args.map((arg) => this.evaluate(arg, scope));
         if (!args.every((a) => typeof a === "string")) throw new PolicyEvaluationError(`${node.name}() takes strings`);
         const [a, b, c] = args as string[];
-        return node.name === "Timestamp" ? parseTimestamp(a!) : cronSpanActive(a!, b!, c!, this.env.now);
+        if (node.name === "Timestamp") return parseTimestamp(a!);
+        this.budget.step(POLICY_LIMITS.cronSpanSteps);
+        return cronSpanActive(a!, b!, c!, this.env.now);
       }
     }
     throw new PolicyEvaluationError("unsupported expression");
@@ -162,21 +176,32 @@ class Evaluator {
     const target = this.evaluate(node.target, scope);
     if (node.name === "contains") {
       const needle = this.evaluate(node.args[0]!, scope);
-      if (typeof target === "string" && typeof needle === "string") return target.includes(needle);
-      return asList(target, `the target of .contains()`).some((item) => equal(item, needle));
+      if (typeof target === "string" && typeof needle === "string") {
+        this.budget.step(Math.ceil(target.length / 64));
+        return node.canon ? containsCanonically(target, needle, node.canon) : target.includes(needle);
+      }
+      return asList(target, `the target of .contains()`).some((item) => this.equal(item, needle, node.canon));
     }
     const items = asList(target, `the target of .${node.name}()`);
     if (node.name === "count") return BigInt(items.length);
-    const results = items.map((item) => asBool(this.evaluate(node.args[0]!, new Map(scope).set(node.variable!, item)), `the predicate of .${node.name}()`));
+    // One scope for the whole iteration: the item's name is rebound for each item.
+    this.budget.allocate(scope.size + 1 + items.length);
+    const inner = new Map(scope);
+    const results = items.map((item) => {
+      this.budget.step();
+      inner.set(node.variable!, item);
+      return asBool(this.evaluate(node.args[0]!, inner), `the predicate of .${node.name}()`);
+    });
     if (node.name === "all") return results.every(Boolean);
     if (node.name === "any") return results.some(Boolean);
     return items.filter((_, i) => results[i]);
   }
 }
 
+/** Evaluates a checked expression within env.budget (a fresh evaluation budget by default); throws PolicyEvaluationError. */
 export function evaluateExpression(expr: Expr, env: EvaluationEnvironment): boolean {
   const withTime = { ...env, keywords: { ...env.keywords, time: { now: new Timestamp(env.now) } } };
-  const value = new Evaluator(withTime).evaluate(expr, new Map());
+  const value = new Evaluator(withTime, env.budget ?? Budget.forEvaluation()).evaluate(expr, new Map());
   if (typeof value !== "boolean") throw new PolicyEvaluationError(`the expression gave ${describe(value)}, not a bool`);
   return value;
 }

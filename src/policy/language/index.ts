@@ -5,6 +5,9 @@ import { parseExpression } from "./parser.js";
 import type { PolicyField } from "./types.js";
 
 export { PolicyEvaluationError } from "./errors.js";
+export { Budget, PolicyBudgetExceededError, POLICY_LIMITS } from "./budget.js";
+export { canonical, type Canon } from "./canonical.js";
+export { costRefusal, estimateCost, type CostEstimate } from "./cost.js";
 export { evaluateExpression, type EvaluationEnvironment, type Value } from "./evaluate.js";
 export { PolicySyntaxError } from "./lexer.js";
 export { Timestamp } from "./time.js";

@@ -1,4 +1,5 @@
 import type { BinaryOperator, Expr } from "./ast.js";
+import { POLICY_LIMITS } from "./budget.js";
 import { describeToken, PolicySyntaxError, tokenize, type Token } from "./lexer.js";
 
 const COMPARISONS = new Set(["==", "!=", "<", ">", "<=", ">="]);
@@ -8,10 +9,14 @@ const FUNCTIONS = new Set(["Timestamp", "CronSpan"]);
 
 /**
  * A recursive-descent parser. Precedence, loosest first: `||`, `&&`, `!`, comparisons and `in`
- * (not chainable), then postfix access (`.field`, `[i]`, `[a..b]`, `.method(…)`).
+ * (not chainable), then postfix access (`.field`, `[i]`, `[a..b]`, `.method(…)`). Nesting is limited
+ * (POLICY_LIMITS.maxNesting), so neither the parser nor the checker and evaluator, which recurse along the
+ * tree it builds, can run out of stack.
  */
 class Parser {
   private index = 0;
+  /** How deeply the expression being parsed is nested: sub-expressions, '!' and postfix accesses. */
+  private depth = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private get current(): Token {
@@ -38,6 +43,17 @@ class Parser {
     return this.advance();
   }
 
+  /** Enters one more level of nesting at `position`; refused past the limit. */
+  private nest(position: number): void {
+    this.depth += 1;
+    if (this.depth > POLICY_LIMITS.maxNesting) {
+      throw new PolicySyntaxError(
+        position,
+        `the expression nests more than ${POLICY_LIMITS.maxNesting} levels deep (parentheses, '!', lists, method calls, indexes and field accesses inside one another); write it flatter`,
+      );
+    }
+  }
+
   parse(): Expr {
     const expr = this.parseOr();
     if (this.current.kind !== "end") {
@@ -47,11 +63,13 @@ class Parser {
   }
 
   private parseOr(): Expr {
+    this.nest(this.current.position);
     let left = this.parseAnd();
     while (this.isPunct("||")) {
       const { position } = this.advance();
       left = { kind: "binary", operator: "||", left, right: this.parseAnd(), position };
     }
+    this.depth--;
     return left;
   }
 
@@ -67,7 +85,10 @@ class Parser {
   private parseUnary(): Expr {
     if (this.isPunct("!")) {
       const { position } = this.advance();
-      return { kind: "not", operand: this.parseUnary(), position };
+      this.nest(position);
+      const operand = this.parseUnary();
+      this.depth--;
+      return { kind: "not", operand, position };
     }
     return this.parseComparison();
   }
@@ -85,8 +106,20 @@ class Parser {
   }
 
   private parsePostfix(): Expr {
-    let expr = this.parsePrimary();
+    const expr = this.parsePrimary();
+    const outer = this.depth;
+    try {
+      return this.parseAccesses(expr);
+    } finally {
+      this.depth = outer;
+    }
+  }
+
+  /** `.field`, `[i]`, `[a..b]` and `.method(…)` after `expr`; each one nests the tree one level deeper. */
+  private parseAccesses(target: Expr): Expr {
+    let expr = target;
     for (;;) {
+      if (this.isPunct(".") || this.isPunct("[")) this.nest(this.current.position);
       if (this.isPunct(".")) {
         const dot = this.advance();
         const name = this.expectIdentifier("after '.'").value;
