@@ -27,8 +27,13 @@ const CURVE_OF_KEY: Record<string, string> = {
   API_KEY_CURVE_ED25519: "ed25519",
 };
 
+/**
+ * Where a credential was looked for, as told to a caller who is not (yet) authenticated: the organization it
+ * named and, as the hosted API words it, "or its parent organization" — never the parent's id, and the same
+ * words whether or not there is a parent, so the answer says nothing the caller did not already know.
+ */
 function scopeDescription(org: OrganizationRow): string {
-  return org.parent_id ? `organization ${org.id} or its parent organization ${org.parent_id}` : `organization ${org.id}`;
+  return `organization ${org.id} or its parent organization`;
 }
 
 type UserColumns = { user_name: string; is_root: boolean };
