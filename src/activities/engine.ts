@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { authenticate } from "../auth/authenticate.js";
+import { assertCredentialMayUse } from "../auth/credential-scope.js";
 import { ApiError, internalError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { decide } from "../policy/decide.js";
 import { checkDuplicateKeys } from "../schema/duplicate-keys.js";
@@ -86,6 +87,7 @@ export async function submitActivity(
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
   const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { clientIp, withSnapshot: true });
+  assertCredentialMayUse(principal, definition.operation);
 
   checkLiveness(body.timestampMs, now);
   if (body.type !== definition.type) {
