@@ -149,8 +149,8 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
     }
     const id = randomUUID();
     await tx.query(
-      `INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, aaguid, attestation_type, transports, model, sign_count, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $12)`,
+      `INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, aaguid, attestation_type, transports, model, sign_count, created_at, updated_at, rp_id_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $12, $13)`,
       [
         id,
         owner.organizationId,
@@ -164,6 +164,7 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
         input.authenticatorName,
         registered.signCount,
         owner.now,
+        registered.rpIdHash,
       ],
     );
     ids.push(id);
