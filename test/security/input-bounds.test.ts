@@ -136,7 +136,7 @@ describe("the duplicate-key scanner", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), fc.jsonValue(), (object, value) => {
         const key = Object.keys(object)[0]!;
-        const text = JSON.stringify({ wrapper: [object] }).replace(/\}\]\}$/, `,${JSON.stringify(key)}:${JSON.stringify(value) ?? "null"}}]}`);
+        const text = JSON.stringify({ wrapper: [object] }).replace(/\}\]\}$/, () => `,${JSON.stringify(key)}:${JSON.stringify(value) ?? "null"}}]}`);
         expect(() => checkDuplicateKeys(text)).toThrow(`wrapper[0].${key}: duplicate key`);
       }),
       { numRuns: 500 },
