@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { authenticate } from "../auth/authenticate.js";
+import { assertCredentialMayUse } from "../auth/credential-scope.js";
 import { ApiError, internalError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
 import { decide } from "../policy/decide.js";
+import { checkDuplicateKeys } from "../schema/duplicate-keys.js";
 import { checkJsonLimits } from "../schema/json-limits.js";
 import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
@@ -27,16 +29,18 @@ export function fingerprintOf(rawBody: Buffer): string {
   return `sha256:${createHash("sha256").update(rawBody).digest("hex")}`;
 }
 
-/** Parses the body as a JSON object, or fails with 400 naming the problem. */
+/** Parses the body as a JSON object, or fails with 400 naming the problem (bad JSON, NUL, too deep, a duplicate key). */
 export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
+  const text = rawBody.toString("utf8");
   let value: unknown;
   try {
-    value = JSON.parse(rawBody.toString("utf8"));
+    value = JSON.parse(text);
   } catch (error) {
     throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidArgument("request body must be a JSON object");
   checkJsonLimits(value);
+  checkDuplicateKeys(text);
   return value as Record<string, unknown>;
 }
 
@@ -83,6 +87,7 @@ export async function submitActivity(
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
   const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { clientIp, withSnapshot: true });
+  assertCredentialMayUse(principal, definition.operation);
 
   checkLiveness(body.timestampMs, now);
   if (body.type !== definition.type) {

@@ -188,13 +188,14 @@ export function proofContext(fingerprint: string, decision: Decision, votes: Sto
   };
 }
 
-/** The activity approve_activity / reject_activity name, in the organization the request targets. */
+/**
+ * The activity approve_activity / reject_activity name, in the organization the request targets. An activity
+ * of another organization is answered exactly as one that does not exist, so a fingerprint tells a
+ * non-member nothing (not whether it exists, its id, nor its organization).
+ */
 export async function findByFingerprint(db: Queryable, fingerprint: string, organizationId: string): Promise<ActivityRow> {
-  const [row] = await db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+  const [row] = await db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1 AND organization_id = $2", [fingerprint, organizationId]);
   if (!row) throw notFound(`No activity found with fingerprint ${fingerprint}. Consensus activities must target an existing activity by fingerprint`, "ACTIVITY_NOT_FOUND");
-  if (row.organization_id !== organizationId) {
-    throw invalidArgument(`organization mismatch: request is targeting organization ${organizationId}, but activity ${row.id} is in organization ${row.organization_id}`, "ORGANIZATION_MISMATCH");
-  }
   return row;
 }
 

@@ -27,8 +27,13 @@ const CURVE_OF_KEY: Record<string, string> = {
   API_KEY_CURVE_ED25519: "ed25519",
 };
 
+/**
+ * Where a credential was looked for, as told to a caller who is not (yet) authenticated: the organization it
+ * named and, as the hosted API words it, "or its parent organization" — never the parent's id, and the same
+ * words whether or not there is a parent, so the answer says nothing the caller did not already know.
+ */
 function scopeDescription(org: OrganizationRow): string {
-  return org.parent_id ? `organization ${org.id} or its parent organization ${org.parent_id}` : `organization ${org.id}`;
+  return `organization ${org.id} or its parent organization`;
 }
 
 type UserColumns = { user_name: string; is_root: boolean };
@@ -129,11 +134,23 @@ async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind:
     throw unauthenticated(`credential ID ${stamp.credentialId} could not be found in ${scopeDescription(org)}`, "CREDENTIAL_NOT_FOUND");
   }
   const stored = Number(authenticator.sign_count);
-  const newCounter = await verifyWebAuthnStamp(stamp, rawBody, {
+  const { newCounter, rpIdHash } = await verifyWebAuthnStamp(stamp, rawBody, {
     credentialId: authenticator.credential_id,
     publicKey: authenticator.public_key,
     signCount: stored,
+    rpIdHash: authenticator.rp_id_hash,
   });
+  if (authenticator.rp_id_hash === null) {
+    // Registered before relying parties were recorded: bound to the first one it is used with. Of two
+    // concurrent first uses for different relying parties, the one that records first wins.
+    const [bound] = await db.query<{ rp_id_hash: string }>(
+      "UPDATE authenticators SET rp_id_hash = COALESCE(rp_id_hash, $1) WHERE id = $2 RETURNING rp_id_hash",
+      [rpIdHash, authenticator.id],
+    );
+    if (bound && bound.rp_id_hash !== rpIdHash) {
+      throw unauthenticated(`could not verify WebAuthn signature: the assertion is for another relying party than the one credential ${authenticator.credential_id} is bound to`, "SIGNATURE_INVALID");
+    }
+  }
   // Compare-and-set: of two requests carrying the same counter, only one gets through.
   if (newCounter > 0 || stored > 0) {
     const updated = await db.query(

@@ -9,7 +9,8 @@ import type { WebAuthnStamp } from "./stamp.js";
  *
  * Strongroom does not know the relying party in advance (the hosted API does not ask for one),
  * so the origin is read from clientDataJSON and the RP ID may be that origin's host or any
- * parent domain of it; the authenticator's rpIdHash must match one of them.
+ * parent domain of it; the authenticator's rpIdHash must match one of them. A registration records
+ * the RP ID it was made for (as its rpIdHash), and every later assertion must be for that same one.
  */
 
 function originOf(clientDataJsonB64url: string): string {
@@ -44,13 +45,35 @@ export interface StoredAuthenticator {
   /** COSE public key, base64url. */
   publicKey: string;
   signCount: number;
+  /** Hex of the rpIdHash the passkey belongs to; null for one registered before it was recorded. */
+  rpIdHash: string | null;
 }
 
-/** Verifies an assertion stamp; returns the authenticator's new signature counter. */
-export async function verifyWebAuthnStamp(stamp: WebAuthnStamp, rawBody: Buffer, authenticator: StoredAuthenticator): Promise<number> {
+export const rpIdHashOf = (rpId: string): string => createHash("sha256").update(rpId, "utf8").digest("hex");
+
+/** Hex of the rpIdHash an assertion's authenticator data carries (its first 32 bytes). */
+function assertedRpIdHash(authenticatorDataB64url: string): string {
+  return Buffer.from(authenticatorDataB64url, "base64url").subarray(0, 32).toString("hex");
+}
+
+/**
+ * Verifies an assertion stamp: for the relying party the passkey belongs to, when known. Returns the
+ * authenticator's new signature counter and the rpIdHash the assertion was made for.
+ */
+export async function verifyWebAuthnStamp(stamp: WebAuthnStamp, rawBody: Buffer, authenticator: StoredAuthenticator): Promise<{ newCounter: number; rpIdHash: string }> {
   const origin = originOf(stamp.clientDataJson);
-  const rpIds = candidateRpIds(origin);
+  let rpIds = candidateRpIds(origin);
   if (rpIds.length === 0) throw unauthenticated("could not verify WebAuthn signature: clientDataJson has no valid origin", "SIGNATURE_INVALID");
+  const asserted = assertedRpIdHash(stamp.authenticatorData);
+  if (authenticator.rpIdHash !== null) {
+    rpIds = rpIds.filter((id) => rpIdHashOf(id) === authenticator.rpIdHash);
+    if (rpIds.length === 0 || asserted !== authenticator.rpIdHash) {
+      throw unauthenticated(
+        `could not verify WebAuthn signature: the assertion is for another relying party than the one credential ${authenticator.credentialId} was registered with`,
+        "SIGNATURE_INVALID",
+      );
+    }
+  }
   try {
     const result = await verifyAuthenticationResponse({
       response: {
@@ -75,7 +98,7 @@ export async function verifyWebAuthnStamp(stamp: WebAuthnStamp, rawBody: Buffer,
       },
     });
     if (!result.verified) throw new Error("signature did not verify");
-    return result.authenticationInfo.newCounter;
+    return { newCounter: result.authenticationInfo.newCounter, rpIdHash: asserted };
   } catch (error) {
     throw unauthenticated(`could not verify WebAuthn signature: ${(error as Error).message}`, "SIGNATURE_INVALID");
   }
@@ -94,6 +117,8 @@ export interface RegisteredAuthenticator {
   aaguid: string;
   attestationType: string;
   signCount: number;
+  /** Hex of sha256 of the RP ID the registration was made for. */
+  rpIdHash: string;
 }
 
 /** Verifies a registration (attestation) against the challenge the client says it used. */
@@ -122,12 +147,14 @@ export async function verifyAttestation(attestation: AttestationInput, challenge
     });
     if (!result.verified || !result.registrationInfo) throw new Error("attestation did not verify");
     const info = result.registrationInfo;
+    if (!info.rpID) throw new Error("the attestation matched no relying party");
     return {
       credentialId: info.credential.id,
       publicKey: Buffer.from(info.credential.publicKey).toString("base64url"),
       aaguid: info.aaguid,
       attestationType: info.fmt,
       signCount: info.credential.counter,
+      rpIdHash: rpIdHashOf(info.rpID),
     };
   } catch (error) {
     throw invalidArgument(`${field}: invalid WebAuthn attestation: ${(error as Error).message}`, "REQUEST_INVALID", [

@@ -1,4 +1,5 @@
 import { authenticate } from "../auth/authenticate.js";
+import { assertCredentialMayUse } from "../auth/credential-scope.js";
 import { parseJsonBody, requireOrganizationId, type RequestHeaders } from "../activities/engine.js";
 import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
@@ -14,6 +15,7 @@ export async function runQuery(services: Services, definition: QueryDefinition, 
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
   const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { readOnlySessions: services.signer, clientIp });
+  assertCredentialMayUse(principal, definition.operation);
   const input = validate(definition.body, body, "");
   return definition.execute({ organization, principal, now, services }, input);
 }

@@ -85,6 +85,8 @@ export interface AuthenticatorRow {
   transports: string[];
   model: string;
   sign_count: number | string;
+  /** Hex of the rpIdHash the passkey was registered for (or first used with); NULL until known. */
+  rp_id_hash: string | null;
   created_at: Date;
   updated_at: Date;
 }

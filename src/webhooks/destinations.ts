@@ -1,42 +1,58 @@
 import { lookup } from "node:dns/promises";
-import { isIP, BlockList } from "node:net";
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
-/** Addresses a webhook may not reach (SSRF): loopback, private, link-local, CGNAT, multicast, unspecified, metadata. */
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  blocked.addSubnet(network, prefix, "ipv4");
+/**
+ * The webhook destination rule (SSRF): an IPv4 address is public when it is in none of the special ranges
+ * (ipaddr.js's "unicast": not unspecified, loopback, private, link-local, CGNAT, multicast, broadcast,
+ * reserved or documentation). An IPv6 address that carries an IPv4 address — IPv4-compatible `::/96`,
+ * IPv4-mapped `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`,
+ * Teredo `2001::/32` (server and client) — is judged by the IPv4 address(es) it carries. The local-use
+ * NAT64 prefix `64:ff9b:1::/48` (RFC 8215, never globally routed, embedding position chosen by the
+ * operator) is refused whatever it carries. Any other IPv6 address is public only in no special range
+ * (site-local `fec0::/10`, unique-local, link-local, multicast, discard, documentation, benchmarking … refused).
+ */
+export function isPublicAddress(address: string): boolean {
+  if (isIP(address) === 0) return false;
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === "ipv4" ? isPublicIPv4(parsed as ipaddr.IPv4) : isPublicIPv6(parsed as ipaddr.IPv6);
 }
-for (const [network, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-  ["::ffff:0:0", 96],
-  ["64:ff9b::", 96],
-] as const) {
-  blocked.addSubnet(network, prefix, "ipv6");
+
+function isPublicIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() === "unicast";
+}
+
+const v4 = (bytes: number[]) => new ipaddr.IPv4(bytes);
+const xorAll = (bytes: number[]) => bytes.map((b) => b ^ 0xff);
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR("64:ff9b::/96");
+
+/** The IPv4 addresses an IPv6 address carries, or undefined when it carries none. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const bytes = address.toByteArray();
+  const low32 = bytes.slice(12, 16);
+  if (bytes.slice(0, 12).every((b) => b === 0)) return [v4(low32)]; // IPv4-compatible ::/96, with :: and ::1
+  switch (address.range()) {
+    case "ipv4Mapped":
+    case "rfc6145":
+      return [v4(low32)];
+    case "rfc6052":
+      return address.match(NAT64_WELL_KNOWN) ? [v4(low32)] : [];
+    case "6to4":
+      return [v4(bytes.slice(2, 6))];
+    case "teredo":
+      return [v4(bytes.slice(4, 8)), v4(xorAll(low32))];
+    default:
+      return undefined;
+  }
+}
+
+function isPublicIPv6(address: ipaddr.IPv6): boolean {
+  const carried = embeddedIPv4(address);
+  if (carried) return carried.length > 0 && carried.every(isPublicIPv4);
+  return address.range() === "unicast";
 }
 
 export class WebhookDestinationError extends Error {}
-
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !blocked.check(address, family === 4 ? "ipv4" : "ipv6");
-}
 
 /**
  * Checks a webhook URL as the hosted API does: https, a host, no user info, and a host that resolves

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import type { Services } from "../services.js";
 import { resolvePublic } from "./destinations.js";
 
@@ -30,7 +30,10 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
   );
 };
 
-function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<number> {
+async function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<number> {
+  // Node connects to an IP literal without a lookup, so publicLookup never sees it: judge it here by the same rule.
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (!allowPrivate && isIP(literal) !== 0) await resolvePublic(literal);
   return new Promise((resolve, reject) => {
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     const req = send(

@@ -7,6 +7,7 @@ import { requireFeature } from "../shared/features.js";
 import { EmailCustomization, requireChannel, SenderParams } from "../shared/otp.js";
 import { checkEmail } from "../shared/users.js";
 import { userByContact } from "../shared/verified-contacts.js";
+import { sessionSeconds } from "../shared/sessions.js";
 
 export const EmailAuthCustomization = Type.Composite([EmailCustomization, Type.Object({ appName: Type.String({ minLength: 1, maxLength: 256 }) })]);
 
@@ -30,6 +31,7 @@ export const emailAuth = defineActivity({
   }),
   parentMayInitiate: true,
   async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     checkEmail(params.email, "email");
     requireFeature(ctx.organization, "FEATURE_NAME_EMAIL_AUTH", "disableEmailAuth");
     requireChannel(ctx, "OTP_TYPE_EMAIL");

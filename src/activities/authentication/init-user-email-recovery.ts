@@ -8,6 +8,7 @@ import { requireChannel, SenderParams } from "../shared/otp.js";
 import { checkEmail } from "../shared/users.js";
 import { userByContact } from "../shared/verified-contacts.js";
 import { EmailAuthCustomization } from "./email-auth.js";
+import { sessionSeconds } from "../shared/sessions.js";
 
 export const RECOVERY_CREDENTIAL = "CREDENTIAL_TYPE_RECOVER_USER_KEY_P256";
 
@@ -29,6 +30,7 @@ export const initUserEmailRecovery = defineActivity({
   }),
   parentMayInitiate: true,
   async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     checkEmail(params.email, "email");
     requireFeature(ctx.organization, "FEATURE_NAME_EMAIL_RECOVERY", "disableEmailRecovery");
     requireChannel(ctx, "OTP_TYPE_EMAIL");

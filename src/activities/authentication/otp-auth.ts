@@ -4,6 +4,7 @@ import { defineActivity } from "../definition.js";
 import { issueCredential } from "../shared/auth-credentials.js";
 import { pendingOtp } from "../shared/otp.js";
 import { userByContact } from "../shared/verified-contacts.js";
+import { sessionSeconds } from "../shared/sessions.js";
 
 export const otpAuth = defineActivity({
   operation: "otp_auth",
@@ -25,6 +26,7 @@ export const otpAuth = defineActivity({
   parentMayInitiate: true,
   lockKey: (params) => `otp:${params.otpId}`,
   async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const pending = await pendingOtp(ctx, params.otpId, "OTP_AUTH");
     await pending.check(params.otpCode);
     const user = await userByContact(ctx.tx, ctx.organization.id, pending.row.otp_type, pending.row.contact);

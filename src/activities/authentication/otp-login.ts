@@ -5,7 +5,7 @@ import { invalidArgument } from "../../errors.js";
 import { Int64String } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { consumeVerificationToken, markContactVerified, userByContact } from "../shared/verified-contacts.js";
-import { loginSession } from "../shared/sessions.js";
+import { loginSession, sessionSeconds } from "../shared/sessions.js";
 
 export const ClientSignatureParams = Type.Object({
   publicKey: Type.String({ minLength: 1, maxLength: 200 }),
@@ -35,6 +35,7 @@ export const otpLogin = defineActivity({
   }),
   parentMayInitiate: true,
   async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const { organization, now, services } = ctx;
     const claims = await verifyVerificationToken(services.signer, params.verificationToken, { now, field: "verificationToken" });
     // Documented scope: a token serves the organization that issued it, and a parent's token its sub-organizations.

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { userOfOidcToken } from "../shared/oidc-login.js";
-import { loginSession } from "../shared/sessions.js";
+import { loginSession, sessionSeconds } from "../shared/sessions.js";
 
 export const oauthLogin = defineActivity({
   operation: "oauth_login",
@@ -22,6 +22,7 @@ export const oauthLogin = defineActivity({
   }),
   parentMayInitiate: true,
   async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const userId = await userOfOidcToken(ctx, params.oidcToken, params.publicKey, "publicKey");
     return loginSession(ctx, ctx.organization.id, userId, params);
   },

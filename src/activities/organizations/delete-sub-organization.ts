@@ -9,9 +9,10 @@ export const deleteSubOrganization = defineActivity({
   intentKey: "deleteSubOrganizationIntent",
   resultKey: "deleteSubOrganizationResult",
   sdkMethod: "deleteSubOrganization",
-  summary: "Delete the sub-organization the request targets, with everything in it (its activities are kept)",
+  summary: "Delete the sub-organization the request targets, with everything in it (its activities are kept); root quorum only",
   resource: "ORGANIZATION",
   action: "DELETE",
+  rootQuorumOnly: true,
   parameters: Type.Object({ deleteWithoutExport: Type.Optional(Type.Boolean()) }),
   async execute({ tx, organization }, { deleteWithoutExport }) {
     if (!organization.parent_id) {

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { loginSession, sessionUser } from "../shared/sessions.js";
+import { loginSession, sessionUser, sessionSeconds } from "../shared/sessions.js";
 
 export const stampLogin = defineActivity({
   operation: "stamp_login",
@@ -20,6 +20,7 @@ export const stampLogin = defineActivity({
   }),
   selfServiceUserId: (_params, requesterUserId) => requesterUserId,
   async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const user = await sessionUser(ctx.tx, ctx.organization.id, ctx.requesterUserId);
     return loginSession(ctx, ctx.organization.id, user.id, params);
   },

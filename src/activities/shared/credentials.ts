@@ -6,6 +6,7 @@ import { isValidPublicKey, type KeyCurve } from "../../crypto/public-keys.js";
 import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
 import { API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS, ApiKeyCurve, Int64String, Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
+import { API_KEY_MAX_SECONDS, boundedSeconds } from "./lifetimes.js";
 
 /** Per-user limits from the API's documented resource limits. */
 export const LIMITS = {
@@ -93,12 +94,7 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
     }
     let expiresAt: Date | null = null;
     if (key.expirationSeconds !== undefined) {
-      const seconds = Number(key.expirationSeconds);
-      if (!Number.isSafeInteger(seconds) || seconds <= 0) {
-        throw invalidArgument(`${at}.expirationSeconds: invalid api key expiration ${JSON.stringify(key.expirationSeconds)}: must be a positive number of seconds`, "REQUEST_INVALID", [
-          { field: `${at}.expirationSeconds`, description: "must be a positive integer number of seconds" },
-        ]);
-      }
+      const seconds = boundedSeconds(key.expirationSeconds, `${at}.expirationSeconds`, API_KEY_MAX_SECONDS);
       expiresAt = new Date(owner.now.getTime() + seconds * 1000);
     }
     const [existing] = await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = $2", [owner.organizationId, publicKey]);
@@ -153,8 +149,8 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
     }
     const id = randomUUID();
     await tx.query(
-      `INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, aaguid, attestation_type, transports, model, sign_count, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $12)`,
+      `INSERT INTO authenticators (id, organization_id, user_id, name, credential_id, public_key, aaguid, attestation_type, transports, model, sign_count, created_at, updated_at, rp_id_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $12, $13)`,
       [
         id,
         owner.organizationId,
@@ -168,6 +164,7 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
         input.authenticatorName,
         registered.signCount,
         owner.now,
+        registered.rpIdHash,
       ],
     );
     ids.push(id);

@@ -1,20 +1,15 @@
 import { issueSessionJwt } from "../../auth/session-jwt.js";
-import { invalidArgument } from "../../errors.js";
 import { requireUser } from "../../records/users.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityContext } from "../definition.js";
 import { addApiKeys } from "./credentials.js";
+import { boundedSeconds, SESSION_MAX_SECONDS } from "./lifetimes.js";
 
 /** Documented default lifetime of sessions and their keys: 15 minutes. */
 export const DEFAULT_SESSION_SECONDS = 900;
 
 export function sessionSeconds(value: string | undefined, field = "expirationSeconds"): number {
-  if (value === undefined) return DEFAULT_SESSION_SECONDS;
-  const seconds = Number(value);
-  if (!Number.isSafeInteger(seconds) || seconds <= 0) {
-    throw invalidArgument(`${field}: ${JSON.stringify(value)} must be a positive number of seconds`, "REQUEST_INVALID", [{ field, description: "a positive integer" }]);
-  }
-  return seconds;
+  return value === undefined ? DEFAULT_SESSION_SECONDS : boundedSeconds(value, field, SESSION_MAX_SECONDS);
 }
 
 /** The user a session is for (default: the requester), with their name for the result. */
