@@ -6,6 +6,8 @@ import { isValidPublicKey, type KeyCurve } from "../../crypto/public-keys.js";
 import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
 import { API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS, ApiKeyCurve, Int64String, Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
+import type { Services } from "../../services.js";
+import { verifyOidcToken } from "../../auth/oidc.js";
 
 /** Per-user limits from the API's documented resource limits. */
 export const LIMITS = {
@@ -66,6 +68,8 @@ interface Owner {
   organizationId: string;
   userId: string;
   now: Date;
+  /** Verifies OIDC tokens, so a provider registered from a token that verifies is recorded as proven. */
+  services?: Pick<Services, "signer" | "oauth">;
 }
 
 export interface NewApiKey extends ApiKeyInput {
@@ -175,6 +179,22 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
   return ids;
 }
 
+/**
+ * Whether a registration's OIDC token proves its identity: the token verifies (Strongroom's or an
+ * OIDC_ISSUERS issuer's: signature, iss, exp) and names that iss, sub and aud. Bare oidcClaims, and tokens that
+ * do not verify, still register the provider (as the API allows) but unproven: the auth proxy's lookups
+ * across sub-organizations do not find it until an oauth_login proves it.
+ */
+async function oidcTokenProves(owner: Owner, oidcToken: string | undefined, identity: { iss: string; sub: string; aud: string }): Promise<boolean> {
+  if (!oidcToken || !owner.services) return false;
+  try {
+    const token = await verifyOidcToken(owner.services, oidcToken, owner.now);
+    return token.iss === identity.iss && token.sub === identity.sub && token.audiences.includes(identity.aud);
+  } catch {
+    return false;
+  }
+}
+
 /** The (iss, sub, aud) identity of an OAuth provider entry: from explicit claims or the token's. */
 export function oidcIdentity(input: OauthProviderInput, at: string): { iss: string; sub: string; aud: string } {
   if (input.oidcClaims) return input.oidcClaims;
@@ -222,10 +242,11 @@ export async function addOauthProviders(tx: Queryable, owner: Owner, providers: 
       );
     }
     const id = randomUUID();
+    const proven = await oidcTokenProves(owner, input.oidcToken, identity);
     await tx.query(
-      `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-      [id, owner.organizationId, owner.userId, input.providerName, identity.iss, identity.aud, identity.sub, owner.now],
+      `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at, proven_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+      [id, owner.organizationId, owner.userId, input.providerName, identity.iss, identity.aud, identity.sub, owner.now, proven ? owner.now : null],
     );
     ids.push(id);
   }
