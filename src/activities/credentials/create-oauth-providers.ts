@@ -17,6 +17,7 @@ export const createOauthProviders = defineActivity({
   selfServiceUserId: (params) => params.userId,
   async execute({ tx, organization, now, services }, { userId, oauthProviders }) {
     await requireUser(tx, organization.id, userId);
-    return { providerIds: await addOauthProviders(tx, { organizationId: organization.id, userId, now, services }, oauthProviders, "oauthProviders") };
+    const { ids } = await addOauthProviders(tx, { organizationId: organization.id, userId, now, services }, oauthProviders, "oauthProviders");
+    return { providerIds: ids };
   },
 });

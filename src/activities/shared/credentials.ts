@@ -7,7 +7,7 @@ import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.
 import { API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS, ApiKeyCurve, Int64String, Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import type { Services } from "../../services.js";
-import { verifyOidcToken } from "../../auth/oidc.js";
+import { verifyOidcToken, type VerifiedOidcToken } from "../../auth/oidc.js";
 
 /** Per-user limits from the API's documented resource limits. */
 export const LIMITS = {
@@ -185,13 +185,13 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
  * do not verify, still register the provider (as the API allows) but unproven: the auth proxy's lookups
  * across sub-organizations do not find it until an oauth_login proves it.
  */
-async function oidcTokenProves(owner: Owner, oidcToken: string | undefined, identity: { iss: string; sub: string; aud: string }): Promise<boolean> {
-  if (!oidcToken || !owner.services) return false;
+async function oidcTokenProves(owner: Owner, oidcToken: string | undefined, identity: { iss: string; sub: string; aud: string }): Promise<VerifiedOidcToken | undefined> {
+  if (!oidcToken || !owner.services) return undefined;
   try {
     const token = await verifyOidcToken(owner.services, oidcToken, owner.now);
-    return token.iss === identity.iss && token.sub === identity.sub && token.audiences.includes(identity.aud);
+    return token.iss === identity.iss && token.sub === identity.sub && token.audiences.includes(identity.aud) ? token : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -220,14 +220,18 @@ export function oidcIdentity(input: OauthProviderInput, at: string): { iss: stri
   return { iss: claims.iss, sub: claims.sub, aud };
 }
 
-/** Links OAuth/OIDC identities to a user; an identity already linked in the organization is refused. */
-export async function addOauthProviders(tx: Queryable, owner: Owner, providers: OauthProviderInput[], field: string): Promise<string[]> {
+/**
+ * Links OAuth/OIDC identities to a user; an identity already linked in the organization is refused.
+ * Answers the providers' ids and the emails their verified tokens vouch for (see oidcTokenProves).
+ */
+export async function addOauthProviders(tx: Queryable, owner: Owner, providers: OauthProviderInput[], field: string): Promise<{ ids: string[]; verifiedEmails: string[] }> {
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1", [owner.userId]);
   if (count + providers.length > LIMITS.oauthProvidersPerUser) {
     throw resourceExhausted(`user ${owner.userId} would have ${count + providers.length} OAuth providers; the maximum is ${LIMITS.oauthProvidersPerUser}`, "REQUEST_INVALID");
   }
   const ids: string[] = [];
+  const verifiedEmails: string[] = [];
   for (const [index, input] of providers.entries()) {
     const at = `${field}[${index}]`;
     const identity = oidcIdentity(input, at);
@@ -243,6 +247,7 @@ export async function addOauthProviders(tx: Queryable, owner: Owner, providers: 
     }
     const id = randomUUID();
     const proven = await oidcTokenProves(owner, input.oidcToken, identity);
+    if (proven?.verifiedEmail) verifiedEmails.push(proven.verifiedEmail);
     await tx.query(
       `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at, proven_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
@@ -250,5 +255,5 @@ export async function addOauthProviders(tx: Queryable, owner: Owner, providers: 
     );
     ids.push(id);
   }
-  return ids;
+  return { ids, verifiedEmails };
 }

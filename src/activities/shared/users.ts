@@ -70,7 +70,11 @@ export async function createUser(
   const owner = { organizationId, userId, now, ...(target.services ? { services: target.services } : {}) };
   await addApiKeys(tx, owner, user.apiKeys, `${field}.apiKeys`);
   await addAuthenticators(tx, owner, user.authenticators, `${field}.authenticators`);
-  await addOauthProviders(tx, owner, user.oauthProviders, `${field}.oauthProviders`);
+  const { verifiedEmails } = await addOauthProviders(tx, owner, user.oauthProviders, `${field}.oauthProviders`);
+  // An OIDC token that verified, whose issuer vouches for the user's email, proves that email as a code would.
+  if (user.userEmail && verifiedEmails.some((email) => email.toLowerCase() === user.userEmail!.toLowerCase())) {
+    await tx.query("UPDATE users SET email_verified_at = $2 WHERE id = $1", [userId, now]);
+  }
   for (const [index, tagId] of (user.userTags ?? []).entries()) {
     const [tag] = await tx.query("SELECT id FROM user_tags WHERE id = $1 AND organization_id = $2", [tagId, organizationId]);
     if (!tag) throw notFound(`${field}.userTags[${index}]: no user tag ${JSON.stringify(tagId)} in organization ${organizationId}`);
