@@ -18,7 +18,7 @@ export interface PolicyOutcome {
 }
 
 export type Decision =
-  | { outcome: "allow"; evaluations: PolicyOutcome[] }
+  | { outcome: "allow"; evaluations: PolicyOutcome[]; /** the root quorum's approvals sufficed */ byRootQuorum?: true }
   | { outcome: "consensus-needed"; evaluations: PolicyOutcome[] }
   | { outcome: "deny"; reason: string; evaluations: PolicyOutcome[] };
 
@@ -105,7 +105,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const rootApprovals = approvals.every((a) => a.isRoot !== undefined)
     ? new Set(approvals.filter((a) => a.isRoot).map((a) => a.userId)).size
     : await countRootApprovals(tx, organization, approvals);
-  if (rootApprovals >= organization.root_quorum_threshold) return { outcome: "allow", evaluations: [] };
+  if (rootApprovals >= organization.root_quorum_threshold) return { outcome: "allow", evaluations: [], byRootQuorum: true };
   if (definition.rootQuorumOnly) {
     return rootApprovals > 0
       ? { outcome: "consensus-needed", evaluations: [] }

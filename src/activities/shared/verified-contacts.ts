@@ -67,7 +67,7 @@ export async function markContactVerified(tx: Queryable, organizationId: string,
  * user set on themselves without a token is self-asserted (see selfAssertedAfter).
  */
 export async function updateUserContact(
-  { tx, organization, now, services, requesterUserId }: Pick<ActivityContext, "tx" | "organization" | "now" | "services" | "requesterUserId">,
+  { tx, organization, now, services, requesterUserId, byRootQuorum }: Pick<ActivityContext, "tx" | "organization" | "now" | "services" | "requesterUserId" | "byRootQuorum">,
   kind: keyof typeof CONTACTS,
   request: { userId: string; value: string; verificationToken?: string },
 ): Promise<void> {
@@ -82,7 +82,7 @@ export async function updateUserContact(
   await tx.query(
     `UPDATE users SET ${column} = $2, ${verifiedAt} = CASE WHEN $4::timestamptz IS NOT NULL THEN $4 WHEN ${is("$2")} THEN ${verifiedAt} END,
             ${selfAsserted} = ${selfAssertedAfter(selfAsserted, "$2", is("$2"), "$4::timestamptz IS NOT NULL", "$5::boolean")}, updated_at = $3 WHERE id = $1`,
-    [userId, stored, now, provenAt, requesterUserId === userId],
+    [userId, stored, now, provenAt, assertedBySelf({ requesterUserId, byRootQuorum }, userId)],
   );
 }
 
@@ -94,6 +94,14 @@ export async function consumeVerificationToken(ctx: Pick<ActivityContext, "tx" |
     [claims.id, usage, ctx.organization.id, ctx.now, new Date(Number(claims.exp))],
   );
   if (!fresh) throw failedPrecondition(`verificationToken: token ${claims.id} was already used; verify a new code to log in again`, "VERIFICATION_TOKEN_USED");
+}
+
+/**
+ * Whether a profile change is the user's word about themselves: they submitted it for their own user and it
+ * ran on a policy's or the self-service permission. A change the root quorum approved is the organization's.
+ */
+export function assertedBySelf(ctx: Pick<ActivityContext, "requesterUserId" | "byRootQuorum">, userId: string): boolean {
+  return ctx.requesterUserId === userId && !ctx.byRootQuorum;
 }
 
 /**

@@ -4,7 +4,7 @@ import { requireUser } from "../../records/users.js";
 import { Id, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { assertUserNameFree, checkEmail, checkPhoneNumber } from "../shared/users.js";
-import { selfAssertedAfter } from "../shared/verified-contacts.js";
+import { assertedBySelf, selfAssertedAfter } from "../shared/verified-contacts.js";
 
 /**
  * The combined profile update. Fields left out stay as they are; an empty email or phone number removes it.
@@ -29,7 +29,7 @@ export const updateUser = defineActivity({
     userTagIds: Type.Optional(Type.Array(Id(), { maxItems: 100 })),
     userPhoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
   }),
-  async execute({ tx, organization, now, requesterUserId }, { userId, userName, userEmail, userTagIds, userPhoneNumber }) {
+  async execute({ tx, organization, now, requesterUserId, byRootQuorum }, { userId, userName, userEmail, userTagIds, userPhoneNumber }) {
     const user = await requireUser(tx, organization.id, userId);
     if (userName !== undefined && userName !== user.name) await assertUserNameFree(tx, organization.id, userName, "userName");
     if (userEmail) checkEmail(userEmail, "userEmail");
@@ -48,7 +48,7 @@ export const updateUser = defineActivity({
               phone_number_self_asserted = ${flag("phone_number_self_asserted", "$4", "$4 = phone_number")},
               updated_at = $5
         WHERE id = $1`,
-      [userId, userName ?? null, userEmail ?? null, userPhoneNumber ?? null, now, requesterUserId === userId],
+      [userId, userName ?? null, userEmail ?? null, userPhoneNumber ?? null, now, assertedBySelf({ requesterUserId, byRootQuorum }, userId)],
     );
     if (userTagIds?.length) {
       const tagIds = [...new Set(userTagIds)];
