@@ -96,6 +96,35 @@ describe("contacts and identities a user asserts without proof grant nothing", (
     await server.client().updateUserName({ userId: eve.userId, userName: "treasurer" });
     expect((await eve.as().createUserTag({ userTagName: "by-eve-2", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
   });
+
+  it("an OTP login by a contact never lands on a user who only asserted that contact about themselves", async () => {
+    const mike = await newUser("mike", "mike@corp.example"); // older than Carol: the oldest holder used to win
+    const carol = await newUser("carol", "carol.finance@corp.example");
+    await server.client().createPolicy({
+      policyName: "mike edits users",
+      effect: "EFFECT_ALLOW",
+      condition: "activity.resource == 'USER' && activity.action == 'UPDATE'",
+      consensus: `approvers.any(user, user.id == '${mike.userId}')`,
+      notes: "",
+    });
+    expect((await mike.as().updateUserEmail({ userId: mike.userId, userEmail: "carol.finance@corp.example" })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+
+    const key = generateP256KeyPair();
+    const { token, claims } = await issueVerificationToken(
+      server.services.signer,
+      { verificationType: "OTP_TYPE_EMAIL", contact: "carol.finance@corp.example", organizationId: server.root.organizationId, publicKey: key.publicKey },
+      300,
+    );
+    const session = generateP256KeyPair();
+    const message = JSON.stringify({ login: { publicKey: session.publicKey }, tokenId: claims.id, type: "USAGE_TYPE_LOGIN" });
+    const signature = await signWithApiKey({ content: message, publicKey: key.publicKey, privateKey: key.privateKey });
+    const login = await server.client().otpLogin({
+      verificationToken: token,
+      publicKey: session.publicKey,
+      clientSignature: { publicKey: key.publicKey, scheme: "CLIENT_SIGNATURE_SCHEME_API_P256", message, signature },
+    });
+    expect(claimsOf(login.session)).toMatchObject({ user_id: carol.userId });
+  });
 });
 
 describe("account pre-hijacking through the auth proxy's lookups", () => {
