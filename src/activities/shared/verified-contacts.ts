@@ -9,7 +9,7 @@ import { checkEmail, checkPhoneNumber } from "./users.js";
  * A user's two contacts: where each is stored, when it was last proven, whether the user set it on
  * themselves without proof (then no policy sees it and no login finds the user by it), and how two values compare.
  */
-export const CONTACTS = {
+const CONTACTS = {
   email: {
     name: "email",
     column: "email",

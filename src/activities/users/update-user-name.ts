@@ -16,7 +16,7 @@ export const updateUserName = defineActivity({
   action: "UPDATE",
   parameters: Type.Object({ userId: Id(), userName: Name() }),
   // Not self-service: a free name that a policy names (approvers' `alias`) would be a permission anyone
-  // could take. A name a policy or the root quorum let the user give themselves is self-asserted.
+  // could take. A name a policy let the user give themselves is self-asserted.
   async execute({ tx, organization, now, requesterUserId, byRootQuorum }, { userId, userName }) {
     const renamed = await tx.query(
       `UPDATE users SET name = $3, name_self_asserted = ${selfAssertedAfter("name_self_asserted", "$3", "name = $3", "false", "$5::boolean")}, updated_at = $4

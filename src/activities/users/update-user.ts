@@ -10,8 +10,8 @@ import { assertedBySelf, selfAssertedAfter } from "../shared/verified-contacts.j
  * The combined profile update. Fields left out stay as they are; an empty email or phone number removes it.
  * A non-empty userTagIds becomes the user's whole set of tags; empty (the documented "not needed") keeps them.
  * It is not self-service: tags carry permissions, and a name or contact a user sets on themselves could pass
- * a policy keyed on it (update_user has no verification token). A value a policy or the root quorum let the
- * user set on themselves is self-asserted: kept, but never seen by policies nor matched by logins.
+ * a policy keyed on it (update_user has no verification token). A value a policy let the user set on
+ * themselves is self-asserted: kept, but never seen by policies nor matched by logins.
  */
 export const updateUser = defineActivity({
   operation: "update_user",
