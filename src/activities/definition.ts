@@ -10,6 +10,8 @@ export interface ActivityContext {
   activityId: string;
   /** The user who submitted the activity (its first vote). */
   requesterUserId: string;
+  /** The root quorum's approvals allowed the activity (rather than a policy or the self-service permission). */
+  byRootQuorum: boolean;
   now: Date;
   services: Services;
   /**

@@ -144,7 +144,7 @@ export async function submitActivity(
       };
       if (decision.outcome === "allow") {
         const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
-        const outcome = await runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, organization, definition, params }, now, onError, proofs);
+        const outcome = await runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params }, now, onError, proofs);
         row.status = outcome.status;
         if (outcome.status === "ACTIVITY_STATUS_COMPLETED") {
           Object.assign(row, { result: outcome.result, app_proofs: outcome.appProofs });

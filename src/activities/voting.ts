@@ -107,6 +107,8 @@ export function runAfterCommit(tasks: AfterCommitTask[], onError: (error: unknow
 export interface AllowedActivity {
   id: string;
   requesterUserId: string;
+  /** The root quorum's approvals allowed it (rather than a policy or the self-service permission). */
+  byRootQuorum: boolean;
   organization: OrganizationRow;
   definition: ActivityDefinition;
   params: Record<string, unknown>;
@@ -142,6 +144,7 @@ export async function runHandler(
       organization: activity.organization,
       activityId: activity.id,
       requesterUserId: activity.requesterUserId,
+      byRootQuorum: activity.byRootQuorum,
       now,
       services,
       afterCommit: (task: AfterCommitTask) => void afterCommit.push(task),
@@ -243,7 +246,7 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     if (decision.outcome === "allow") {
       const proofs = activity.generate_app_proofs ? proofContext(activity.fingerprint, decision, [...live, cast]) : undefined;
       const [first] = await tx.query<{ user_id: string }>("SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1", [activity.id]);
-      const outcome = await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, organization, definition, params }, now, vote.onError, proofs);
+      const outcome = await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params }, now, vote.onError, proofs);
       await recordOutcome(tx, activity.id, outcome, now, afterCommit);
     }
     else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));

@@ -50,6 +50,7 @@ type StampKeyColumns = {
   stamp_user_is_root: boolean;
   stamp_ip_allowlists: AllowlistRow[];
   stamp_key_is_auth_proxy: boolean;
+  stamp_key_proven: boolean;
 };
 
 /**
@@ -63,7 +64,7 @@ const apiKeyPrincipalSql = (withSnapshot: boolean) => `
 SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", (column) => `${column} = k.user_id`)},` : ""}
        k.id AS stamp_key_id, k.organization_id AS stamp_key_organization_id, k.user_id AS stamp_key_user_id,
        k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
-       k.expires_at AS stamp_key_expires_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root,
+       k.expires_at AS stamp_key_expires_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root, k.proven_at IS NOT NULL AS stamp_key_proven,
        COALESCE((SELECT json_agg(json_build_object('public_key', l.public_key, 'enabled', l.enabled, 'on_evaluation_error', l.on_evaluation_error, 'rules', l.rules))
                    FROM ip_allowlists l WHERE l.organization_id = o.id AND l.public_key IN ('', $2)), '[]'::json) AS stamp_ip_allowlists,
        EXISTS (SELECT 1 FROM auth_proxy_configs p WHERE p.organization_id = o.id AND p.public_key = $2 AND p.enabled) AS stamp_key_is_auth_proxy
@@ -100,6 +101,7 @@ async function authenticateApiKey(
     stamp_user_is_root: isRoot,
     stamp_ip_allowlists: allowlists,
     stamp_key_is_auth_proxy: isAuthProxyKey,
+    stamp_key_proven: proven,
     user_rows: userRows,
     owned_rows: ownedRows,
     ...organization
@@ -119,10 +121,20 @@ async function authenticateApiKey(
   };
   if (withSnapshot) principal.snapshot = userRecordsFrom({ user_rows: userRows ?? null, owned_rows: ownedRows ?? null })[0];
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);
+  if (!proven) await markProven(db, "api_keys", keyId, now);
   return { principal, organization };
 }
 
-async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind: "webauthn" }>, rawBody: Buffer, org: OrganizationRow): Promise<Principal> {
+/**
+ * A stamp the credential made was accepted: it is proven to be held by its owner, and the auth proxy's
+ * account lookups by public key or credential id may find it from now on (registering someone else's
+ * public key proves nothing). Once per credential.
+ */
+async function markProven(db: Queryable, table: "api_keys" | "authenticators", id: string, now: Date): Promise<void> {
+  await db.query(`UPDATE ${table} SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL`, [id, now]);
+}
+
+async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind: "webauthn" }>, rawBody: Buffer, org: OrganizationRow, now: Date): Promise<Principal> {
   const rows = await db.query<AuthenticatorRow & UserColumns>(
     `SELECT a.*, u.name AS user_name, u.is_root FROM authenticators a JOIN users u ON u.id = a.user_id
       WHERE a.credential_id = $1 AND a.organization_id IN ($2, $3)
@@ -164,6 +176,7 @@ async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind:
       );
     }
   }
+  if (!(authenticator as { proven_at?: Date | null }).proven_at) await markProven(db, "authenticators", authenticator.id, now);
   return {
     user: { id: authenticator.user_id, name: authenticator.user_name, organizationId: authenticator.organization_id, isRoot: authenticator.is_root },
     credential: {
@@ -242,5 +255,5 @@ export async function authenticate(
   if (stamp.kind === "api-key") return authenticateApiKey(db, stamp, organizationId, now, options.clientIp, options.withSnapshot === true);
   // Passkey requests are never subject to IP allowlists (only API keys are).
   const organization = await requireOrganization(db, organizationId);
-  return { principal: await authenticateWebAuthn(db, stamp, rawBody, organization), organization };
+  return { principal: await authenticateWebAuthn(db, stamp, rawBody, organization, now), organization };
 }

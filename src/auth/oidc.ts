@@ -110,6 +110,8 @@ export interface VerifiedOidcToken {
   audiences: string[];
   nonce?: string;
   tknonce?: string;
+  /** The `email` claim, when the issuer says it verified it (`email_verified` true). */
+  verifiedEmail?: string;
 }
 
 /**
@@ -159,6 +161,7 @@ export async function verifyOidcToken(services: Pick<Services, "signer" | "oauth
     audiences,
     ...(typeof payload.nonce === "string" ? { nonce: payload.nonce } : {}),
     ...(typeof payload.tknonce === "string" ? { tknonce: payload.tknonce } : {}),
+    ...(typeof payload.email === "string" && (payload.email_verified === true || payload.email_verified === "true") ? { verifiedEmail: payload.email } : {}),
   };
 }
 

@@ -18,7 +18,7 @@ export interface PolicyOutcome {
 }
 
 export type Decision =
-  | { outcome: "allow"; evaluations: PolicyOutcome[] }
+  | { outcome: "allow"; evaluations: PolicyOutcome[]; /** the root quorum's approvals sufficed */ byRootQuorum?: true }
   | { outcome: "consensus-needed"; evaluations: PolicyOutcome[] }
   | { outcome: "deny"; reason: string; evaluations: PolicyOutcome[] };
 
@@ -74,8 +74,11 @@ function holds(source: string | null, field: PolicyField, keywords: Record<strin
 
 async function approverValues(tx: Queryable, organizationId: string, approvals: Approval[]): Promise<{ approvers: Value[]; credentials: Value[] }> {
   const ids = [...new Set(approvals.map((a) => a.userId))];
-  const users = await tx.query<{ id: string; name: string; email: string | null; tags: string[] | null }>(
-    `SELECT u.id, u.name, u.email, array_remove(array_agg(a.tag_id ORDER BY a.tag_id), NULL) AS tags
+  // A name or email the user set on themselves without proof is not shown: it would let anyone pass a
+  // consensus keyed on a value they merely claim (see README, "Profile updates").
+  const users = await tx.query<{ id: string; name: string | null; email: string | null; tags: string[] | null }>(
+    `SELECT u.id, CASE WHEN u.name_self_asserted THEN NULL ELSE u.name END AS name, CASE WHEN u.email_self_asserted THEN NULL ELSE u.email END AS email,
+            array_remove(array_agg(a.tag_id ORDER BY a.tag_id), NULL) AS tags
        FROM users u LEFT JOIN user_tag_assignments a ON a.user_id = u.id
       WHERE u.organization_id = $1 AND u.id = ANY($2::text[]) GROUP BY u.id`,
     [organizationId, ids],
@@ -84,7 +87,7 @@ async function approverValues(tx: Queryable, organizationId: string, approvals: 
   return {
     approvers: ids.flatMap((id) => {
       const user = byId.get(id);
-      return user ? [{ id: user.id, tags: user.tags ?? [], email: user.email ?? "", alias: user.name }] : [];
+      return user ? [{ id: user.id, tags: user.tags ?? [], email: user.email ?? "", alias: user.name ?? "" }] : [];
     }),
     credentials: approvals.map((a) => ({
       id: a.credential.id,
@@ -114,7 +117,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const rootApprovals = approvals.every((a) => a.isRoot !== undefined)
     ? new Set(approvals.filter((a) => a.isRoot).map((a) => a.userId)).size
     : await countRootApprovals(tx, organization, approvals);
-  if (rootApprovals >= organization.root_quorum_threshold) return { outcome: "allow", evaluations: [] };
+  if (rootApprovals >= organization.root_quorum_threshold) return { outcome: "allow", evaluations: [], byRootQuorum: true };
   if (definition.rootQuorumOnly) {
     return rootApprovals > 0
       ? { outcome: "consensus-needed", evaluations: [] }

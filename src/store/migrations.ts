@@ -9,6 +9,7 @@ import { oauth2 } from "./migrations/0007-oauth2.js";
 import { otp } from "./migrations/0008-otp.js";
 import { authProxy } from "./migrations/0009-auth-proxy.js";
 import { verifiedContacts } from "./migrations/0010-verified-contacts.js";
+import { provenIdentities } from "./migrations/0011-proven-identities.js";
 import { passkeyRelyingParty } from "./migrations/0013-passkey-relying-party.js";
 
 export interface Migration {
@@ -32,6 +33,7 @@ export const migrations: Migration[] = [
   otp,
   authProxy,
   verifiedContacts,
+  provenIdentities,
   passkeyRelyingParty,
 ];
 

@@ -95,10 +95,12 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     const alice = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }, signedUp.organizationId);
     expect(await alice.getWhoami({})).toMatchObject({ organizationId: signedUp.organizationId, userId: signedUp.userId, username: "alice" });
 
-    expect(await http.proxyGetAccount({ filterType: "EMAIL", filterValue: "ALICE@example.com" })).toEqual({ organizationId: signedUp.organizationId });
+    // Lookups find only what was proven: the key by the stamp above; the email (no verification token) and the
+    // OAuth identity (bare claims, no token) were only asserted, so they find nothing (SECURITY.md, pre-hijacking).
     expect(await http.proxyGetAccount({ filterType: "PUBLIC_KEY", filterValue: key.publicKey })).toEqual({ organizationId: signedUp.organizationId });
+    expect(await http.proxyGetAccount({ filterType: "EMAIL", filterValue: "ALICE@example.com" })).toEqual({});
     const claims = JSON.stringify({ iss: "https://accounts.google.com", sub: "alice-sub", aud: "client-123" });
-    expect(await http.proxyGetAccount({ filterType: "OIDC_CLAIMS", filterValue: claims })).toEqual({ organizationId: signedUp.organizationId });
+    expect(await http.proxyGetAccount({ filterType: "OIDC_CLAIMS", filterValue: claims })).toEqual({});
     expect(await http.proxyGetAccount({ filterType: "EMAIL", filterValue: "nobody@example.com" })).toEqual({});
 
     // The signup is an ordinary activity of the organization, approved by the proxy user: audited like any other.

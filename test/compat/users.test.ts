@@ -46,8 +46,10 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     expect(result.activity.failure?.message).toContain('"bob"');
   });
 
-  it("lets a user rename themselves but not delete others", async () => {
-    const renamed = await asBob().updateUserName({ userId: bob.userId, userName: "robert" });
+  it("lets neither a user rename themselves (a name can carry permissions) nor delete others; an admin renames them", async () => {
+    const selfRenamed = await refusal(asBob().updateUserName({ userId: bob.userId, userName: "robert" }));
+    expect(selfRenamed.code).toBe(7);
+    const renamed = await server.client().updateUserName({ userId: bob.userId, userName: "robert" });
     expect(renamed.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await server.client().getUser({ userId: bob.userId })).user.userName).toBe("robert");
     const denied = await asBob().deleteUsers({ userIds: [server.root.userId] }).catch((e: unknown) => e);
@@ -106,9 +108,11 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     expect((await server.client().listUserTags({})).userTags).toEqual([]);
   });
 
-  it("update_user changes only the fields given; tags only by someone allowed to, never by the user alone", async () => {
+  it("update_user changes only the fields given; by someone allowed to, never by the user alone", async () => {
     const before = (await server.client().getUser({ userId: bob.userId })).user;
-    const profile = await asBob().updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] });
+    // update_user has no verification token: a contact set on oneself through it would be unproven.
+    expect((await refusal(asBob().updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] }))).code).toBe(7);
+    const profile = await server.client().updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] });
     expect(profile.activity.status, JSON.stringify(profile.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(profile.activity.intent).toHaveProperty("updateUserIntent.userPhoneNumber", "+13214567890");
     expect(profile.userId).toBe(bob.userId);

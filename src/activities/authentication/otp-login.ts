@@ -50,7 +50,7 @@ export const otpLogin = defineActivity({
     }
     const user = await userByContact(ctx.tx, organization.id, claims.verification_type, claims.contact);
     await consumeVerificationToken(ctx, claims, "USAGE_TYPE_LOGIN");
-    await markContactVerified(ctx.tx, organization.id, claims.verification_type, claims.contact, now);
+    await markContactVerified(ctx.tx, organization.id, claims.verification_type, claims.contact, now, user.id);
     return loginSession(ctx, organization.id, user.id, params);
   },
 });

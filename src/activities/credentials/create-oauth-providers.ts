@@ -15,8 +15,9 @@ export const createOauthProviders = defineActivity({
   action: "UPDATE",
   parameters: Type.Object({ userId: Id(), oauthProviders: Type.Array(OauthProviderParams, { minItems: 1, maxItems: 10 }) }),
   selfServiceUserId: (params) => params.userId,
-  async execute({ tx, organization, now }, { userId, oauthProviders }) {
+  async execute({ tx, organization, now, services }, { userId, oauthProviders }) {
     await requireUser(tx, organization.id, userId);
-    return { providerIds: await addOauthProviders(tx, { organizationId: organization.id, userId, now }, oauthProviders, "oauthProviders") };
+    const { ids } = await addOauthProviders(tx, { organizationId: organization.id, userId, now, services }, oauthProviders, "oauthProviders");
+    return { providerIds: ids };
   },
 });

@@ -66,7 +66,7 @@ export const createSubOrganization = defineActivity({
     );
     const rootUserIds: string[] = [];
     for (const [index, user] of params.rootUsers.entries()) {
-      rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true }, user, `rootUsers[${index}]`));
+      rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true, services }, user, `rootUsers[${index}]`));
     }
     if (verified) await markContactVerified(tx, subOrganizationId, verified.verification_type, verified.contact, now);
     if (!params.wallet || walletLength === undefined) return { subOrganizationId, rootUserIds };

@@ -7,6 +7,8 @@ import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.
 import { API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS, ApiKeyCurve, Int64String, Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { API_KEY_MAX_SECONDS, boundedSeconds } from "./lifetimes.js";
+import type { Services } from "../../services.js";
+import { verifyOidcToken, type VerifiedOidcToken } from "../../auth/oidc.js";
 
 /** Per-user limits from the API's documented resource limits. */
 export const LIMITS = {
@@ -67,6 +69,8 @@ interface Owner {
   organizationId: string;
   userId: string;
   now: Date;
+  /** Verifies OIDC tokens, so a provider registered from a token that verifies is recorded as proven. */
+  services?: Pick<Services, "signer" | "oauth">;
 }
 
 export interface NewApiKey extends ApiKeyInput {
@@ -172,6 +176,22 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
   return ids;
 }
 
+/**
+ * Whether a registration's OIDC token proves its identity: the token verifies (Strongroom's or an
+ * OIDC_ISSUERS issuer's: signature, iss, exp) and names that iss, sub and aud. Bare oidcClaims, and tokens that
+ * do not verify, still register the provider (as the API allows) but unproven: the auth proxy's lookups
+ * across sub-organizations do not find it until an oauth_login proves it.
+ */
+async function oidcTokenProves(owner: Owner, oidcToken: string | undefined, identity: { iss: string; sub: string; aud: string }): Promise<VerifiedOidcToken | undefined> {
+  if (!oidcToken || !owner.services) return undefined;
+  try {
+    const token = await verifyOidcToken(owner.services, oidcToken, owner.now);
+    return token.iss === identity.iss && token.sub === identity.sub && token.audiences.includes(identity.aud) ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The (iss, sub, aud) identity of an OAuth provider entry: from explicit claims or the token's. */
 export function oidcIdentity(input: OauthProviderInput, at: string): { iss: string; sub: string; aud: string } {
   if (input.oidcClaims) return input.oidcClaims;
@@ -197,14 +217,18 @@ export function oidcIdentity(input: OauthProviderInput, at: string): { iss: stri
   return { iss: claims.iss, sub: claims.sub, aud };
 }
 
-/** Links OAuth/OIDC identities to a user; an identity already linked in the organization is refused. */
-export async function addOauthProviders(tx: Queryable, owner: Owner, providers: OauthProviderInput[], field: string): Promise<string[]> {
+/**
+ * Links OAuth/OIDC identities to a user; an identity already linked in the organization is refused.
+ * Answers the providers' ids and the emails their verified tokens vouch for (see oidcTokenProves).
+ */
+export async function addOauthProviders(tx: Queryable, owner: Owner, providers: OauthProviderInput[], field: string): Promise<{ ids: string[]; verifiedEmails: string[] }> {
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1", [owner.userId]);
   if (count + providers.length > LIMITS.oauthProvidersPerUser) {
     throw resourceExhausted(`user ${owner.userId} would have ${count + providers.length} OAuth providers; the maximum is ${LIMITS.oauthProvidersPerUser}`, "REQUEST_INVALID");
   }
   const ids: string[] = [];
+  const verifiedEmails: string[] = [];
   for (const [index, input] of providers.entries()) {
     const at = `${field}[${index}]`;
     const identity = oidcIdentity(input, at);
@@ -219,12 +243,14 @@ export async function addOauthProviders(tx: Queryable, owner: Owner, providers: 
       );
     }
     const id = randomUUID();
+    const proven = await oidcTokenProves(owner, input.oidcToken, identity);
+    if (proven?.verifiedEmail) verifiedEmails.push(proven.verifiedEmail);
     await tx.query(
-      `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-      [id, owner.organizationId, owner.userId, input.providerName, identity.iss, identity.aud, identity.sub, owner.now],
+      `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at, proven_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+      [id, owner.organizationId, owner.userId, input.providerName, identity.iss, identity.aud, identity.sub, owner.now, proven ? owner.now : null],
     );
     ids.push(id);
   }
-  return ids;
+  return { ids, verifiedEmails };
 }

@@ -16,16 +16,20 @@ export async function userOfOidcToken(ctx: Pick<ActivityContext, "tx" | "now" | 
     const reason = `the token's nonce ${got === undefined ? "is missing" : JSON.stringify(got)}; it must be hex(sha256(${keyField})) = ${expected}`;
     throw invalidArgument(`oidcToken: ${reason}`, "INVALID_OIDC_TOKEN", [{ field: "oidcToken", description: reason }]);
   }
-  return findProviderUser(ctx.tx, ctx.organization.id, token.iss, token.sub, token.audiences);
+  return findProviderUser(ctx.tx, ctx.organization.id, token.iss, token.sub, token.audiences, ctx.now);
 }
 
-async function findProviderUser(tx: Queryable, organizationId: string, iss: string, sub: string, audiences: string[]): Promise<string> {
-  const rows = await tx.query<{ user_id: string; audience: string }>(
-    "SELECT user_id, audience FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 ORDER BY created_at, id",
+/** The user with a provider of this identity; a verified token for it proves the provider (the auth proxy's lookups then find it). */
+async function findProviderUser(tx: Queryable, organizationId: string, iss: string, sub: string, audiences: string[], now: Date): Promise<string> {
+  const rows = await tx.query<{ id: string; user_id: string; audience: string; proven: boolean }>(
+    "SELECT id, user_id, audience, proven_at IS NOT NULL AS proven FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 ORDER BY created_at, id",
     [organizationId, iss, sub],
   );
   const match = rows.find((row) => audiences.includes(row.audience));
-  if (match) return match.user_id;
+  if (match) {
+    if (!match.proven) await tx.query("UPDATE oauth_providers SET proven_at = $2 WHERE id = $1", [match.id, now]);
+    return match.user_id;
+  }
   const registered = rows.length > 0 ? ` (that issuer and subject are registered only with audience ${rows.map((r) => JSON.stringify(r.audience)).join(", ")})` : "";
   throw notFound(
     `no user of organization ${organizationId} has an OAuth provider with issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)} and audience ${audiences.map((a) => JSON.stringify(a)).join(" or ")}${registered}`,

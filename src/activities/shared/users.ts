@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
+import type { Services } from "../../services.js";
 import { ApiKeyParams, AuthenticatorParams, OauthProviderParams, addApiKeys, addAuthenticators, addOauthProviders } from "./credentials.js";
 import { lockOrganizationForLimits } from "./limits.js";
 
@@ -47,7 +48,7 @@ export async function assertUserNameFree(tx: Queryable, organizationId: string, 
 /** Creates one user with its credentials and tags; the caller's transaction holds it all. */
 export async function createUser(
   tx: Queryable,
-  target: { organizationId: string; now: Date; isRoot: boolean },
+  target: { organizationId: string; now: Date; isRoot: boolean; services?: Pick<Services, "signer" | "oauth"> },
   user: NewUser,
   field: string,
 ): Promise<string> {
@@ -66,10 +67,14 @@ export async function createUser(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
     [userId, organizationId, user.userName, user.userEmail || null, user.userPhoneNumber || null, target.isRoot, now],
   );
-  const owner = { organizationId, userId, now };
+  const owner = { organizationId, userId, now, ...(target.services ? { services: target.services } : {}) };
   await addApiKeys(tx, owner, user.apiKeys, `${field}.apiKeys`);
   await addAuthenticators(tx, owner, user.authenticators, `${field}.authenticators`);
-  await addOauthProviders(tx, owner, user.oauthProviders, `${field}.oauthProviders`);
+  const { verifiedEmails } = await addOauthProviders(tx, owner, user.oauthProviders, `${field}.oauthProviders`);
+  // An OIDC token that verified, whose issuer vouches for the user's email, proves that email as a code would.
+  if (user.userEmail && verifiedEmails.some((email) => email.toLowerCase() === user.userEmail!.toLowerCase())) {
+    await tx.query("UPDATE users SET email_verified_at = $2 WHERE id = $1", [userId, now]);
+  }
   for (const [index, tagId] of (user.userTags ?? []).entries()) {
     const [tag] = await tx.query("SELECT id FROM user_tags WHERE id = $1 AND organization_id = $2", [tagId, organizationId]);
     if (!tag) throw notFound(`${field}.userTags[${index}]: no user tag ${JSON.stringify(tagId)} in organization ${organizationId}`);

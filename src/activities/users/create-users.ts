@@ -12,10 +12,10 @@ export const createUsers = defineActivity({
   resource: "USER",
   action: "CREATE",
   parameters: Type.Object({ users: Type.Array(UserParams, { minItems: 1, maxItems: 100 }) }),
-  async execute({ tx, organization, now }, { users }) {
+  async execute({ tx, organization, now, services }, { users }) {
     const userIds: string[] = [];
     for (const [index, user] of users.entries()) {
-      userIds.push(await createUser(tx, { organizationId: organization.id, now, isRoot: false }, user, `users[${index}]`));
+      userIds.push(await createUser(tx, { organizationId: organization.id, now, isRoot: false, services }, user, `users[${index}]`));
     }
     return { userIds };
   },

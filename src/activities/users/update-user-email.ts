@@ -17,7 +17,9 @@ export const updateUserEmail = defineActivity({
     userEmail: Type.String({ maxLength: 320 }),
     verificationToken: Type.Optional(Type.String({ minLength: 1 })),
   }),
-  selfServiceUserId: (params) => params.userId,
+  // Users may change their own contact only by proving the new one: a contact anyone could claim would let
+  // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
+  selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
   async execute(ctx, { userId, userEmail, verificationToken }) {
     await updateUserContact(ctx, "email", { userId, value: userEmail, verificationToken });
     return { userId };

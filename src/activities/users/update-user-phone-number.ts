@@ -17,7 +17,9 @@ export const updateUserPhoneNumber = defineActivity({
     userPhoneNumber: Type.String({ maxLength: 32 }),
     verificationToken: Type.Optional(Type.String({ minLength: 1 })),
   }),
-  selfServiceUserId: (params) => params.userId,
+  // Users may change their own contact only by proving the new one: a contact anyone could claim would let
+  // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
+  selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
   async execute(ctx, { userId, userPhoneNumber, verificationToken }) {
     await updateUserContact(ctx, "phone", { userId, value: userPhoneNumber, verificationToken });
     return { userId };

@@ -4,10 +4,14 @@ import { requireUser } from "../../records/users.js";
 import { Id, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { assertUserNameFree, checkEmail, checkPhoneNumber } from "../shared/users.js";
+import { assertedBySelf, selfAssertedAfter } from "../shared/verified-contacts.js";
 
 /**
  * The combined profile update. Fields left out stay as they are; an empty email or phone number removes it.
  * A non-empty userTagIds becomes the user's whole set of tags; empty (the documented "not needed") keeps them.
+ * It is not self-service: tags carry permissions, and a name or contact a user sets on themselves could pass
+ * a policy keyed on it (update_user has no verification token). A value a policy let the user set on
+ * themselves is self-asserted: kept, but never seen by policies nor matched by logins.
  */
 export const updateUser = defineActivity({
   operation: "update_user",
@@ -25,23 +29,26 @@ export const updateUser = defineActivity({
     userTagIds: Type.Optional(Type.Array(Id(), { maxItems: 100 })),
     userPhoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
   }),
-  // Tags can carry permissions (policies and quorums name them), so only a profile change is self-service.
-  selfServiceUserId: (params) => (params.userTagIds?.length ? undefined : params.userId),
-  async execute({ tx, organization, now }, { userId, userName, userEmail, userTagIds, userPhoneNumber }) {
+  async execute({ tx, organization, now, requesterUserId, byRootQuorum }, { userId, userName, userEmail, userTagIds, userPhoneNumber }) {
     const user = await requireUser(tx, organization.id, userId);
     if (userName !== undefined && userName !== user.name) await assertUserNameFree(tx, organization.id, userName, "userName");
     if (userEmail) checkEmail(userEmail, "userEmail");
     if (userPhoneNumber) checkPhoneNumber(userPhoneNumber, "userPhoneNumber");
+    const flag = (column: string, value: string, unchanged: string) =>
+      `CASE WHEN ${value}::text IS NULL THEN ${column} ELSE ${selfAssertedAfter(column, `nullif(${value}, '')`, unchanged, "false", "$6::boolean")} END`;
     await tx.query(
       // A contact that changes is no longer verified (SET reads the row's old values).
       `UPDATE users SET name = coalesce($2, name),
+              name_self_asserted = ${flag("name_self_asserted", "$2", "$2 = name")},
               email = CASE WHEN $3::text IS NULL THEN email ELSE nullif($3, '') END,
               email_verified_at = CASE WHEN $3::text IS NULL OR lower($3) = lower(email) THEN email_verified_at END,
+              email_self_asserted = ${flag("email_self_asserted", "$3", "lower($3) = lower(email)")},
               phone_number = CASE WHEN $4::text IS NULL THEN phone_number ELSE nullif($4, '') END,
               phone_number_verified_at = CASE WHEN $4::text IS NULL OR $4 = phone_number THEN phone_number_verified_at END,
+              phone_number_self_asserted = ${flag("phone_number_self_asserted", "$4", "$4 = phone_number")},
               updated_at = $5
         WHERE id = $1`,
-      [userId, userName ?? null, userEmail ?? null, userPhoneNumber ?? null, now],
+      [userId, userName ?? null, userEmail ?? null, userPhoneNumber ?? null, now, assertedBySelf({ requesterUserId, byRootQuorum }, userId)],
     );
     if (userTagIds?.length) {
       const tagIds = [...new Set(userTagIds)];

@@ -4,8 +4,8 @@ import { decodeJwt } from "jose";
 import { verifyOidcToken } from "../../auth/oidc.js";
 import { invalidArgument, permissionDenied } from "../../errors.js";
 import { StringEnum } from "../../schema/common.js";
-import { queryAsProxy } from "../act.js";
 import { defineEndpoint, type ProxyContext } from "../endpoint.js";
+import { provenSuborg } from "../lookup.js";
 
 const FILTER_TYPES = ["EMAIL", "PHONE_NUMBER", "OIDC_TOKEN", "OIDC_CLAIMS", "PUBLIC_KEY", "CREDENTIAL_ID", "USERNAME", "NAME"] as const;
 const PII_FILTERS = new Set(["EMAIL", "PHONE_NUMBER"]);
@@ -23,7 +23,7 @@ async function checkOidcContact(ctx: ProxyContext, oidcToken: string, filterType
 
 export const account = defineEndpoint({
   path: "/v1/account",
-  summary: "The sub-organization of the config's organization that has a user or credential matching the filter, or {} when none does",
+  summary: "The oldest sub-organization of the config's organization with a proven contact, OIDC identity, API key or passkey matching the filter, or {} when none has",
   body: Type.Object({
     filterType: StringEnum(FILTER_TYPES),
     filterValue: Type.String({ minLength: 1, maxLength: 16384 }),
@@ -46,12 +46,8 @@ export const account = defineEndpoint({
         );
       }
     }
-    const { organizationIds } = (await queryAsProxy(ctx, "list_suborgs", {
-      organizationId: ctx.config.organization_id,
-      filterType: body.filterType,
-      filterValue: body.filterValue,
-      paginationOptions: { limit: "1" },
-    })) as { organizationIds: string[] };
-    return organizationIds[0] ? { organizationId: organizationIds[0] } : {};
+    // Clients log in where this points them, so only a proven contact, identity or key is found.
+    const organizationId = await provenSuborg(ctx, body.filterType, body.filterValue);
+    return organizationId ? { organizationId } : {};
   },
 });

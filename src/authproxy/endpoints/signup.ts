@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { decodeJwt } from "jose";
+import { verifyOidcToken } from "../../auth/oidc.js";
 import { ApiKeyParams, AuthenticatorParams, OauthProviderParams } from "../../activities/shared/credentials.js";
 import { WalletParams } from "../../activities/shared/wallets.js";
 import { invalidArgument } from "../../errors.js";
@@ -64,6 +65,11 @@ async function signup(ctx: ProxyContext, body: SignupInput): Promise<Record<stri
     ]);
   }
   checkMethods(ctx, body);
+  // create_sub_organization records a provider registered from a verified token as proven; verifying the
+  // tokens here first fetches an OIDC_ISSUERS issuer's keys before the activity's transaction, not inside it.
+  for (const provider of body.oauthProviders ?? []) {
+    if (provider.oidcToken) await verifyOidcToken(ctx.services, provider.oidcToken, ctx.services.clock()).catch(() => undefined);
+  }
   const timestamp = ctx.services.clock().getTime();
   const userName = body.userName || body.userEmail || body.userPhoneNumber || `user-${timestamp}`;
   const { result, appProofs } = await submitAsProxy(

@@ -4,7 +4,7 @@ import { defineQuery } from "../definition.js";
 import { SubOrganizationFilter, subOrganizationIds } from "./sub-organization-ids.js";
 
 /** For each filter, the SQL condition on a sub-organization `o` and how to turn filterValue into parameters. */
-const FILTERS: Record<string, { condition: string; params: (value: string) => unknown[] }> = {
+export const FILTERS: Record<string, { condition: string; params: (value: string) => unknown[] }> = {
   NAME: { condition: "o.name = $2", params: (v) => [v] },
   USERNAME: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.name = $2)", params: (v) => [v] },
   EMAIL: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND lower(u.email) = lower($2))", params: (v) => [v] },
