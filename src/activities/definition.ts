@@ -57,7 +57,7 @@ export interface ActivityDefinition<S extends TObject = TObject> {
    * it before the handler's savepoint, so it is held until commit even when the handler fails (a lock
    * taken inside the savepoint would be released by its rollback, letting a waiting guess in early).
    */
-  lockKey?: (params: Static<S>) => string;
+  lockKey?: (params: Static<S>, tx: Queryable) => string | Promise<string>;
   /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
   vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
   /** Runs inside the activity's transaction; throws ApiError for a business failure. */

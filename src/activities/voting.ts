@@ -133,7 +133,7 @@ export async function runHandler(
   const { definition } = activity;
   const afterCommit: AfterCommitTask[] = [];
   const failureWrites: Array<(tx: Queryable) => Promise<void>> = [];
-  const lockKey = definition.lockKey?.(activity.params);
+  const lockKey = await definition.lockKey?.(activity.params, tx);
   if (lockKey !== undefined) await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [lockKey]);
   await tx.exec("SAVEPOINT handler");
   try {

@@ -9,6 +9,7 @@ import { oauth2 } from "./migrations/0007-oauth2.js";
 import { otp } from "./migrations/0008-otp.js";
 import { authProxy } from "./migrations/0009-auth-proxy.js";
 import { verifiedContacts } from "./migrations/0010-verified-contacts.js";
+import { rateLimits } from "./migrations/0012-rate-limits.js";
 
 export interface Migration {
   version: number;
@@ -31,6 +32,7 @@ export const migrations: Migration[] = [
   otp,
   authProxy,
   verifiedContacts,
+  rateLimits,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */

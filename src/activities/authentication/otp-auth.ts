@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Id, Int64String, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { issueCredential } from "../shared/auth-credentials.js";
-import { pendingOtp } from "../shared/otp.js";
+import { otpGuessLockKey, pendingOtp } from "../shared/otp.js";
 import { userByContact } from "../shared/verified-contacts.js";
 
 export const otpAuth = defineActivity({
@@ -23,7 +23,7 @@ export const otpAuth = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
   }),
   parentMayInitiate: true,
-  lockKey: (params) => `otp:${params.otpId}`,
+  lockKey: (params, tx) => otpGuessLockKey(tx, params.otpId),
   async execute(ctx, params) {
     const pending = await pendingOtp(ctx, params.otpId, "OTP_AUTH");
     await pending.check(params.otpCode);

@@ -2,6 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { hpkeSeal } from "../../crypto/bundles.js";
 import { activitiesByOperation } from "../../activities/registry.js";
 import { invalidArgument, notFound } from "../../errors.js";
+import { checkBudget, lockBudget, spendBudget } from "../../limits/budget.js";
 import { submitAsProxy } from "../act.js";
 import { sessionExpirationSeconds } from "../configs.js";
 import { defineEndpoint, type ProxyContext } from "../endpoint.js";
@@ -24,6 +25,7 @@ const ClientSignature = Type.Object({
 /** init_otp in the config's organization, with the config's OTP and email settings. */
 async function initOtp(ctx: ProxyContext, body: Static<typeof InitBody>) {
   requireMethod(ctx, otpMethod(body.otpType));
+  await spendCodeRequest(ctx);
   const { settings } = ctx;
   const { appName, ...emailSettings } = settings.emailCustomizationParams ?? {};
   const templateId = body.emailCustomization?.templateId ?? emailSettings.templateId;
@@ -42,6 +44,27 @@ async function initOtp(ctx: ProxyContext, body: Static<typeof InitBody>) {
     ...(settings.smsCustomizationParams?.template ? { smsCustomization: settings.smsCustomizationParams } : {}),
   });
   return result as { otpId: string; otpEncryptionTargetBundle: string };
+}
+
+/**
+ * Codes asked for from one client address, across configs (the address is the caller's resource, not the
+ * config's). Counted in the database, so every process of a cluster spends the same budget; counted per
+ * request, whether or not init_otp then sends a code.
+ */
+async function spendCodeRequest(ctx: ProxyContext): Promise<void> {
+  const { limits } = ctx.services;
+  const budget = {
+    key: `otp-address:${ctx.clientAddress}`,
+    limit: limits.otpCodesPerAddress,
+    windowSeconds: limits.otpWindowSeconds,
+    describe: `codes per client address (${ctx.clientAddress})`,
+  };
+  const now = ctx.services.clock();
+  await ctx.services.db.transaction(async (tx) => {
+    await lockBudget(tx, budget.key);
+    await checkBudget(tx, budget, now);
+    await spendBudget(tx, budget.key, now);
+  });
 }
 
 async function verifyOtp(ctx: ProxyContext, otpId: string, encryptedOtpBundle: string) {
