@@ -227,6 +227,17 @@ export async function otpGuessLockKey(tx: Queryable, otpId: string): Promise<str
   return row ? `otp-guess:${contactKey(row.organization_id, row.contact)}` : `otp:${otpId}`;
 }
 
+/**
+ * The public half of a code's target key (what its otpEncryptionTargetBundle carries), found by the code's
+ * primary key — for the auth proxy's legacy otp_verify, which encrypts a plain code to it.
+ */
+export async function otpTargetPublicKey(db: Queryable, services: Pick<ActivityContext["services"], "kek">, organizationId: string, otpId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ sealed_secret: string }>("SELECT sealed_secret FROM otp_codes WHERE id = $1 AND organization_id = $2 AND flow = 'OTP'", [otpId, organizationId]);
+  if (!row) return undefined;
+  const targetPrivateKey = services.kek.open(row.sealed_secret, secretContext(otpId)).slice(32, 64);
+  return Buffer.from(p256.getPublicKey(targetPrivateKey, false)).toString("hex");
+}
+
 /** A channel that is not configured is refused before anything is stored or sent. */
 export function requireChannel(ctx: Pick<ActivityContext, "services">, otpType: OtpType): void {
   if (otpType === "OTP_TYPE_EMAIL" && !ctx.services.messaging.email) {
