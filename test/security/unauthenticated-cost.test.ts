@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { generateP256KeyPair } from "@turnkey/crypto";
+import { encryptOauth2ClientSecret, generateP256KeyPair } from "@turnkey/crypto";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -43,17 +43,23 @@ async function startHeldIssuer() {
 
 describe("no network I/O while the store is held", () => {
   let issuer: Awaited<ReturnType<typeof startHeldIssuer>>;
+  let provider: Awaited<ReturnType<typeof startHeldIssuer>>;
   let server: TestServer;
 
   beforeAll(async () => {
     issuer = await startHeldIssuer();
-    // The fetch may wait ten minutes: it cannot give up (and free a held store) during the test.
-    server = await startTestServer({ env: { OIDC_ISSUERS: issuer.issuer, OAUTH2_TIMEOUT_MS: "600000" } });
+    provider = await startHeldIssuer();
+    // A fetch may wait ten minutes: it cannot give up (and free a held store) during the test.
+    server = await startTestServer({
+      env: { OIDC_ISSUERS: issuer.issuer, OAUTH2_TIMEOUT_MS: "600000", OAUTH2_X_TOKEN_URL: `${provider.issuer}/token`, OAUTH2_X_USERINFO_URL: `${provider.issuer}/2/users/me` },
+    });
   });
   afterAll(async () => {
     issuer?.release();
+    provider?.release();
     await server?.close();
     await issuer?.close();
+    await provider?.close();
   });
 
   it("oauth_login verifies its token (fetching the issuer's discovery and keys) before its transaction: other requests are served meanwhile", async () => {
@@ -74,5 +80,24 @@ describe("no network I/O while the store is held", () => {
     expect(issuer.state.droppedByClient).toBe(false);
     issuer.release();
     expect(await login).toMatch(/answered|refused/);
+  }, 60_000);
+
+  it("oauth2_authenticate exchanges the code with the provider before its transaction: other requests are served meanwhile", async () => {
+    const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { encryptionPublicKey: string };
+    const encryptedClientSecret = await encryptOauth2ClientSecret("client-secret", keys.encryptionPublicKey);
+    const { oauth2CredentialId } = await server.client().createOauth2Credential({ provider: "OAUTH2_PROVIDER_X", clientId: "client", encryptedClientSecret });
+    const exchange = server
+      .client()
+      .oauth2Authenticate({ oauth2CredentialId, authCode: "code", redirectUri: "https://app.example/callback", codeVerifier: "v".repeat(43), nonce: "n" })
+      .then(
+        () => "answered",
+        () => "refused",
+      );
+    await provider.requested;
+    const whoami = await server.client().getWhoami({ organizationId: server.root.organizationId });
+    expect(whoami.organizationId).toBe(server.root.organizationId);
+    expect(provider.state.droppedByClient).toBe(false);
+    provider.release();
+    expect(await exchange).toMatch(/answered|refused/);
   }, 60_000);
 });
