@@ -115,7 +115,8 @@ export async function submitActivity(
     // A retried body is the same activity: no need to derive its keys again.
     const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
     if (existing) return { activity: await resubmitted(services, existing, vote) };
-    // CPU-heavy work (key generation, derivation) before the transaction: the store is not held meanwhile.
+    // CPU-heavy work and network calls (key generation, derivation, an issuer's keys) before the transaction:
+    // the store is not held meanwhile.
     prepared = await definition.prepare(services, params, organization);
   }
   const activityId = uuidv7();
