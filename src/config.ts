@@ -17,6 +17,31 @@ export interface Config {
   evm: EvmSettings;
   oauth: OAuthSettings;
   messaging: MessagingSettings;
+  limits: LimitSettings;
+}
+
+/**
+ * Budgets against guessing and flooding. The OTP budgets are security controls: they are counted in the
+ * database, so they hold across every process of a cluster. The auth proxy's request budgets are load
+ * shedding: each process counts its own (a store round trip per request would itself load the store).
+ */
+export interface LimitSettings {
+  /** OTP_WRONG_GUESSES_PER_CONTACT: wrong codes tried for one contact (any of its codes) per window. */
+  otpWrongGuessesPerContact: number;
+  /** OTP_CODES_PER_CONTACT: codes issued to one contact of an organization per window (used or not). */
+  otpCodesPerContact: number;
+  /** OTP_CODES_PER_ADDRESS: codes requested through the auth proxy from one client address per window. */
+  otpCodesPerAddress: number;
+  /** OTP_RATE_WINDOW_SECONDS: the sliding window of the three OTP budgets. */
+  otpWindowSeconds: number;
+  /** AUTH_PROXY_REQUESTS_PER_ADDRESS: auth proxy requests from one client address per window, per process. */
+  proxyRequestsPerAddress: number;
+  /** AUTH_PROXY_REQUESTS_PER_CONFIG: auth proxy requests for one config per window, per process. */
+  proxyRequestsPerConfig: number;
+  /** AUTH_PROXY_RATE_WINDOW_SECONDS: the window of the two auth proxy budgets. */
+  proxyWindowSeconds: number;
+  /** AUTH_PROXY_SIGNUP_MAX_WALLET_ACCOUNTS: accounts a signup's wallet may ask for. */
+  signupWalletAccounts: number;
 }
 
 export interface MessagingSettings {
@@ -127,6 +152,16 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       rpcUrl: env.EVM_RPC_URL || undefined,
       pollIntervalMs: positive("EVM_POLL_MS", 2000),
       finalityDepth: env.EVM_FINALITY_DEPTH ? positive("EVM_FINALITY_DEPTH", 1) : undefined,
+    },
+    limits: {
+      otpWrongGuessesPerContact: positive("OTP_WRONG_GUESSES_PER_CONTACT", 10),
+      otpCodesPerContact: positive("OTP_CODES_PER_CONTACT", 10),
+      otpCodesPerAddress: positive("OTP_CODES_PER_ADDRESS", 30),
+      otpWindowSeconds: positive("OTP_RATE_WINDOW_SECONDS", 3600),
+      proxyRequestsPerAddress: positive("AUTH_PROXY_REQUESTS_PER_ADDRESS", 120),
+      proxyRequestsPerConfig: positive("AUTH_PROXY_REQUESTS_PER_CONFIG", 3000),
+      proxyWindowSeconds: positive("AUTH_PROXY_RATE_WINDOW_SECONDS", 60),
+      signupWalletAccounts: positive("AUTH_PROXY_SIGNUP_MAX_WALLET_ACCOUNTS", 10),
     },
     messaging: {
       smtpUrl: urlSetting(env, "SMTP_URL", ["smtp:", "smtps:"]),

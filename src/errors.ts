@@ -90,3 +90,29 @@ export const failedPrecondition = (message: string, turnkeyErrorCode?: string) =
   new ApiError(GrpcCode.FAILED_PRECONDITION, message, turnkeyErrorCode);
 
 export const internalError = (message = "internal error") => new ApiError(GrpcCode.INTERNAL, message, "INTERNAL");
+
+/**
+ * Over a rate limit or budget: RESOURCE_EXHAUSTED (429) with the documented RATE_LIMIT_EXCEEDED code and a
+ * standard `google.rpc.RetryInfo` detail saying when to retry (the auth proxy also sends it as Retry-After).
+ */
+export class RateLimitedError extends ApiError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(GrpcCode.RESOURCE_EXHAUSTED, message, "RATE_LIMIT_EXCEEDED");
+  }
+
+  override toBody(): ErrorBody {
+    const body = super.toBody();
+    body.details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${this.retryAfterSeconds}s` });
+    return body;
+  }
+
+  /** The error a stored failure body describes, when it is a rate limit (an activity's failure, read back). */
+  static fromBody(body: ErrorBody): RateLimitedError | undefined {
+    const retry = body.details.find((d) => d["@type"] === "type.googleapis.com/google.rpc.RetryInfo");
+    const seconds = typeof retry?.retryDelay === "string" ? Number.parseInt(retry.retryDelay, 10) : NaN;
+    return body.code === GrpcCode.RESOURCE_EXHAUSTED && Number.isSafeInteger(seconds) ? new RateLimitedError(body.message, seconds) : undefined;
+  }
+}

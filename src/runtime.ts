@@ -20,6 +20,7 @@ export async function openServices(config: Config, clock: () => Date = () => new
       signer,
       encryptionKey,
       clock,
+      limits: config.limits,
       messaging: openMessaging(config.messaging),
       oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" },
       webhooks: { ...config.webhooks, signingKey, wake: () => undefined },

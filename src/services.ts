@@ -1,6 +1,6 @@
 import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
 import type { ServerKey } from "./crypto/server-keys.js";
-import type { OAuthSettings, WebhookSettings } from "./config.js";
+import type { LimitSettings, OAuthSettings, WebhookSettings } from "./config.js";
 import type { Messaging } from "./messaging/index.js";
 import type { Database } from "./store/database.js";
 import type { WebhookSigningKey } from "./webhooks/signing.js";
@@ -13,6 +13,8 @@ export interface Services {
   /** A P-256 key of its own that clients encrypt secrets to (and the first half of app proofs' key). */
   encryptionKey: ServerKey;
   clock: () => Date;
+  /** Rate limits and budgets (OTP guesses and codes, auth proxy requests, signup wallets). */
+  limits: LimitSettings;
   /** Email and SMS/WhatsApp delivery, each present only when configured (SMTP_URL, SMS_WEBHOOK_URL). */
   messaging: Messaging;
   /** OAuth 2.0 providers, accepted OIDC issuers, and `issuer`: Strongroom's own (set once it listens, if not configured). */

@@ -28,7 +28,7 @@ export interface ActivityContext {
 }
 
 /** One operation of `/public/v1/submit/<operation>`, declared in one file. */
-export interface ActivityDefinition<S extends TObject = TObject> {
+export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
   operation: string;
   /** The versioned activity type the request must name. */
   type: string;
@@ -59,13 +59,21 @@ export interface ActivityDefinition<S extends TObject = TObject> {
    * it before the handler's savepoint, so it is held until commit even when the handler fails (a lock
    * taken inside the savepoint would be released by its rollback, letting a waiting guess in early).
    */
-  lockKey?: (params: Static<S>) => string;
+  lockKey?: (params: Static<S>, tx: Queryable) => string | Promise<string>;
   /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
   vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
-  /** Runs inside the activity's transaction; throws ApiError for a business failure. */
-  execute(ctx: ActivityContext, params: Static<S>): Promise<Record<string, unknown>>;
+  /**
+   * CPU-heavy work that needs no transaction (key generation, HD derivation). The engine runs it before it
+   * opens the activity's transaction, so the store is not held while it computes, and passes its result to
+   * `execute`. It writes nothing and reads only committed rows through `services.db` (`execute` checks
+   * that what it read still holds); it may refuse bad input (ApiError 400). It also runs when the activity
+   * will then be denied or wait for consensus (and again before a vote that may execute it).
+   */
+  prepare?(services: Services, params: Static<S>, organization: OrganizationRow): Promise<P>;
+  /** Runs inside the activity's transaction; throws ApiError for a business failure. `prepared` is what `prepare` answered. */
+  execute(ctx: ActivityContext, params: Static<S>, prepared: P): Promise<Record<string, unknown>>;
 }
 
-export function defineActivity<S extends TObject>(definition: ActivityDefinition<S>): ActivityDefinition {
+export function defineActivity<S extends TObject, P = undefined>(definition: ActivityDefinition<S, P>): ActivityDefinition {
   return definition as unknown as ActivityDefinition;
 }

@@ -71,7 +71,8 @@ function checkLiveness(timestampMs: unknown, now: Date): void {
 
 /**
  * The activity pipeline: parse → authenticate → check liveness and type → validate → idempotency
- * by fingerprint (a different user resubmitting the same body approves it) → then, in ONE
+ * by fingerprint (a different user resubmitting the same body approves it) → prepare (the definition's
+ * CPU-heavy work, outside any transaction) → then, in ONE
  * transaction, the activity row, its first vote, the policy decision and, when allowed, the handler.
  * A denial rolls everything back (403); a business failure leaves a FAILED activity.
  */
@@ -114,6 +115,15 @@ export async function submitActivity(
       `user ${principal.user.id} (${JSON.stringify(principal.user.name)}) belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
     );
   }
+  let prepared: unknown;
+  if (definition.prepare) {
+    // A retried body is the same activity: no need to derive its keys again.
+    const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+    if (existing) return { activity: await resubmitted(services, existing, vote) };
+    // CPU-heavy work and network calls (key generation, derivation, an issuer's keys) before the transaction:
+    // the store is not held meanwhile.
+    prepared = await definition.prepare(services, params, organization);
+  }
   const activityId = uuidv7();
   const intent = { [definition.intentKey]: body.parameters as Record<string, unknown> };
   // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
@@ -144,7 +154,7 @@ export async function submitActivity(
       };
       if (decision.outcome === "allow") {
         const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
-        const outcome = await runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params }, now, onError, proofs);
+        const outcome = await runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params, prepared }, now, onError, proofs);
         row.status = outcome.status;
         if (outcome.status === "ACTIVITY_STATUS_COMPLETED") {
           Object.assign(row, { result: outcome.result, app_proofs: outcome.appProofs });

@@ -112,6 +112,8 @@ export interface AllowedActivity {
   organization: OrganizationRow;
   definition: ActivityDefinition;
   params: Record<string, unknown>;
+  /** What the definition's `prepare` answered, before the transaction (none when it has no `prepare`). */
+  prepared?: unknown;
 }
 
 /** What running an allowed activity's handler came to; a failed one's writes are rolled back. */
@@ -135,7 +137,7 @@ export async function runHandler(
   const { definition } = activity;
   const afterCommit: AfterCommitTask[] = [];
   const failureWrites: Array<(tx: Queryable) => Promise<void>> = [];
-  const lockKey = definition.lockKey?.(activity.params);
+  const lockKey = await definition.lockKey?.(activity.params, tx);
   if (lockKey !== undefined) await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [lockKey]);
   await tx.exec("SAVEPOINT handler");
   try {
@@ -150,7 +152,7 @@ export async function runHandler(
       afterCommit: (task: AfterCommitTask) => void afterCommit.push(task),
       keepOnFailure: (write: (tx: Queryable) => Promise<void>) => void failureWrites.push(write),
     };
-    const result = { [definition.resultKey]: await definition.execute(context, activity.params) };
+    const result = { [definition.resultKey]: await definition.execute(context, activity.params, activity.prepared) };
     const appProofs = proofs ? await appProofsFor(tx, services, { organization: activity.organization, type: definition.type, params: activity.params, result }, proofs, now) : [];
     return { status: "ACTIVITY_STATUS_COMPLETED", result, appProofs, afterCommit };
   } catch (error) {
@@ -191,6 +193,14 @@ export function proofContext(fingerprint: string, decision: Decision, votes: Sto
   };
 }
 
+/** The `prepare` phase of a stored activity (one waiting for consensus), outside any transaction. */
+async function prepareStored(services: Services, activity: ActivityRow): Promise<unknown> {
+  const definition = activitiesByType.get(activity.type);
+  if (!definition?.prepare) return undefined;
+  const params = validate(definition.parameters, activity.intent[definition.intentKey], "parameters") as Record<string, unknown>;
+  return definition.prepare(services, params, await requireOrganization(services.db, activity.organization_id));
+}
+
 /**
  * The activity approve_activity / reject_activity name, in the organization the request targets. An activity
  * of another organization is answered exactly as one that does not exist, so a fingerprint tells a
@@ -216,6 +226,8 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     );
   }
   const afterCommit: AfterCommitTask[] = [];
+  // An approval may execute the activity: its CPU-heavy preparation runs now, before the transaction.
+  const prepared = selection === "VOTE_SELECTION_APPROVED" ? await prepareStored(services, target) : undefined;
   await services.db.transaction(async (tx) => {
     afterCommit.length = 0; // a retried transaction starts over
     const [activity] = await tx.query<ActivityRow>("SELECT * FROM activities WHERE id = $1 FOR UPDATE", [target.id]);
@@ -246,7 +258,7 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     if (decision.outcome === "allow") {
       const proofs = activity.generate_app_proofs ? proofContext(activity.fingerprint, decision, [...live, cast]) : undefined;
       const [first] = await tx.query<{ user_id: string }>("SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1", [activity.id]);
-      const outcome = await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params }, now, vote.onError, proofs);
+      const outcome = await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params, prepared }, now, vote.onError, proofs);
       await recordOutcome(tx, activity.id, outcome, now, afterCommit);
     }
     else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));

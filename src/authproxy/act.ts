@@ -1,7 +1,7 @@
 import { stampWithApiKey } from "../auth/api-key-stamper.js";
 import { submitActivity } from "../activities/engine.js";
 import { activitiesByOperation } from "../activities/registry.js";
-import { ApiError, failedPrecondition, GrpcCode, type ErrorBody, type FieldViolation } from "../errors.js";
+import { ApiError, failedPrecondition, GrpcCode, RateLimitedError, type ErrorBody, type FieldViolation } from "../errors.js";
 import { runQuery } from "../queries/engine.js";
 import { queriesByOperation } from "../queries/registry.js";
 import type { Services } from "../services.js";
@@ -27,6 +27,8 @@ function proxyKey(actor: ProxyActor) {
 /** An activity's failure, given back to the proxy's caller with the status the API would have used. */
 function failureError(failure: ErrorBody | null, activityId: string): ApiError {
   if (!failure) return new ApiError(GrpcCode.INTERNAL, `activity ${activityId} failed without a reason`, "INTERNAL");
+  const rateLimited = RateLimitedError.fromBody(failure);
+  if (rateLimited) return rateLimited;
   const turnkeyErrorCode = failure.details.find((d) => typeof d.turnkeyErrorCode === "string")?.turnkeyErrorCode as string | undefined;
   const fields = (failure.details.find((d) => Array.isArray(d.fieldViolations))?.fieldViolations ?? []) as FieldViolation[];
   return new ApiError(failure.code, failure.message, turnkeyErrorCode, fields);

@@ -6,6 +6,8 @@ import type { AuthProxySettings } from "./configs.js";
 /** What an auth proxy endpoint works with: the proxy acting for one config, and that config's settings. */
 export interface ProxyContext extends ProxyActor {
   settings: AuthProxySettings;
+  /** The client's address (the socket's, or X-Forwarded-For through TRUST_PROXY); IPv6 by its /64. */
+  clientAddress: string;
   /** The organization the config belongs to (where signups create sub-organizations). */
   organization: OrganizationRow;
 }

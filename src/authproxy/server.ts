@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { parseJsonBody } from "../activities/engine.js";
-import { ApiError, GrpcCode, notFound, permissionDenied, unauthenticated } from "../errors.js";
+import { ApiError, GrpcCode, notFound, permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
+import { addressKey, RequestBudget } from "../limits/load-shedding.js";
 import { requireOrganization } from "../records/organizations.js";
 import { validate } from "../schema/validate.js";
 import { errorReply } from "../server/app.js";
@@ -72,12 +73,17 @@ function checkOrigin(config: AuthProxyConfigRow, request: FastifyRequest, reply:
  */
 export async function buildAuthProxyApp(
   services: Services,
-  options: { logLevel?: string; bodyLimitBytes?: number; logStream?: NodeJS.WritableStream } = {},
+  options: { logLevel?: string; bodyLimitBytes?: number; logStream?: NodeJS.WritableStream; trustProxy?: string[] } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
+    // The client's address (rate limits) comes from X-Forwarded-For only through the proxies TRUST_PROXY names, as on the API.
+    ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
   });
+  const { limits } = services;
+  const perAddress = new RequestBudget(limits.proxyRequestsPerAddress, limits.proxyWindowSeconds, (key) => `from client address ${key}`);
+  const perConfig = new RequestBudget(limits.proxyRequestsPerConfig, limits.proxyWindowSeconds, (key) => `for auth proxy config ${key}`);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
@@ -97,6 +103,7 @@ export async function buildAuthProxyApp(
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = errorReply(error);
+    if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
     if (mapped) return reply.status(mapped.status).send(mapped.body);
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send(new ApiError(GrpcCode.INTERNAL, "internal error", "INTERNAL").toBody());
@@ -105,7 +112,11 @@ export async function buildAuthProxyApp(
 
   for (const endpoint of proxyEndpoints) {
     app.post(endpoint.path, async (request, reply) => {
+      // Shed load before any work: the address first (before the config is looked up), then the config.
+      const clientAddress = addressKey(request.ip);
+      perAddress.take(clientAddress, services.clock().getTime());
       const config = await requireConfig(services, request);
+      perConfig.take(config.id, services.clock().getTime());
       checkOrigin(config, request, reply);
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       // @turnkey/core posts the wallet kit requests with no body at all.
@@ -114,6 +125,7 @@ export async function buildAuthProxyApp(
       const ctx: ProxyContext = {
         services,
         config,
+        clientAddress,
         settings: config.settings,
         organization: await requireOrganization(services.db, config.organization_id),
         onError: (error) => request.log.error({ err: error, endpoint: endpoint.path }, "activity handler failed"),

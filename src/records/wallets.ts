@@ -118,8 +118,13 @@ export function privateKeyRecord(row: PrivateKeyRow, extras: PrivateKeyExtras): 
   };
 }
 
-export async function requireWallet(db: Queryable, organizationId: string, walletId: string, field = "walletId"): Promise<WalletRow> {
+export async function findWallet(db: Queryable, organizationId: string, walletId: string): Promise<WalletRow | undefined> {
   const [row] = await db.query<WalletRow>("SELECT * FROM wallets WHERE id = $1 AND organization_id = $2", [walletId, organizationId]);
+  return row;
+}
+
+export async function requireWallet(db: Queryable, organizationId: string, walletId: string, field = "walletId"): Promise<WalletRow> {
+  const row = await findWallet(db, organizationId, walletId);
   if (!row) throw notFound(`${field}: no wallet ${JSON.stringify(walletId)} in organization ${organizationId}`, "WALLET_NOT_FOUND");
   return row;
 }

@@ -20,7 +20,7 @@ export interface RunningServer {
 export async function startServer(config: Config, clock?: () => Date, logStream?: NodeJS.WritableStream): Promise<RunningServer> {
   const services = await openServices(config, clock);
   const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, ...(logStream ? { logStream } : {}) });
-  const proxy = await buildAuthProxyApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, ...(logStream ? { logStream } : {}) });
+  const proxy = await buildAuthProxyApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, ...(logStream ? { logStream } : {}) });
   try {
     await app.listen({ host: config.host, port: config.port });
     await proxy.listen({ host: config.host, port: config.authProxyPort });

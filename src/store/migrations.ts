@@ -10,6 +10,7 @@ import { otp } from "./migrations/0008-otp.js";
 import { authProxy } from "./migrations/0009-auth-proxy.js";
 import { verifiedContacts } from "./migrations/0010-verified-contacts.js";
 import { provenIdentities } from "./migrations/0011-proven-identities.js";
+import { rateLimits } from "./migrations/0012-rate-limits.js";
 import { passkeyRelyingParty } from "./migrations/0013-passkey-relying-party.js";
 
 export interface Migration {
@@ -34,6 +35,7 @@ export const migrations: Migration[] = [
   authProxy,
   verifiedContacts,
   provenIdentities,
+  rateLimits,
   passkeyRelyingParty,
 ];
 

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Id, Int64String, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { issueCredential } from "../shared/auth-credentials.js";
-import { pendingOtp } from "../shared/otp.js";
+import { otpGuessLockKey, pendingOtp } from "../shared/otp.js";
 import { userByContact } from "../shared/verified-contacts.js";
 import { sessionSeconds } from "../shared/sessions.js";
 
@@ -24,7 +24,7 @@ export const otpAuth = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
   }),
   parentMayInitiate: true,
-  lockKey: (params) => `otp:${params.otpId}`,
+  lockKey: (params, tx) => otpGuessLockKey(tx, params.otpId),
   async execute(ctx, params) {
     sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const pending = await pendingOtp(ctx, params.otpId, "OTP_AUTH");

@@ -5,7 +5,7 @@ import { InvalidEncryptedBundleError, openEncryptedBundle } from "../../crypto/b
 import { invalidArgument } from "../../errors.js";
 import { Id, Int64String } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { lifetimeSeconds, pendingOtp } from "../shared/otp.js";
+import { lifetimeSeconds, otpGuessLockKey, pendingOtp } from "../shared/otp.js";
 
 /** Verification tokens live an hour unless asked otherwise, at most a day. */
 const TOKEN_DEFAULT_SECONDS = 3600;
@@ -56,7 +56,7 @@ export const verifyOtp = defineActivity({
     expirationSeconds: Type.Optional(Int64String()),
   }),
   parentMayInitiate: true,
-  lockKey: (params) => `otp:${params.otpId}`,
+  lockKey: (params, tx) => otpGuessLockKey(tx, params.otpId),
   async execute(ctx, params) {
     const ttl = lifetimeSeconds(params.expirationSeconds, "expirationSeconds", TOKEN_DEFAULT_SECONDS, TOKEN_MAX_SECONDS);
     const pending = await pendingOtp(ctx, params.otpId, "OTP");

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { userOfOidcToken } from "../shared/oidc-login.js";
+import { prepareOidcToken, userOfOidcToken } from "../shared/oidc-login.js";
 import { loginSession, sessionSeconds } from "../shared/sessions.js";
 
 export const oauthLogin = defineActivity({
@@ -21,9 +21,11 @@ export const oauthLogin = defineActivity({
     sessionProfileId: Type.Optional(Type.String()),
   }),
   parentMayInitiate: true,
-  async execute(ctx, params) {
+  // The token is verified before the transaction: that may fetch the issuer's keys.
+  prepare: (services, params) => prepareOidcToken(services, params.oidcToken),
+  async execute(ctx, params, token) {
     sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
-    const userId = await userOfOidcToken(ctx, params.oidcToken, params.publicKey, "publicKey");
+    const userId = await userOfOidcToken(ctx, token, params.publicKey, "publicKey");
     return loginSession(ctx, ctx.organization.id, userId, params);
   },
 });

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Int64String, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { issueCredential } from "../shared/auth-credentials.js";
-import { userOfOidcToken } from "../shared/oidc-login.js";
+import { prepareOidcToken, userOfOidcToken } from "../shared/oidc-login.js";
 import { sessionSeconds } from "../shared/sessions.js";
 import { requireTargetKey } from "../shared/target-key.js";
 
@@ -23,11 +23,13 @@ export const oauth = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
   }),
   parentMayInitiate: true,
-  async execute(ctx, params) {
+  // The token is verified before the transaction: that may fetch the issuer's keys.
+  prepare: (services, params) => prepareOidcToken(services, params.oidcToken),
+  async execute(ctx, params, token) {
     // Malformed input is refused (400) before the user is looked up (issueCredential checks it again).
     requireTargetKey(params.targetPublicKey);
     sessionSeconds(params.expirationSeconds);
-    const userId = await userOfOidcToken(ctx, params.oidcToken, params.targetPublicKey, "targetPublicKey");
+    const userId = await userOfOidcToken(ctx, token, params.targetPublicKey, "targetPublicKey");
     const { apiKeyId, credentialBundle } = await issueCredential(ctx, {
       userId,
       targetPublicKey: params.targetPublicKey,

@@ -1,9 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import { authenticateWithProvider } from "../../auth/oauth2-providers.js";
+import { authenticateWithProvider, type ProviderIdentity } from "../../auth/oauth2-providers.js";
 import { issueOidcToken } from "../../auth/oidc.js";
 import { credentialBundle } from "../../crypto/bundles.js";
-import { clientSecretContext, requireOauth2Credential } from "../../records/oauth2-credentials.js";
+import { clientSecretContext, requireOauth2Credential, type Oauth2CredentialRow } from "../../records/oauth2-credentials.js";
+import { failedPrecondition } from "../../errors.js";
 import { Id } from "../../schema/common.js";
+import type { Services } from "../../services.js";
 import { defineActivity } from "../definition.js";
 import { requireTargetKey } from "../shared/target-key.js";
 
@@ -27,18 +29,26 @@ export const oauth2Authenticate = defineActivity({
     bearerTokenTargetPublicKey: Type.Optional(Type.String({ description: "An uncompressed P-256 key to which the provider's access token is encrypted (encrypted_bearer_token claim)" })),
   }),
   parentMayInitiate: true,
-  async execute({ tx, organization, now, services }, params) {
+  // The provider calls (up to two, OAUTH2_TIMEOUT_MS each) happen before the transaction: no network I/O
+  // while the store is held.
+  async prepare(services, params, organization): Promise<PreparedExchange> {
+    if (params.bearerTokenTargetPublicKey !== undefined) requireTargetKey(params.bearerTokenTargetPublicKey, "bearerTokenTargetPublicKey");
+    try {
+      const credential = await requireOauth2Credential(services.db, organization.id, params.oauth2CredentialId);
+      return { credential, identity: await exchangeCode(services, credential, params) };
+    } catch (error) {
+      return { error };
+    }
+  },
+  async execute({ tx, organization, now, services }, params, prepared) {
     const target = params.bearerTokenTargetPublicKey === undefined ? undefined : requireTargetKey(params.bearerTokenTargetPublicKey, "bearerTokenTargetPublicKey");
     const credential = await requireOauth2Credential(tx, organization.id, params.oauth2CredentialId);
-    const clientSecret = new TextDecoder().decode(services.kek.open(credential.sealed_client_secret, clientSecretContext(credential.id)));
-    // The provider calls are the activity's input (bounded by OAUTH2_TIMEOUT_MS each), not side effects.
-    const identity = await authenticateWithProvider(services.oauth, credential.provider, {
-      clientId: credential.client_id,
-      clientSecret,
-      authCode: params.authCode,
-      redirectUri: params.redirectUri,
-      codeVerifier: params.codeVerifier,
-    });
+    // What the provider answered before the transaction is this activity's input (a refusal is thrown here, in order).
+    if ("error" in prepared) throw prepared.error;
+    if (prepared.credential.client_id !== credential.client_id || prepared.credential.provider !== credential.provider) {
+      throw failedPrecondition(`oauth2CredentialId: OAuth 2.0 credential ${credential.id} changed while the code was being exchanged; try again`);
+    }
+    const { identity } = prepared;
     const encryptedBearerToken = target ? await credentialBundle(new TextEncoder().encode(identity.accessToken), target) : undefined;
     const oidcToken = await issueOidcToken(
       services,
@@ -48,3 +58,16 @@ export const oauth2Authenticate = defineActivity({
     return { oidcToken };
   },
 });
+
+type PreparedExchange = { credential: Oauth2CredentialRow; identity: ProviderIdentity } | { error: unknown };
+
+function exchangeCode(services: Services, credential: Oauth2CredentialRow, params: { authCode: string; redirectUri: string; codeVerifier: string }): Promise<ProviderIdentity> {
+  const clientSecret = new TextDecoder().decode(services.kek.open(credential.sealed_client_secret, clientSecretContext(credential.id)));
+  return authenticateWithProvider(services.oauth, credential.provider, {
+    clientId: credential.client_id,
+    clientSecret,
+    authCode: params.authCode,
+    redirectUri: params.redirectUri,
+    codeVerifier: params.codeVerifier,
+  });
+}

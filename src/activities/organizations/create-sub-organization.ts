@@ -5,8 +5,7 @@ import { Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { UserParams, createUser } from "../shared/users.js";
 import { markContactVerified } from "../shared/verified-contacts.js";
-import { checkMnemonicLength, insertWallet, WalletParams } from "../shared/wallets.js";
-import { generateMnemonic } from "../../crypto/mnemonic.js";
+import { insertWallet, prepareNewWallet, WalletParams } from "../shared/wallets.js";
 import { verifySignupToken } from "../../auth/signup-verification.js";
 
 /** Root users are described like other users, without tags. */
@@ -41,7 +40,10 @@ export const createSubOrganization = defineActivity({
     verificationToken: Type.Optional(Type.String()),
     clientSignature: Type.Optional(Type.Unknown()),
   }),
-  async execute({ tx, organization, now, services }, params) {
+  // The wallet's mnemonic and accounts, before the transaction (signups through the auth proxy bring one).
+  prepare: async (_services, { wallet }) =>
+    wallet ? prepareNewWallet(wallet.mnemonicLength, wallet.accounts, { mnemonicLength: "wallet.mnemonicLength", accounts: "wallet.accounts" }) : undefined,
+  async execute({ tx, organization, now, services }, params, preparedWallet) {
     if (organization.parent_id) {
       throw failedPrecondition(
         `organization ${organization.id} is itself a sub-organization (of ${organization.parent_id}); sub-organizations cannot create sub-organizations`,
@@ -56,7 +58,6 @@ export const createSubOrganization = defineActivity({
       );
     }
     const verified = await verifySignupToken(services.signer, { ...params, organizationId: organization.id, rootUsers: params.rootUsers, now });
-    const walletLength = params.wallet ? checkMnemonicLength(params.wallet.mnemonicLength, "wallet.mnemonicLength") : undefined;
     const subOrganizationId = randomUUID();
     const features = FEATURE_FLAGS.map(([flag, name]) => ({ name, value: params[flag] ? "false" : "true" }));
     await tx.query(
@@ -69,12 +70,13 @@ export const createSubOrganization = defineActivity({
       rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true, services }, user, `rootUsers[${index}]`));
     }
     if (verified) await markContactVerified(tx, subOrganizationId, verified.verification_type, verified.contact, now);
-    if (!params.wallet || walletLength === undefined) return { subOrganizationId, rootUserIds };
+    if (!params.wallet || !preparedWallet) return { subOrganizationId, rootUserIds };
     const wallet = await insertWallet(
       tx,
       services,
-      { organizationId: subOrganizationId, name: params.wallet.walletName, secret: generateMnemonic(walletLength), imported: false, now },
+      { organizationId: subOrganizationId, name: params.wallet.walletName, secret: preparedWallet.secret, imported: false, now },
       params.wallet.accounts,
+      preparedWallet.accounts,
       { name: "wallet.walletName", accounts: "wallet.accounts" },
     );
     return { subOrganizationId, wallet, rootUserIds };

@@ -1,8 +1,11 @@
 import { Type } from "@sinclair/typebox";
+import type { AddressFormat } from "../../crypto/addresses/index.js";
 import type { Curve } from "../../crypto/hd/derive.js";
 import { generatePrivateKey } from "../../crypto/keys.js";
 import { defineActivity } from "../definition.js";
-import { insertPrivateKey, PrivateKeyParams } from "../shared/private-keys.js";
+import { derivePrivateKey, insertPrivateKey, PrivateKeyParams } from "../shared/private-keys.js";
+
+const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const createPrivateKeys = defineActivity({
   operation: "create_private_keys",
@@ -14,7 +17,17 @@ export const createPrivateKeys = defineActivity({
   resource: "PRIVATE_KEY",
   action: "CREATE",
   parameters: Type.Object({ privateKeys: Type.Array(PrivateKeyParams, { minItems: 1, maxItems: 100 }) }),
-  async execute({ tx, organization, now, services }, { privateKeys }) {
+  // Keys generated and their addresses derived before the transaction, one key per turn of the event loop.
+  async prepare(_services, { privateKeys }) {
+    const prepared = [];
+    for (const [index, key] of privateKeys.entries()) {
+      if (index > 0) await nextTurnOfTheEventLoop();
+      const privateKey = generatePrivateKey(key.curve as Curve);
+      prepared.push({ privateKey, derived: derivePrivateKey(key.curve as Curve, privateKey, key.addressFormats as AddressFormat[], `privateKeys[${index}].addressFormats`) });
+    }
+    return prepared;
+  },
+  async execute({ tx, organization, now, services }, { privateKeys }, prepared) {
     const created = [];
     for (const [index, key] of privateKeys.entries()) {
       const at = `privateKeys[${index}]`;
@@ -26,7 +39,8 @@ export const createPrivateKeys = defineActivity({
             organizationId: organization.id,
             name: key.privateKeyName,
             curve: key.curve as Curve,
-            privateKey: generatePrivateKey(key.curve as Curve),
+            privateKey: prepared[index]!.privateKey,
+            derived: prepared[index]!.derived,
             addressFormats: key.addressFormats,
             tagIds: key.privateKeyTags,
             imported: false,

@@ -1,15 +1,33 @@
-import { loginNonce, verifyOidcToken } from "../../auth/oidc.js";
+import { loginNonce, verifyOidcToken, type VerifiedOidcToken } from "../../auth/oidc.js";
 import { invalidArgument, notFound } from "../../errors.js";
+import type { Services } from "../../services.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityContext } from "../definition.js";
 
+/** A login token verified before the activity's transaction: the token, or what verifying it threw. */
+export type PreparedOidcToken = { token: VerifiedOidcToken } | { error: unknown };
+
 /**
- * The user an OIDC token logs in (oauth_login, oauth): the token verifies (signature, iss, exp), its
- * nonce or tknonce is sha256 of the session key, and its (iss, sub, aud) is an OAuth provider of a user
- * of the organization.
+ * Verifies a login token in the activity's `prepare` step: a configured issuer's discovery document and keys
+ * may have to be fetched, and no network I/O may happen while the transaction holds the store. A refusal is
+ * kept and thrown by the handler, at the point where it checked the token before.
  */
-export async function userOfOidcToken(ctx: Pick<ActivityContext, "tx" | "now" | "services" | "organization">, oidcToken: string, publicKey: string, keyField: string): Promise<string> {
-  const token = await verifyOidcToken(ctx.services, oidcToken, ctx.now);
+export async function prepareOidcToken(services: Services, oidcToken: string): Promise<PreparedOidcToken> {
+  try {
+    return { token: await verifyOidcToken(services, oidcToken, services.clock()) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * The user an OIDC token logs in (oauth_login, oauth): the token verified (signature, iss, exp — see
+ * prepareOidcToken), its nonce or tknonce is sha256 of the session key, and its (iss, sub, aud) is an OAuth
+ * provider of a user of the organization.
+ */
+export async function userOfOidcToken(ctx: Pick<ActivityContext, "tx" | "organization" | "now">, prepared: PreparedOidcToken, publicKey: string, keyField: string): Promise<string> {
+  if ("error" in prepared) throw prepared.error;
+  const { token } = prepared;
   const expected = loginNonce(publicKey);
   if (token.nonce !== expected && token.tknonce !== expected) {
     const got = token.nonce ?? token.tknonce;

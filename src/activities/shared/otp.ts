@@ -3,6 +3,8 @@ import { Type, type Static } from "@sinclair/typebox";
 import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import { failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../errors.js";
 import { Int64String } from "../../schema/common.js";
+import { checkBudget, lockBudget, spendBudget, type Budget } from "../../limits/budget.js";
+import type { Queryable } from "../../store/database.js";
 import type { ActivityContext } from "../definition.js";
 import { requireFeature } from "./features.js";
 import { deliver, otpMessage } from "./otp-messages.js";
@@ -155,6 +157,11 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
     );
   }
 
+  const issued = codesPerContact(ctx, contact);
+  await lockBudget(tx, issued.key);
+  await checkBudget(tx, issued, now);
+  await spendBudget(tx, issued.key, now);
+
   const otpId = randomUUID();
   const code = generateCode(length, params.alphanumeric ?? true);
   const secret: CodeSecret = { hmacKey: randomBytes(32), targetPrivateKey: p256.utils.randomSecretKey() };
@@ -177,6 +184,58 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
   const message = otpMessage({ otpType, contact, code, appName: params.appName, seconds, params });
   ctx.afterCommit(() => deliver(services.messaging, message));
   return { otpId, targetPublicKeyHex: Buffer.from(p256.getPublicKey(secret.targetPrivateKey, false)).toString("hex") };
+}
+
+/** One contact of one organization, as the OTP budgets key it (contacts compare case-insensitively). */
+const contactKey = (organizationId: string, contact: string) => `${organizationId}:${contact.trim().toLowerCase()}`;
+
+/**
+ * Codes issued to a contact, used or not: "3 active codes per contact" alone let a caller who uses or locks
+ * each code ask for another at once.
+ */
+function codesPerContact(ctx: Pick<ActivityContext, "organization" | "services">, contact: string): Budget {
+  const { limits } = ctx.services;
+  return {
+    key: `otp-codes:${contactKey(ctx.organization.id, contact)}`,
+    limit: limits.otpCodesPerContact,
+    windowSeconds: limits.otpWindowSeconds,
+    describe: `codes per contact (${contact} in organization ${ctx.organization.id})`,
+  };
+}
+
+/**
+ * Wrong codes tried for a contact, whatever codes they were spread over. A code locks after 3 wrong
+ * guesses, but a fresh code gave 3 more: without this budget, init + 3 guesses in a loop guessed freely.
+ */
+function wrongGuessesPerContact(ctx: Pick<ActivityContext, "organization" | "services">, contact: string): Budget {
+  const { limits } = ctx.services;
+  return {
+    key: `otp-guesses:${contactKey(ctx.organization.id, contact)}`,
+    limit: limits.otpWrongGuessesPerContact,
+    windowSeconds: limits.otpWindowSeconds,
+    describe: `wrong guesses at the codes of contact ${contact} in organization ${ctx.organization.id}`,
+  };
+}
+
+/**
+ * The lock verify_otp and otp_auth take before their handler runs (`lockKey`): one per contact, so that
+ * concurrent guesses at any of a contact's codes, on any process, run one after another and each sees the
+ * attempts and the wrong-guess budget the ones before it spent.
+ */
+export async function otpGuessLockKey(tx: Queryable, otpId: string): Promise<string> {
+  const [row] = await tx.query<{ organization_id: string; contact: string }>("SELECT organization_id, contact FROM otp_codes WHERE id = $1", [otpId]);
+  return row ? `otp-guess:${contactKey(row.organization_id, row.contact)}` : `otp:${otpId}`;
+}
+
+/**
+ * The public half of a code's target key (what its otpEncryptionTargetBundle carries), found by the code's
+ * primary key — for the auth proxy's legacy otp_verify, which encrypts a plain code to it.
+ */
+export async function otpTargetPublicKey(db: Queryable, services: Pick<ActivityContext["services"], "kek">, organizationId: string, otpId: string): Promise<string | undefined> {
+  const [row] = await db.query<{ sealed_secret: string }>("SELECT sealed_secret FROM otp_codes WHERE id = $1 AND organization_id = $2 AND flow = 'OTP'", [otpId, organizationId]);
+  if (!row) return undefined;
+  const targetPrivateKey = services.kek.open(row.sealed_secret, secretContext(otpId)).slice(32, 64);
+  return Buffer.from(p256.getPublicKey(targetPrivateKey, false)).toString("hex");
 }
 
 /** A channel that is not configured is refused before anything is stored or sent. */
@@ -214,9 +273,10 @@ export interface PendingOtp {
  * A wrong guess fails the activity, and a failed activity's writes are rolled back — so counting the
  * attempt in the handler would undo itself and allow unlimited guesses. The count is therefore recorded
  * with `keepOnFailure`, which the engine applies in the same transaction after the rollback, next to the
- * FAILED activity; and these activities declare `lockKey` on the otpId, so concurrent guesses at one code
+ * FAILED activity; and these activities declare `lockKey` (the code's contact), so concurrent guesses at one code
  * run one after another and each sees the attempts before it (a row lock taken inside the handler would
- * be released by the rollback and let a waiting guess through before the attempt is counted).
+ * be released by the rollback and let a waiting guess through before the attempt is counted). The lock is
+ * per contact (`otpGuessLockKey`), so the contact's wrong-guess budget is exact across codes and processes.
  */
 export async function pendingOtp(ctx: ActivityContext, otpId: string, flow: OtpFlow): Promise<PendingOtp> {
   const { tx, organization, now, services } = ctx;
@@ -230,6 +290,8 @@ export async function pendingOtp(ctx: ActivityContext, otpId: string, flow: OtpF
   if (new Date(row.expires_at).getTime() <= now.getTime()) {
     throw failedPrecondition(`otpId: code ${otpId} expired at ${new Date(row.expires_at).toISOString()}; request a new one with ${init}`, "OTP_EXPIRED");
   }
+  const guesses = wrongGuessesPerContact(ctx, row.contact);
+  await checkBudget(tx, guesses, now);
   const secret = services.kek.open(row.sealed_secret, secretContext(row.id));
   const hmacKey = secret.slice(0, 32);
   return {
@@ -239,7 +301,10 @@ export async function pendingOtp(ctx: ActivityContext, otpId: string, flow: OtpF
       const expected = Buffer.from(row.code_hmac, "hex");
       const given = Buffer.from(codeHmac(hmacKey, code), "hex");
       if (!timingSafeEqual(expected, given)) {
-        ctx.keepOnFailure(async (keep) => void (await keep.query("UPDATE otp_codes SET attempts = attempts + 1 WHERE id = $1", [row.id])));
+        ctx.keepOnFailure(async (keep) => {
+          await keep.query("UPDATE otp_codes SET attempts = attempts + 1 WHERE id = $1", [row.id]);
+          await spendBudget(keep, guesses.key, now);
+        });
         const left = OTP_RULES.attemptsPerCode - row.attempts - 1;
         throw unauthenticated(
           `otp code for ${otpId} is incorrect; ${left > 0 ? `${left} attempt${left === 1 ? "" : "s"} left` : "the code is now locked; request a new one"}`,

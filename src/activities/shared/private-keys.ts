@@ -29,6 +29,19 @@ export interface NewPrivateKey {
   tagIds: string[];
   imported: boolean;
   now: Date;
+  /** The public key and addresses when computed beforehand (`prepare`); otherwise computed here. */
+  derived?: DerivedPrivateKey;
+}
+
+export interface DerivedPrivateKey {
+  publicKey: Uint8Array;
+  addresses: { format: string; address: string }[];
+}
+
+/** A private key's public key and addresses: CPU work, done before the activity's transaction where it can be. */
+export function derivePrivateKey(curve: Curve, privateKey: Uint8Array, formats: AddressFormat[], field: string): DerivedPrivateKey {
+  const publicKey = publicKeyOf(curve, privateKey);
+  return { publicKey, addresses: privateKeyAddresses(curve, publicKey, formats, field) };
 }
 
 /** The key's address in each format; a format the curve cannot have is a 400 naming the field. */
@@ -60,8 +73,7 @@ export async function insertPrivateKey(
   const [taken] = await tx.query<{ id: string }>("SELECT id FROM private_keys WHERE organization_id = $1 AND name = $2", [key.organizationId, key.name]);
   if (taken) throw alreadyExists(`${fields.name}: a private key named ${JSON.stringify(key.name)} already exists in organization ${key.organizationId} (private key ${taken.id})`);
 
-  const publicKey = publicKeyOf(key.curve, key.privateKey);
-  const addresses = privateKeyAddresses(key.curve, publicKey, key.addressFormats, fields.addressFormats);
+  const { publicKey, addresses } = key.derived ?? derivePrivateKey(key.curve, key.privateKey, key.addressFormats, fields.addressFormats);
   const privateKeyId = randomUUID();
   await tx.query(
     `INSERT INTO private_keys (id, organization_id, name, curve, public_key, sealed_private_key, imported, created_at, updated_at)

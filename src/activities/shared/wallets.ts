@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { ADDRESS_FORMATS, AddressFormatError, curvesForAddressFormat, deriveAddress } from "../../crypto/addresses/index.js";
 import { deriveKey, type Curve } from "../../crypto/hd/derive.js";
 import { InvalidPathError } from "../../crypto/hd/path.js";
-import { MNEMONIC_LENGTHS, parseWalletSecret, walletSeed } from "../../crypto/mnemonic.js";
+import { generateMnemonic, MNEMONIC_LENGTHS, parseWalletSecret, walletSeed, walletSeedAsync } from "../../crypto/mnemonic.js";
 import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
 import type { WalletRow } from "../../records/wallets.js";
 import type { Services } from "../../services.js";
@@ -99,12 +99,13 @@ export interface NewWallet {
   now: Date;
 }
 
-/** Stores a wallet (secret sealed) with its accounts; returns its id and the accounts' addresses. */
+/** Stores a wallet (secret sealed) with its accounts, derived beforehand; returns its id and the accounts' addresses. */
 export async function insertWallet(
   tx: Queryable,
   services: Services,
   wallet: NewWallet,
   accounts: WalletAccountInput[],
+  derived: DerivedAccount[],
   fields: { name: string; accounts: string },
 ): Promise<{ walletId: string; addresses: string[] }> {
   await assertWalletCapacity(tx, wallet.organizationId);
@@ -114,9 +115,40 @@ export async function insertWallet(
     `INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
     [walletId, wallet.organizationId, wallet.name, services.kek.seal(new TextEncoder().encode(wallet.secret), `wallet:${walletId}`), wallet.imported, wallet.now],
   );
-  const seed = walletSeed(parseWalletSecret(wallet.secret));
-  const addresses = await insertWalletAccounts(tx, services, { id: walletId, organizationId: wallet.organizationId, seed }, accounts, wallet.now, fields.accounts);
+  const addresses = await insertWalletAccounts(tx, services, { id: walletId, organizationId: wallet.organizationId }, accounts, derived, wallet.now, fields.accounts);
   return { walletId, addresses };
+}
+
+/** A new wallet's secret and its accounts, generated and derived before the activity's transaction. */
+export interface PreparedWallet {
+  secret: string;
+  accounts: DerivedAccount[];
+}
+
+/** A new mnemonic and its accounts: CPU work for `prepare`, off the transaction (and mostly off the event loop). */
+export async function prepareNewWallet(
+  mnemonicLength: number | undefined,
+  accounts: WalletAccountInput[],
+  fields: { mnemonicLength: string; accounts: string },
+): Promise<PreparedWallet> {
+  const secret = generateMnemonic(checkMnemonicLength(mnemonicLength, fields.mnemonicLength));
+  return { secret, accounts: await deriveAccounts(await walletSeedAsync(parseWalletSecret(secret)), accounts, fields.accounts) };
+}
+
+const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Derives accounts in order, letting the event loop serve other requests between two accounts: one
+ * account costs a few milliseconds of CPU (about 10 ms for a secp256k1 path on a busy 2-core machine), so
+ * no other request waits longer than that, however many accounts are asked for.
+ */
+export async function deriveAccounts(seed: Uint8Array, accounts: WalletAccountInput[], field: string): Promise<DerivedAccount[]> {
+  const derived: DerivedAccount[] = [];
+  for (const [index, account] of accounts.entries()) {
+    if (index > 0) await nextTurnOfTheEventLoop();
+    derived.push(deriveAccount(seed, account, `${field}[${index}]`));
+  }
+  return derived;
 }
 
 /** The seed of a stored wallet, opened from its sealed secret. */
@@ -125,12 +157,13 @@ export function openWalletSeed(services: Services, wallet: WalletRow): Uint8Arra
   return walletSeed(parseWalletSecret(secret));
 }
 
-/** Derives accounts in order; with `persist` false they are only previewed. */
+/** Stores accounts derived beforehand (`deriveAccounts`); with `persist` false they are only previewed. */
 export async function insertWalletAccounts(
   tx: Queryable,
   services: Services,
-  wallet: { id: string; organizationId: string; seed: Uint8Array },
+  wallet: { id: string; organizationId: string },
   accounts: WalletAccountInput[],
+  derivedAccounts: DerivedAccount[],
   now: Date,
   field: string,
   persist = true,
@@ -139,7 +172,7 @@ export async function insertWalletAccounts(
   const seen = new Set<string>();
   for (const [index, account] of accounts.entries()) {
     const at = `${field}[${index}]`;
-    const derived = deriveAccount(wallet.seed, account, at);
+    const derived = derivedAccounts[index]!;
     addresses.push(derived.address);
     if (!persist) continue;
     const identity = `${account.curve} ${account.path} ${account.addressFormat}`;

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { requireWallet } from "../../records/wallets.js";
+import { findWallet, requireWallet } from "../../records/wallets.js";
 import { Id } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { insertWalletAccounts, openWalletSeed, WalletAccounts } from "../shared/wallets.js";
+import { deriveAccounts, insertWalletAccounts, openWalletSeed, WalletAccounts, type DerivedAccount } from "../shared/wallets.js";
 
 export const createWalletAccounts = defineActivity({
   operation: "create_wallet_accounts",
@@ -14,10 +14,17 @@ export const createWalletAccounts = defineActivity({
   resource: "WALLET",
   action: "CREATE",
   parameters: Type.Object({ walletId: Id(), accounts: WalletAccounts, persist: Type.Optional(Type.Boolean()) }),
-  async execute({ tx, organization, now, services }, { walletId, accounts, persist }) {
+  // Derived from the committed wallet before the transaction; a missing wallet is left to execute's refusal.
+  async prepare(services, { walletId, accounts }, organization): Promise<{ sealedMnemonic: string; accounts: DerivedAccount[] } | undefined> {
+    const wallet = await findWallet(services.db, organization.id, walletId);
+    if (!wallet) return undefined;
+    return { sealedMnemonic: wallet.sealed_mnemonic, accounts: await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts") };
+  },
+  async execute({ tx, organization, now, services }, { walletId, accounts, persist }, prepared) {
     const wallet = await requireWallet(tx, organization.id, walletId);
-    const seed = openWalletSeed(services, wallet);
-    const addresses = await insertWalletAccounts(tx, services, { id: wallet.id, organizationId: organization.id, seed }, accounts, now, "accounts", persist ?? true);
+    // A wallet's secret never changes; should the wallet have appeared only since, derive now.
+    const derived = prepared?.sealedMnemonic === wallet.sealed_mnemonic ? prepared.accounts : await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts");
+    const addresses = await insertWalletAccounts(tx, services, { id: wallet.id, organizationId: organization.id }, accounts, derived, now, "accounts", persist ?? true);
     if (persist ?? true) await tx.query("UPDATE wallets SET updated_at = $2 WHERE id = $1", [wallet.id, now]);
     return { addresses };
   },

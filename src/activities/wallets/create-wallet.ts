@@ -1,6 +1,5 @@
 import { defineActivity } from "../definition.js";
-import { checkMnemonicLength, insertWallet, WalletParams } from "../shared/wallets.js";
-import { generateMnemonic } from "../../crypto/mnemonic.js";
+import { insertWallet, prepareNewWallet, WalletParams } from "../shared/wallets.js";
 
 export const createWallet = defineActivity({
   operation: "create_wallet",
@@ -12,9 +11,9 @@ export const createWallet = defineActivity({
   resource: "WALLET",
   action: "CREATE",
   parameters: WalletParams,
-  async execute({ tx, organization, now, services }, { walletName, accounts, mnemonicLength }) {
-    const secret = generateMnemonic(checkMnemonicLength(mnemonicLength, "mnemonicLength"));
-    return insertWallet(tx, services, { organizationId: organization.id, name: walletName, secret, imported: false, now }, accounts, {
+  prepare: (_services, { accounts, mnemonicLength }) => prepareNewWallet(mnemonicLength, accounts, { mnemonicLength: "mnemonicLength", accounts: "accounts" }),
+  async execute({ tx, organization, now, services }, { walletName, accounts }, prepared) {
+    return insertWallet(tx, services, { organizationId: organization.id, name: walletName, secret: prepared.secret, imported: false, now }, accounts, prepared.accounts, {
       name: "walletName",
       accounts: "accounts",
     });

@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import { InvalidMnemonicError, parseWalletSecret } from "../../crypto/mnemonic.js";
+import { InvalidMnemonicError, parseWalletSecret, walletSeed } from "../../crypto/mnemonic.js";
 import { invalidArgument } from "../../errors.js";
 import { requireUser } from "../../records/users.js";
 import { Id, Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
 import { openImport } from "../shared/import-keys.js";
-import { insertWallet, WalletAccounts } from "../shared/wallets.js";
+import { deriveAccounts, insertWallet, WalletAccounts } from "../shared/wallets.js";
 
 export const importWallet = defineActivity({
   operation: "import_wallet",
@@ -20,13 +20,16 @@ export const importWallet = defineActivity({
   async execute({ tx, organization, now, services }, { userId, walletName, encryptedBundle, accounts }) {
     await requireUser(tx, organization.id, userId);
     const secret = new TextDecoder().decode(await openImport(tx, services, { userId, kind: "WALLET" }, encryptedBundle));
+    let parsed;
     try {
-      parseWalletSecret(secret);
+      parsed = parseWalletSecret(secret);
     } catch (error) {
       if (error instanceof InvalidMnemonicError) throw invalidArgument(`encryptedBundle: ${error.message}`, "REQUEST_INVALID", [{ field: "encryptedBundle", description: error.message }]);
       throw error;
     }
-    return insertWallet(tx, services, { organizationId: organization.id, name: walletName, secret, imported: true, now }, accounts, {
+    // The mnemonic exists only inside the import bundle, opened here with the user's import key: derived in the transaction.
+    const derived = await deriveAccounts(walletSeed(parsed), accounts, "accounts");
+    return insertWallet(tx, services, { organizationId: organization.id, name: walletName, secret, imported: true, now }, accounts, derived, {
       name: "walletName",
       accounts: "accounts",
     });

@@ -1,7 +1,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { hpkeSeal } from "../../crypto/bundles.js";
-import { activitiesByOperation } from "../../activities/registry.js";
+import { otpTargetPublicKey } from "../../activities/shared/otp.js";
 import { invalidArgument, notFound } from "../../errors.js";
+import { checkBudget, lockBudget, spendBudget } from "../../limits/budget.js";
 import { submitAsProxy } from "../act.js";
 import { sessionExpirationSeconds } from "../configs.js";
 import { defineEndpoint, type ProxyContext } from "../endpoint.js";
@@ -24,6 +25,7 @@ const ClientSignature = Type.Object({
 /** init_otp in the config's organization, with the config's OTP and email settings. */
 async function initOtp(ctx: ProxyContext, body: Static<typeof InitBody>) {
   requireMethod(ctx, otpMethod(body.otpType));
+  await spendCodeRequest(ctx);
   const { settings } = ctx;
   const { appName, ...emailSettings } = settings.emailCustomizationParams ?? {};
   const templateId = body.emailCustomization?.templateId ?? emailSettings.templateId;
@@ -44,6 +46,27 @@ async function initOtp(ctx: ProxyContext, body: Static<typeof InitBody>) {
   return result as { otpId: string; otpEncryptionTargetBundle: string };
 }
 
+/**
+ * Codes asked for from one client address, across configs (the address is the caller's resource, not the
+ * config's). Counted in the database, so every process of a cluster spends the same budget; counted per
+ * request, whether or not init_otp then sends a code.
+ */
+async function spendCodeRequest(ctx: ProxyContext): Promise<void> {
+  const { limits } = ctx.services;
+  const budget = {
+    key: `otp-address:${ctx.clientAddress}`,
+    limit: limits.otpCodesPerAddress,
+    windowSeconds: limits.otpWindowSeconds,
+    describe: `codes per client address (${ctx.clientAddress})`,
+  };
+  const now = ctx.services.clock();
+  await ctx.services.db.transaction(async (tx) => {
+    await lockBudget(tx, budget.key);
+    await checkBudget(tx, budget, now);
+    await spendBudget(tx, budget.key, now);
+  });
+}
+
 async function verifyOtp(ctx: ProxyContext, otpId: string, encryptedOtpBundle: string) {
   const expiry = ctx.settings.verificationTokenExpirationSeconds;
   const { result } = await submitAsProxy(ctx, "verify_otp", ctx.config.organization_id, {
@@ -55,22 +78,13 @@ async function verifyOtp(ctx: ProxyContext, otpId: string, encryptedOtpBundle: s
 }
 
 /**
- * The legacy otp_verify sends the code itself. The proxy does what a client of verify_otp does: it reads
- * the OTP's target key from the signed bundle init_otp answered (kept in that activity's result) and
- * encrypts {otp_code, public_key} to it.
+ * The legacy otp_verify sends the code itself. The proxy does what a client of verify_otp does: it encrypts
+ * {otp_code, public_key} to the code's target key (the one its otpEncryptionTargetBundle carries), found by
+ * the code's id — one primary-key read, not a search of the organization's init_otp activities.
  */
 async function encryptCodeForOtp(ctx: ProxyContext, otpId: string, otpCode: string, publicKey: string): Promise<string> {
-  const definition = activitiesByOperation.get("init_otp");
-  const [row] = definition
-    ? await ctx.services.db.query<{ result: Record<string, { otpEncryptionTargetBundle?: string }> }>(
-        `SELECT result FROM activities WHERE organization_id = $1 AND type = $2 AND status = 'ACTIVITY_STATUS_COMPLETED' AND result -> $3 ->> 'otpId' = $4`,
-        [ctx.config.organization_id, definition.type, definition.resultKey, otpId],
-      )
-    : [];
-  const bundle = definition ? row?.result[definition.resultKey]?.otpEncryptionTargetBundle : undefined;
-  if (!bundle) throw notFound(`otpId: no OTP ${JSON.stringify(otpId)} was sent through auth proxy config ${ctx.config.id}`, "OTP_NOT_FOUND");
-  const { data } = JSON.parse(bundle) as { data: string };
-  const { targetPublic } = JSON.parse(Buffer.from(data, "hex").toString("utf8")) as { targetPublic: string };
+  const targetPublic = await otpTargetPublicKey(ctx.services.db, ctx.services, ctx.config.organization_id, otpId);
+  if (!targetPublic) throw notFound(`otpId: no OTP ${JSON.stringify(otpId)} was sent through auth proxy config ${ctx.config.id}`, "OTP_NOT_FOUND");
   const plaintext = JSON.stringify({ otp_code: otpCode, public_key: publicKey });
   const sealed = await hpkeSeal(new TextEncoder().encode(plaintext), new Uint8Array(Buffer.from(targetPublic, "hex")));
   return JSON.stringify({ encappedPublic: Buffer.from(sealed.encapsulatedKey).toString("hex"), ciphertext: Buffer.from(sealed.ciphertext).toString("hex") });

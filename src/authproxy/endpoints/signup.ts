@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { decodeJwt } from "jose";
 import { verifyOidcToken } from "../../auth/oidc.js";
-import { ApiKeyParams, AuthenticatorParams, OauthProviderParams } from "../../activities/shared/credentials.js";
+import { ApiKeyParams, AuthenticatorParams, LIMITS, OauthProviderParams } from "../../activities/shared/credentials.js";
 import { WalletParams } from "../../activities/shared/wallets.js";
 import { invalidArgument } from "../../errors.js";
 import { Name } from "../../schema/common.js";
@@ -27,9 +27,11 @@ const signupBody = <P extends typeof OauthProviderParams | typeof OauthProviderP
     userName: Type.Optional(Type.String({ maxLength: 256 })),
     organizationName: Type.Optional(Type.String({ maxLength: 256 })),
     verificationToken: Type.Optional(Type.String({ minLength: 1 })),
-    apiKeys: Type.Optional(Type.Array(ApiKeyParams)),
-    authenticators: Type.Optional(Type.Array(AuthenticatorParams)),
-    oauthProviders: Type.Optional(Type.Array(provider)),
+    // No more than one user may hold (each attestation and token is verified; expiring keys past the limit
+    // would each be inserted and then deleted again).
+    apiKeys: Type.Optional(Type.Array(ApiKeyParams, { maxItems: LIMITS.longLivedApiKeysPerUser + LIMITS.expiringApiKeysPerUser })),
+    authenticators: Type.Optional(Type.Array(AuthenticatorParams, { maxItems: LIMITS.authenticatorsPerUser })),
+    oauthProviders: Type.Optional(Type.Array(provider, { maxItems: LIMITS.oauthProvidersPerUser })),
     wallet: Type.Optional(WalletParams),
     clientSignature: Type.Optional(ClientSignature),
   });
@@ -65,6 +67,11 @@ async function signup(ctx: ProxyContext, body: SignupInput): Promise<Record<stri
     ]);
   }
   checkMethods(ctx, body);
+  const maxAccounts = ctx.services.limits.signupWalletAccounts;
+  if (body.wallet && body.wallet.accounts.length > maxAccounts) {
+    const why = `at most ${maxAccounts} accounts in a signup's wallet (AUTH_PROXY_SIGNUP_MAX_WALLET_ACCOUNTS), not ${body.wallet.accounts.length}; derive more later with create_wallet_accounts`;
+    throw invalidArgument(`wallet.accounts: ${why}`, "REQUEST_INVALID", [{ field: "wallet.accounts", description: why }]);
+  }
   // create_sub_organization records a provider registered from a verified token as proven; verifying the
   // tokens here first fetches an OIDC_ISSUERS issuer's keys before the activity's transaction, not inside it.
   for (const provider of body.oauthProviders ?? []) {
