@@ -44,22 +44,26 @@ async function startHeldIssuer() {
 describe("no network I/O while the store is held", () => {
   let issuer: Awaited<ReturnType<typeof startHeldIssuer>>;
   let provider: Awaited<ReturnType<typeof startHeldIssuer>>;
+  let registrationIssuer: Awaited<ReturnType<typeof startHeldIssuer>>;
   let server: TestServer;
 
   beforeAll(async () => {
     issuer = await startHeldIssuer();
     provider = await startHeldIssuer();
+    registrationIssuer = await startHeldIssuer();
     // A fetch may wait ten minutes: it cannot give up (and free a held store) during the test.
     server = await startTestServer({
-      env: { OIDC_ISSUERS: issuer.issuer, OAUTH2_TIMEOUT_MS: "600000", OAUTH2_X_TOKEN_URL: `${provider.issuer}/token`, OAUTH2_X_USERINFO_URL: `${provider.issuer}/2/users/me` },
+      env: { OIDC_ISSUERS: `${issuer.issuer},${registrationIssuer.issuer}`, OAUTH2_TIMEOUT_MS: "600000", OAUTH2_X_TOKEN_URL: `${provider.issuer}/token`, OAUTH2_X_USERINFO_URL: `${provider.issuer}/2/users/me` },
     });
   });
   afterAll(async () => {
     issuer?.release();
     provider?.release();
+    registrationIssuer?.release();
     await server?.close();
     await issuer?.close();
     await provider?.close();
+    await registrationIssuer?.close();
   });
 
   it("oauth_login verifies its token (fetching the issuer's discovery and keys) before its transaction: other requests are served meanwhile", async () => {
@@ -99,5 +103,22 @@ describe("no network I/O while the store is held", () => {
     expect(provider.state.droppedByClient).toBe(false);
     provider.release();
     expect(await exchange).toMatch(/answered|refused/);
+  }, 60_000);
+
+  it("create_oauth_providers verifies a registration's token (which proves the identity) before its transaction: other requests are served meanwhile", async () => {
+    const oidcToken = await registrationIssuer.token({ sub: "registered", aud: "client" });
+    const registration = server
+      .client()
+      .createOauthProviders({ userId: server.root.userId, oauthProviders: [{ providerName: "held issuer", oidcToken }] })
+      .then(
+        () => "answered",
+        () => "refused",
+      );
+    await registrationIssuer.requested;
+    const whoami = await server.client().getWhoami({ organizationId: server.root.organizationId });
+    expect(whoami.organizationId).toBe(server.root.organizationId);
+    expect(registrationIssuer.state.droppedByClient).toBe(false);
+    registrationIssuer.release();
+    expect(await registration).toBe("answered");
   }, 60_000);
 });

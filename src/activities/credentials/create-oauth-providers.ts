@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../records/users.js";
 import { Id } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
-import { OauthProviderParams, addOauthProviders } from "../shared/credentials.js";
+import { OauthProviderParams, addOauthProviders, verifyRegistrationTokens } from "../shared/credentials.js";
 
 export const createOauthProviders = defineActivity({
   operation: "create_oauth_providers",
@@ -15,9 +15,10 @@ export const createOauthProviders = defineActivity({
   action: "UPDATE",
   parameters: Type.Object({ userId: Id(), oauthProviders: Type.Array(OauthProviderParams, { minItems: 1, maxItems: 10 }) }),
   selfServiceUserId: (params) => params.userId,
-  async execute({ tx, organization, now, services }, { userId, oauthProviders }) {
+  prepare: (services, { oauthProviders }) => verifyRegistrationTokens(services, oauthProviders),
+  async execute({ tx, organization, now }, { userId, oauthProviders }, verifiedTokens) {
     await requireUser(tx, organization.id, userId);
-    const { ids } = await addOauthProviders(tx, { organizationId: organization.id, userId, now, services }, oauthProviders, "oauthProviders");
+    const { ids } = await addOauthProviders(tx, { organizationId: organization.id, userId, now, verifiedTokens }, oauthProviders, "oauthProviders");
     return { providerIds: ids };
   },
 });

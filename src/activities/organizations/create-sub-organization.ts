@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import { defineActivity } from "../definition.js";
+import { verifyRegistrationTokens } from "../shared/credentials.js";
 import { UserParams, createUser } from "../shared/users.js";
 import { markContactVerified } from "../shared/verified-contacts.js";
 import { insertWallet, prepareNewWallet, WalletParams } from "../shared/wallets.js";
@@ -40,10 +41,13 @@ export const createSubOrganization = defineActivity({
     verificationToken: Type.Optional(Type.String()),
     clientSignature: Type.Optional(Type.Unknown()),
   }),
-  // The wallet's mnemonic and accounts, before the transaction (signups through the auth proxy bring one).
-  prepare: async (_services, { wallet }) =>
-    wallet ? prepareNewWallet(wallet.mnemonicLength, wallet.accounts, { mnemonicLength: "wallet.mnemonicLength", accounts: "wallet.accounts" }) : undefined,
-  async execute({ tx, organization, now, services }, params, preparedWallet) {
+  // Before the transaction: the wallet's mnemonic and accounts (signups through the auth proxy bring one),
+  // and the root users' OIDC tokens, whose issuer's keys may have to be fetched.
+  prepare: async (services, { wallet, rootUsers }) => ({
+    wallet: wallet ? await prepareNewWallet(wallet.mnemonicLength, wallet.accounts, { mnemonicLength: "wallet.mnemonicLength", accounts: "wallet.accounts" }) : undefined,
+    verifiedTokens: await verifyRegistrationTokens(services, rootUsers.flatMap((user) => user.oauthProviders)),
+  }),
+  async execute({ tx, organization, now, services }, params, { wallet: preparedWallet, verifiedTokens }) {
     if (organization.parent_id) {
       throw failedPrecondition(
         `organization ${organization.id} is itself a sub-organization (of ${organization.parent_id}); sub-organizations cannot create sub-organizations`,
@@ -67,7 +71,7 @@ export const createSubOrganization = defineActivity({
     );
     const rootUserIds: string[] = [];
     for (const [index, user] of params.rootUsers.entries()) {
-      rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true, services }, user, `rootUsers[${index}]`));
+      rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true, verifiedTokens }, user, `rootUsers[${index}]`));
     }
     if (verified) await markContactVerified(tx, subOrganizationId, verified.verification_type, verified.contact, now);
     if (!params.wallet || !preparedWallet) return { subOrganizationId, rootUserIds };

@@ -69,8 +69,26 @@ interface Owner {
   organizationId: string;
   userId: string;
   now: Date;
-  /** Verifies OIDC tokens, so a provider registered from a token that verifies is recorded as proven. */
-  services?: Pick<Services, "signer" | "oauth">;
+  /** The registrations' OIDC tokens that verified (see verifyRegistrationTokens): their providers are proven. */
+  verifiedTokens?: VerifiedTokens;
+}
+
+/** OIDC tokens of OAuth provider registrations that verified, by the token's text. */
+export type VerifiedTokens = ReadonlyMap<string, VerifiedOidcToken>;
+
+/**
+ * Verifies the OIDC tokens of OAuth provider registrations, in an activity's `prepare` step: an OIDC_ISSUERS
+ * issuer's discovery document and keys may have to be fetched, which must not happen inside the transaction.
+ * A token that does not verify is left out (its provider is registered unproven).
+ */
+export async function verifyRegistrationTokens(services: Pick<Services, "signer" | "oauth" | "clock">, providers: OauthProviderInput[]): Promise<VerifiedTokens> {
+  const verified = new Map<string, VerifiedOidcToken>();
+  for (const { oidcToken } of providers) {
+    if (!oidcToken || verified.has(oidcToken)) continue;
+    const token = await verifyOidcToken(services, oidcToken, services.clock()).catch(() => undefined);
+    if (token) verified.set(oidcToken, token);
+  }
+  return verified;
 }
 
 export interface NewApiKey extends ApiKeyInput {
@@ -182,14 +200,9 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
  * do not verify, still register the provider (as the API allows) but unproven: the auth proxy's lookups
  * across sub-organizations do not find it until an oauth_login proves it.
  */
-async function oidcTokenProves(owner: Owner, oidcToken: string | undefined, identity: { iss: string; sub: string; aud: string }): Promise<VerifiedOidcToken | undefined> {
-  if (!oidcToken || !owner.services) return undefined;
-  try {
-    const token = await verifyOidcToken(owner.services, oidcToken, owner.now);
-    return token.iss === identity.iss && token.sub === identity.sub && token.audiences.includes(identity.aud) ? token : undefined;
-  } catch {
-    return undefined;
-  }
+function oidcTokenProves(owner: Owner, oidcToken: string | undefined, identity: { iss: string; sub: string; aud: string }): VerifiedOidcToken | undefined {
+  const token = oidcToken === undefined ? undefined : owner.verifiedTokens?.get(oidcToken);
+  return token && token.iss === identity.iss && token.sub === identity.sub && token.audiences.includes(identity.aud) ? token : undefined;
 }
 
 /** The (iss, sub, aud) identity of an OAuth provider entry: from explicit claims or the token's. */
@@ -243,7 +256,7 @@ export async function addOauthProviders(tx: Queryable, owner: Owner, providers: 
       );
     }
     const id = randomUUID();
-    const proven = await oidcTokenProves(owner, input.oidcToken, identity);
+    const proven = oidcTokenProves(owner, input.oidcToken, identity);
     if (proven?.verifiedEmail) verifiedEmails.push(proven.verifiedEmail);
     await tx.query(
       `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at, proven_at)

@@ -3,8 +3,7 @@ import { randomUUID } from "node:crypto";
 import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
-import type { Services } from "../../services.js";
-import { ApiKeyParams, AuthenticatorParams, OauthProviderParams, addApiKeys, addAuthenticators, addOauthProviders } from "./credentials.js";
+import { ApiKeyParams, AuthenticatorParams, OauthProviderParams, addApiKeys, addAuthenticators, addOauthProviders, type VerifiedTokens } from "./credentials.js";
 import { lockOrganizationForLimits } from "./limits.js";
 
 export const USERS_PER_ORGANIZATION = 100;
@@ -48,7 +47,7 @@ export async function assertUserNameFree(tx: Queryable, organizationId: string, 
 /** Creates one user with its credentials and tags; the caller's transaction holds it all. */
 export async function createUser(
   tx: Queryable,
-  target: { organizationId: string; now: Date; isRoot: boolean; services?: Pick<Services, "signer" | "oauth"> },
+  target: { organizationId: string; now: Date; isRoot: boolean; verifiedTokens?: VerifiedTokens },
   user: NewUser,
   field: string,
 ): Promise<string> {
@@ -67,7 +66,7 @@ export async function createUser(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
     [userId, organizationId, user.userName, user.userEmail || null, user.userPhoneNumber || null, target.isRoot, now],
   );
-  const owner = { organizationId, userId, now, ...(target.services ? { services: target.services } : {}) };
+  const owner = { organizationId, userId, now, verifiedTokens: target.verifiedTokens };
   await addApiKeys(tx, owner, user.apiKeys, `${field}.apiKeys`);
   await addAuthenticators(tx, owner, user.authenticators, `${field}.authenticators`);
   const { verifiedEmails } = await addOauthProviders(tx, owner, user.oauthProviders, `${field}.oauthProviders`);

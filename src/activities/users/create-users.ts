@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../definition.js";
+import { verifyRegistrationTokens } from "../shared/credentials.js";
 import { UserParams, createUser } from "../shared/users.js";
 
 export const createUsers = defineActivity({
@@ -12,10 +13,11 @@ export const createUsers = defineActivity({
   resource: "USER",
   action: "CREATE",
   parameters: Type.Object({ users: Type.Array(UserParams, { minItems: 1, maxItems: 100 }) }),
-  async execute({ tx, organization, now, services }, { users }) {
+  prepare: (services, { users }) => verifyRegistrationTokens(services, users.flatMap((user) => user.oauthProviders)),
+  async execute({ tx, organization, now }, { users }, verifiedTokens) {
     const userIds: string[] = [];
     for (const [index, user] of users.entries()) {
-      userIds.push(await createUser(tx, { organizationId: organization.id, now, isRoot: false, services }, user, `users[${index}]`));
+      userIds.push(await createUser(tx, { organizationId: organization.id, now, isRoot: false, verifiedTokens }, user, `users[${index}]`));
     }
     return { userIds };
   },

@@ -1,6 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { decodeJwt } from "jose";
-import { verifyOidcToken } from "../../auth/oidc.js";
 import { ApiKeyParams, AuthenticatorParams, LIMITS, OauthProviderParams } from "../../activities/shared/credentials.js";
 import { WalletParams } from "../../activities/shared/wallets.js";
 import { invalidArgument } from "../../errors.js";
@@ -71,11 +70,6 @@ async function signup(ctx: ProxyContext, body: SignupInput): Promise<Record<stri
   if (body.wallet && body.wallet.accounts.length > maxAccounts) {
     const why = `at most ${maxAccounts} accounts in a signup's wallet (AUTH_PROXY_SIGNUP_MAX_WALLET_ACCOUNTS), not ${body.wallet.accounts.length}; derive more later with create_wallet_accounts`;
     throw invalidArgument(`wallet.accounts: ${why}`, "REQUEST_INVALID", [{ field: "wallet.accounts", description: why }]);
-  }
-  // create_sub_organization records a provider registered from a verified token as proven; verifying the
-  // tokens here first fetches an OIDC_ISSUERS issuer's keys before the activity's transaction, not inside it.
-  for (const provider of body.oauthProviders ?? []) {
-    if (provider.oidcToken) await verifyOidcToken(ctx.services, provider.oidcToken, ctx.services.clock()).catch(() => undefined);
   }
   const timestamp = ctx.services.clock().getTime();
   const userName = body.userName || body.userEmail || body.userPhoneNumber || `user-${timestamp}`;
