@@ -1,4 +1,4 @@
-import { isIPv6 } from "node:net";
+import ipaddr from "ipaddr.js";
 import { RateLimitedError } from "../errors.js";
 import { windowText } from "./budget.js";
 
@@ -42,11 +42,9 @@ export class RequestBudget {
  * subscriber usually holds whole (counting single IPv6 addresses would let one client count as 2^64).
  */
 export function addressKey(address: string): string {
-  const plain = address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
-  if (!isIPv6(plain)) return plain;
-  const [head = "", tail = ""] = plain.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const groups = plain.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(":")}::/64`;
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${prefix.join(":")}::/64`;
 }
