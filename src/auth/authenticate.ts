@@ -176,7 +176,7 @@ async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind:
       );
     }
   }
-  if (!(authenticator as { proven_at?: Date | null }).proven_at) await markProven(db, "authenticators", authenticator.id, now);
+  if (!authenticator.proven_at) await markProven(db, "authenticators", authenticator.id, now);
   return {
     user: { id: authenticator.user_id, name: authenticator.user_name, organizationId: authenticator.organization_id, isRoot: authenticator.is_root },
     credential: {

@@ -87,6 +87,8 @@ export interface AuthenticatorRow {
   sign_count: number | string;
   /** Hex of the rpIdHash the passkey was registered for (or first used with); NULL until known. */
   rp_id_hash: string | null;
+  /** When a stamp of it was first accepted (the auth proxy's lookups find only proven passkeys); not in every read. */
+  proven_at?: Date | null;
   created_at: Date;
   updated_at: Date;
 }
