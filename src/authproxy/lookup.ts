@@ -13,13 +13,15 @@ import type { ProxyContext } from "./endpoint.js";
  * accepted. Of several sub-organizations holding the same proven identity, the oldest is found.
  * USERNAME and NAME identify nothing and authenticate nobody; they match as list_suborgs does.
  */
+const PROVEN_OAUTH_PROVIDER =
+  "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.proven_at IS NOT NULL AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)";
 const PROVEN: Record<string, string> = {
   EMAIL: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.email_verified_at IS NOT NULL AND lower(u.email) = lower($2))",
   PHONE_NUMBER: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.phone_number_verified_at IS NOT NULL AND u.phone_number = $2)",
   PUBLIC_KEY: "EXISTS (SELECT 1 FROM api_keys k WHERE k.organization_id = o.id AND k.proven_at IS NOT NULL AND k.public_key = lower($2))",
   CREDENTIAL_ID: "EXISTS (SELECT 1 FROM authenticators a WHERE a.organization_id = o.id AND a.proven_at IS NOT NULL AND a.credential_id = $2)",
-  OIDC_TOKEN: "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.proven_at IS NOT NULL AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
-  OIDC_CLAIMS: "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.proven_at IS NOT NULL AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
+  OIDC_TOKEN: PROVEN_OAUTH_PROVIDER,
+  OIDC_CLAIMS: PROVEN_OAUTH_PROVIDER,
 };
 
 /** The oldest sub-organization of the config's organization holding this proven identity (see PROVEN). */

@@ -11,11 +11,14 @@ export interface Budget {
 }
 
 /**
- * Serializes the checks of one budget's key until the end of the caller's transaction (every process of a
- * cluster takes the same advisory lock), so that two requests cannot both see the last free place.
+ * Spends one event of a budget, or refuses as checkBudget does. The key's checks are serialized until the end
+ * of the caller's transaction (every process of a cluster takes the same advisory lock), so that two requests
+ * cannot both see the last free place.
  */
-export async function lockBudget(tx: Queryable, key: string): Promise<void> {
-  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`budget:${key}`]);
+export async function takeFromBudget(tx: Queryable, budget: Budget, now: Date): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`budget:${budget.key}`]);
+  await checkBudget(tx, budget, now);
+  await spendBudget(tx, budget.key, now);
 }
 
 /** Refuses with RESOURCE_EXHAUSTED, naming the budget and when to retry, once the window holds `limit` events. */

@@ -1,11 +1,10 @@
+import { setImmediate } from "node:timers/promises";
 import { Type } from "@sinclair/typebox";
 import type { AddressFormat } from "../../crypto/addresses/index.js";
 import type { Curve } from "../../crypto/hd/derive.js";
 import { generatePrivateKey } from "../../crypto/keys.js";
 import { defineActivity } from "../definition.js";
 import { derivePrivateKey, insertPrivateKey, PrivateKeyParams } from "../shared/private-keys.js";
-
-const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export const createPrivateKeys = defineActivity({
   operation: "create_private_keys",
@@ -21,7 +20,7 @@ export const createPrivateKeys = defineActivity({
   async prepare(_services, { privateKeys }) {
     const prepared = [];
     for (const [index, key] of privateKeys.entries()) {
-      if (index > 0) await nextTurnOfTheEventLoop();
+      if (index > 0) await setImmediate(); // the next turn of the event loop
       const privateKey = generatePrivateKey(key.curve as Curve);
       prepared.push({ privateKey, derived: derivePrivateKey(key.curve as Curve, privateKey, key.addressFormats as AddressFormat[], `privateKeys[${index}].addressFormats`) });
     }

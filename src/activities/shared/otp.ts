@@ -3,7 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import { failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../errors.js";
 import { Int64String } from "../../schema/common.js";
-import { checkBudget, lockBudget, spendBudget, type Budget } from "../../limits/budget.js";
+import { checkBudget, spendBudget, takeFromBudget, type Budget } from "../../limits/budget.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityContext } from "../definition.js";
 import { requireFeature } from "./features.js";
@@ -157,10 +157,7 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
     );
   }
 
-  const issued = codesPerContact(ctx, contact);
-  await lockBudget(tx, issued.key);
-  await checkBudget(tx, issued, now);
-  await spendBudget(tx, issued.key, now);
+  await takeFromBudget(tx, codesPerContact(ctx, contact), now);
 
   const otpId = randomUUID();
   const code = generateCode(length, params.alphanumeric ?? true);

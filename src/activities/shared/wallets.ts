@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
+import { setImmediate } from "node:timers/promises";
 import { ADDRESS_FORMATS, AddressFormatError, curvesForAddressFormat, deriveAddress } from "../../crypto/addresses/index.js";
 import { deriveKey, type Curve } from "../../crypto/hd/derive.js";
 import { InvalidPathError } from "../../crypto/hd/path.js";
@@ -135,8 +136,6 @@ export async function prepareNewWallet(
   return { secret, accounts: await deriveAccounts(await walletSeedAsync(parseWalletSecret(secret)), accounts, fields.accounts) };
 }
 
-const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Derives accounts in order, letting the event loop serve other requests between two accounts: one
  * account costs a few milliseconds of CPU (about 10 ms for a secp256k1 path on a busy 2-core machine), so
@@ -145,7 +144,7 @@ const nextTurnOfTheEventLoop = () => new Promise<void>((resolve) => setImmediate
 export async function deriveAccounts(seed: Uint8Array, accounts: WalletAccountInput[], field: string): Promise<DerivedAccount[]> {
   const derived: DerivedAccount[] = [];
   for (const [index, account] of accounts.entries()) {
-    if (index > 0) await nextTurnOfTheEventLoop();
+    if (index > 0) await setImmediate();
     derived.push(deriveAccount(seed, account, `${field}[${index}]`));
   }
   return derived;

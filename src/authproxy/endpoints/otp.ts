@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { hpkeSeal } from "../../crypto/bundles.js";
 import { otpTargetPublicKey } from "../../activities/shared/otp.js";
 import { invalidArgument, notFound } from "../../errors.js";
-import { checkBudget, lockBudget, spendBudget } from "../../limits/budget.js";
+import { takeFromBudget } from "../../limits/budget.js";
 import { submitAsProxy } from "../act.js";
 import { sessionExpirationSeconds } from "../configs.js";
 import { defineEndpoint, type ProxyContext } from "../endpoint.js";
@@ -60,11 +60,7 @@ async function spendCodeRequest(ctx: ProxyContext): Promise<void> {
     describe: `codes per client address (${ctx.clientAddress})`,
   };
   const now = ctx.services.clock();
-  await ctx.services.db.transaction(async (tx) => {
-    await lockBudget(tx, budget.key);
-    await checkBudget(tx, budget, now);
-    await spendBudget(tx, budget.key, now);
-  });
+  await ctx.services.db.transaction((tx) => takeFromBudget(tx, budget, now));
 }
 
 async function verifyOtp(ctx: ProxyContext, otpId: string, encryptedOtpBundle: string) {
