@@ -3,7 +3,7 @@ import type { ServerKey } from "./crypto/server-keys.js";
 import type { LimitSettings, OAuthSettings, WebhookSettings } from "./config.js";
 import type { Messaging } from "./messaging/index.js";
 import type { Database } from "./store/database.js";
-import type { WebhookSigningKey } from "./webhooks/signing.js";
+import type { WebhookSigningKey } from "./domains/webhooks/signing.js";
 
 /** What handlers may use besides their transaction: plain objects, no container. */
 export interface Services {

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { permissionDenied } from "../errors.js";
-import type { OrganizationRow } from "../records/organizations.js";
+import type { OrganizationRow } from "../domains/organizations/organizations.js";
 import type { Principal } from "./authenticate.js";
 
 export interface AllowlistRule {

@@ -1,9 +1,9 @@
 import { stampWithApiKey } from "../auth/api-key-stamper.js";
-import { submitActivity } from "../activities/engine.js";
-import { activitiesByOperation } from "../activities/registry.js";
+import { submitActivity } from "../pipeline/submit-activity.js";
+import { activitiesByOperation } from "../pipeline/registry.js";
 import { ApiError, failedPrecondition, GrpcCode, RateLimitedError, type ErrorBody, type FieldViolation } from "../errors.js";
-import { runQuery } from "../queries/engine.js";
-import { queriesByOperation } from "../queries/registry.js";
+import { runQuery } from "../pipeline/run-query.js";
+import { queriesByOperation } from "../pipeline/registry.js";
 import type { Services } from "../services.js";
 import { proxyKeyContext, type AuthProxyConfigRow } from "./configs.js";
 

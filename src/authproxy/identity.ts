@@ -1,6 +1,6 @@
 import { generateApiKeyPair } from "../auth/api-key-stamper.js";
-import { insertPolicy } from "../activities/shared/policies.js";
-import { createUser } from "../activities/shared/users.js";
+import { insertPolicy } from "../domains/policies/policies.js";
+import { createUser } from "../domains/users/users.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
 import { proxyKeyContext } from "./configs.js";

@@ -1,8 +1,8 @@
 import { decodeJwt } from "jose";
 import { verifyVerificationToken } from "../auth/verification-token.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { FILTERS } from "../queries/organizations/list-suborgs.js";
-import { subOrganizationIds } from "../queries/organizations/sub-organization-ids.js";
+import { FILTERS } from "../domains/organizations/query/list-suborgs.js";
+import { subOrganizationIds } from "../domains/organizations/sub-organization-ids.js";
 import type { ProxyContext } from "./endpoint.js";
 
 /**

@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { parseJsonBody } from "../activities/engine.js";
+import { parseJsonBody } from "../pipeline/submit-activity.js";
 import { ApiError, GrpcCode, notFound, permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
 import { addressKey, RequestBudget } from "../limits/load-shedding.js";
-import { requireOrganization } from "../records/organizations.js";
+import { requireOrganization } from "../domains/organizations/organizations.js";
 import { validate } from "../schema/validate.js";
 import { errorReply } from "../server/app.js";
 import type { Services } from "../services.js";

@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
-import { initRootOrganization } from "../bootstrap.js";
+import { initRootOrganization } from "../domains/organizations/init-root-organization.js";
 import { resolveConfig, type ConfigFlags } from "../config.js";
-import { openServices } from "../runtime.js";
+import { openServices } from "../open-services.js";
 import { startServer } from "../server/start.js";
 
 const program = new Command();

@@ -1,5 +1,5 @@
-import type { ActivityDefinition } from "../activities/definition.js";
-import { rootQuorum, type OrganizationRow } from "../records/organizations.js";
+import type { ActivityDefinition } from "../pipeline/activity-definition.js";
+import { rootQuorum, type OrganizationRow } from "../domains/organizations/organizations.js";
 import type { Queryable } from "../store/database.js";
 import { Budget, compilePolicyExpression, evaluateExpression, isPolicySyntaxError, PolicyBudgetExceededError, type Expr, type PolicyField, type Value } from "./language/index.js";
 import { conditionKeywords } from "./keywords/index.js";

@@ -1,13 +1,13 @@
 import cors from "@fastify/cors";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
-import { activitiesByOperation } from "../activities/registry.js";
-import { submitActivity } from "../activities/engine.js";
+import { activitiesByOperation } from "../pipeline/registry.js";
+import { submitActivity } from "../pipeline/submit-activity.js";
 import { ApiError, GrpcCode, notFound } from "../errors.js";
-import { queriesByOperation } from "../queries/registry.js";
-import { runQuery } from "../queries/engine.js";
+import { queriesByOperation } from "../pipeline/registry.js";
+import { runQuery } from "../pipeline/run-query.js";
 import type { Services } from "../services.js";
 import { createMetrics } from "./metrics.js";
-import { webhookJwks } from "../webhooks/signing.js";
+import { webhookJwks } from "../domains/webhooks/signing.js";
 import { openApiDocument } from "./openapi.js";
 import { registerOidcRoutes } from "./oidc-routes.js";
 

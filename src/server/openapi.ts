@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
-import { activityDefinitions } from "../activities/registry.js";
-import { queryDefinitions } from "../queries/registry.js";
+import { activityDefinitions } from "../pipeline/registry.js";
+import { queryDefinitions } from "../pipeline/registry.js";
 
 /** TypeBox schemas are JSON Schema plus symbol keys; a JSON round trip leaves the plain schema. */
 const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));

@@ -1,6 +1,6 @@
-import { activityDefinitions } from "../activities/registry.js";
+import { activityDefinitions } from "../pipeline/registry.js";
 import { ADDRESS_FORMATS, curvesForAddressFormat, defaultPathForAddressFormat } from "../crypto/addresses/index.js";
-import { queryDefinitions } from "../queries/registry.js";
+import { queryDefinitions } from "../pipeline/registry.js";
 
 /** The README's table of supported operations, generated from the registries. */
 export function operationsTable(): string {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
-import { openServices } from "../runtime.js";
+import { openServices } from "../open-services.js";
 import type { Services } from "../services.js";
-import { startBalanceWatcher } from "../webhooks/balances.js";
-import { startDeliveryWorker } from "../webhooks/worker.js";
+import { startBalanceWatcher } from "../domains/webhooks/balances.js";
+import { startDeliveryWorker } from "../domains/webhooks/worker.js";
 import { buildAuthProxyApp } from "../authproxy/server.js";
 import { buildApp } from "./app.js";
 

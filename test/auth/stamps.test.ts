@@ -7,7 +7,7 @@ import { TurnkeyClient } from "@turnkey/http";
 import { WalletStamper, WalletType } from "@turnkey/wallet-stamper";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initRootOrganization } from "../../src/bootstrap.js";
+import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 

@@ -4,7 +4,7 @@ import { generateP256KeyPair } from "@turnkey/crypto";
 import { WebauthnStamper } from "@turnkey/webauthn-stamper";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activitiesByOperation } from "../../src/activities/registry.js";
+import { activitiesByOperation } from "../../src/pipeline/registry.js";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { PROXY_ACTIVITY_TYPES } from "../../src/authproxy/identity.js";
 import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";

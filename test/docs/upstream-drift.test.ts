@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { TSchema } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { activityDefinitions } from "../../src/activities/registry.js";
-import { queryDefinitions } from "../../src/queries/registry.js";
+import { activityDefinitions } from "../../src/pipeline/registry.js";
+import { queryDefinitions } from "../../src/pipeline/registry.js";
 
 /**
  * Compares our operation registry with the upstream API description beside the checkout

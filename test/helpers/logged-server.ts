@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { resolveConfig } from "../../src/config.js";
-import { openServices } from "../../src/runtime.js";
+import { openServices } from "../../src/open-services.js";
 import { buildApp } from "../../src/server/app.js";
 
 /** An in-memory server whose log lines are collected, for tests that read the logs. */

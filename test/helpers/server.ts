@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { Turnkey } from "@turnkey/sdk-server";
-import { initRootOrganization, type InitResult } from "../../src/bootstrap.js";
+import { initRootOrganization, type InitResult } from "../../src/domains/organizations/init-root-organization.js";
 import { resolveConfig } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 

@@ -1,6 +1,6 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queryDefinitions } from "../../src/queries/registry.js";
+import { queryDefinitions } from "../../src/pipeline/registry.js";
 import { refusal } from "../helpers/refusal.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activityDefinitions } from "../../src/activities/registry.js";
+import { activityDefinitions } from "../../src/pipeline/registry.js";
 import { compilePolicyExpression, isPolicySyntaxError } from "../../src/policy/language/index.js";
-import { queryDefinitions } from "../../src/queries/registry.js";
+import { queryDefinitions } from "../../src/pipeline/registry.js";
 import { p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";

@@ -2,7 +2,7 @@ import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
-import { initRootOrganization } from "../../src/bootstrap.js";
+import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { submitAsRoot } from "../helpers/auth-proxy.js";
 import { sharedPostgres } from "../helpers/cluster.js";
 import { startMailReceiver } from "../helpers/mail-receiver.js";

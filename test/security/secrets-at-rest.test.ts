@@ -2,7 +2,7 @@ import { decryptExportBundle, encryptPrivateKeyToBundle, encryptWalletToBundle, 
 import { Turnkey } from "@turnkey/sdk-server";
 import { base58, base64 } from "@scure/base";
 import { describe, expect, it } from "vitest";
-import { initRootOrganization } from "../../src/bootstrap.js";
+import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { generatePrivateKey } from "../../src/crypto/keys.js";
 import { startLoggedServer } from "../helpers/logged-server.js";
 

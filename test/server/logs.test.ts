@@ -1,7 +1,7 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { Turnkey } from "@turnkey/sdk-server";
 import { describe, expect, it } from "vitest";
-import { initRootOrganization } from "../../src/bootstrap.js";
+import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { startLoggedServer } from "../helpers/logged-server.js";
 
 describe("logs", () => {

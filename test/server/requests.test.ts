@@ -128,8 +128,8 @@ describe("request handling", () => {
 
   it("serves an OpenAPI document of every registered operation", async () => {
     const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, { post: { requestBody: { content: { "application/json": { schema: { properties: Record<string, { properties?: Record<string, unknown> }> } } } } } }> };
-    const { activityDefinitions } = await import("../../src/activities/registry.js");
-    const { queryDefinitions } = await import("../../src/queries/registry.js");
+    const { activityDefinitions } = await import("../../src/pipeline/registry.js");
+    const { queryDefinitions } = await import("../../src/pipeline/registry.js");
     expect(Object.keys(document.paths)).toHaveLength(activityDefinitions.length + queryDefinitions.length);
     const createUsers = document.paths["/public/v1/submit/create_users"]!.post.requestBody.content["application/json"].schema;
     expect(Object.keys(createUsers.properties.parameters!.properties!)).toEqual(["users"]);

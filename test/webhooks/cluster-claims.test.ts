@@ -1,6 +1,6 @@
 import { Turnkey } from "@turnkey/sdk-server";
 import { describe, expect, it } from "vitest";
-import { initRootOrganization } from "../../src/bootstrap.js";
+import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { resolveConfig } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { sharedPostgres } from "../helpers/cluster.js";

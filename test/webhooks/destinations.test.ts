@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isPublicAddress } from "../../src/webhooks/destinations.js";
+import { isPublicAddress } from "../../src/domains/webhooks/destinations.js";
 import { refusal } from "../helpers/refusal.js";
 import { p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { hpkeSeal } from "../../crypto/bundles.js";
-import { otpTargetPublicKey } from "../../activities/shared/otp.js";
+import { otpTargetPublicKey } from "../../domains/authentication/otp.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { takeFromBudget } from "../../limits/budget.js";
 import { submitAsProxy } from "../act.js";

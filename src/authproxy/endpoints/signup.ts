@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { decodeJwt } from "jose";
-import { ApiKeyParams, AuthenticatorParams, LIMITS, OauthProviderParams } from "../../activities/shared/credentials.js";
-import { WalletParams } from "../../activities/shared/wallets.js";
+import { ApiKeyParams, AuthenticatorParams, LIMITS, OauthProviderParams } from "../../domains/credentials/credentials.js";
+import { WalletParams } from "../../domains/wallets/wallets.js";
 import { invalidArgument } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import { submitAsProxy } from "../act.js";

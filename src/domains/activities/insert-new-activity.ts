@@ -1,0 +1,46 @@
+import { randomUUID } from "node:crypto";
+import type { PolicyOutcome } from "../../policy/decide.js";
+import type { Queryable } from "../../store/database.js";
+import { subscribersSql, type Subscriber } from "../webhooks/outbox.js";
+import type { ActivityRow } from "./record.js";
+import { VOTE_COLUMNS, voteValues, type StoredVote } from "../../pipeline/votes.js";
+
+/**
+ * Writes a new activity in its final state with its first vote and that vote's policy evaluations, in ONE
+ * statement, which also reads who subscribes to its ACTIVITY_UPDATES. The activity's fingerprint decides:
+ * when another activity holds it, nothing is written and the answer is undefined.
+ */
+export async function insertNewActivity(tx: Queryable, row: ActivityRow, vote: StoredVote, evaluations: PolicyOutcome[]): Promise<Subscriber[] | undefined> {
+  const [written] = await tx.query<{ inserted: boolean; subscribers: Subscriber[] | null }>(
+    `WITH activity AS (
+       INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, generate_app_proofs, app_proofs, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11, $11)
+       ON CONFLICT (fingerprint) DO NOTHING RETURNING id
+     ), vote AS (
+       INSERT INTO votes (${VOTE_COLUMNS})
+       SELECT $12, id, $13, $14::jsonb, $15, $16, $17, $18, $19, $20::jsonb, $21 FROM activity RETURNING id
+     ), evaluation AS (
+       INSERT INTO policy_evaluations (id, activity_id, organization_id, vote_id, evaluations, created_at)
+       SELECT $22, $1, $2, id, $23::jsonb, $11 FROM vote
+     )
+     SELECT EXISTS (SELECT 1 FROM activity) AS inserted,
+            (SELECT json_agg(s) FROM (${subscribersSql("$2", "'ACTIVITY_UPDATES'")}) s) AS subscribers`,
+    [
+      row.id,
+      row.organization_id,
+      row.type,
+      row.status,
+      row.fingerprint,
+      JSON.stringify(row.intent),
+      JSON.stringify(row.result),
+      row.failure === null ? null : JSON.stringify(row.failure),
+      row.generate_app_proofs,
+      JSON.stringify(row.app_proofs),
+      row.created_at,
+      ...voteValues(vote),
+      randomUUID(),
+      JSON.stringify(evaluations),
+    ],
+  );
+  return written?.inserted ? (written.subscribers ?? []) : undefined;
+}

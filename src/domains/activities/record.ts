@@ -1,0 +1,102 @@
+import { toApiTimestamp, type ApiTimestamp } from "../../schema/timestamp.js";
+import type { Queryable } from "../../store/database.js";
+import type { ErrorBody } from "../../errors.js";
+
+export interface ActivityRow {
+  id: string;
+  organization_id: string;
+  type: string;
+  status: string;
+  fingerprint: string;
+  intent: Record<string, unknown>;
+  result: Record<string, unknown>;
+  failure: ErrorBody | null;
+  generate_app_proofs: boolean;
+  app_proofs: unknown[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface VoteRow {
+  id: string;
+  activity_id: string;
+  user_id: string;
+  user_snapshot: Record<string, unknown>;
+  selection: string;
+  message: string;
+  public_key: string;
+  signature: string;
+  scheme: string;
+  created_at: Date;
+}
+
+export interface ActivityRecord {
+  id: string;
+  organizationId: string;
+  status: string;
+  type: string;
+  intent: Record<string, unknown>;
+  result: Record<string, unknown>;
+  votes: unknown[];
+  fingerprint: string;
+  canApprove: boolean;
+  canReject: boolean;
+  createdAt: ApiTimestamp;
+  updatedAt: ApiTimestamp;
+  failure: ErrorBody | null;
+  appProofs?: unknown[];
+}
+
+/**
+ * The activity as the API returns it. `canApprove`/`canReject` are for the viewer: only an
+ * activity waiting for consensus can be voted on, and only by someone who has not voted yet.
+ */
+export function activityRecord(row: ActivityRow, votes: VoteRow[], viewerUserId?: string): ActivityRecord {
+  const open = row.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" && !votes.some((v) => v.user_id === viewerUserId);
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    status: row.status,
+    type: row.type,
+    intent: row.intent,
+    result: row.result,
+    votes: votes.map((v) => ({
+      id: v.id,
+      userId: v.user_id,
+      user: v.user_snapshot,
+      activityId: v.activity_id,
+      selection: v.selection,
+      message: v.message,
+      publicKey: v.public_key,
+      signature: v.signature,
+      scheme: v.scheme,
+      createdAt: toApiTimestamp(v.created_at),
+    })),
+    fingerprint: row.fingerprint,
+    canApprove: open,
+    canReject: open,
+    createdAt: toApiTimestamp(row.created_at),
+    updatedAt: toApiTimestamp(row.updated_at),
+    failure: row.failure,
+    ...(row.app_proofs?.length ? { appProofs: row.app_proofs } : {}),
+  };
+}
+
+export async function loadVotes(db: Queryable, activityIds: string[]): Promise<Map<string, VoteRow[]>> {
+  const byActivity = new Map<string, VoteRow[]>();
+  if (activityIds.length === 0) return byActivity;
+  const rows = await db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = ANY($1::text[]) ORDER BY created_at, id", [activityIds]);
+  for (const row of rows) {
+    const list = byActivity.get(row.activity_id);
+    if (list) list.push(row);
+    else byActivity.set(row.activity_id, [row]);
+  }
+  return byActivity;
+}
+
+export async function loadActivityRecord(db: Queryable, where: "id" | "fingerprint", value: string, viewerUserId?: string): Promise<ActivityRecord | undefined> {
+  const [row] = await db.query<ActivityRow>(`SELECT * FROM activities WHERE ${where === "id" ? "id" : "fingerprint"} = $1`, [value]);
+  if (!row) return undefined;
+  const votes = await loadVotes(db, [row.id]);
+  return activityRecord(row, votes.get(row.id) ?? [], viewerUserId);
+}

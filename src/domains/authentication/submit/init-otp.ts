@@ -1,0 +1,24 @@
+import { signBundle } from "../../../crypto/bundles.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { InitOtpParams, issueOtp } from "../otp.js";
+
+export const initOtp = defineActivity({
+  operation: "init_otp",
+  type: "ACTIVITY_TYPE_INIT_OTP_V3",
+  intentKey: "initOtpIntentV3",
+  resultKey: "initOtpResultV2",
+  sdkMethod: "initOtp",
+  summary: "Send a one-time code by email, SMS or WhatsApp; the result holds a signed key to encrypt the code to for verify_otp",
+  resource: "OTP",
+  action: "CREATE",
+  parameters: InitOtpParams,
+  parentMayInitiate: true,
+  lockKey: (params) => `otp-contact:${params.contact.trim().toLowerCase()}`,
+  async execute(ctx, params) {
+    const { otpId, targetPublicKeyHex } = await issueOtp(ctx, params, "OTP");
+    // The same signed envelope as import bundles: @turnkey/crypto's encryptOtpCodeToBundle checks the
+    // signature (against the signer key passed as its override) and encrypts to `targetPublic`.
+    const otpEncryptionTargetBundle = signBundle({ organizationId: ctx.organization.id, otpId, targetPublic: targetPublicKeyHex }, ctx.services.signer);
+    return { otpId, otpEncryptionTargetBundle };
+  },
+});

@@ -1,0 +1,56 @@
+import { Type } from "@sinclair/typebox";
+import { verifyClientSignature } from "../../../auth/client-signature.js";
+import { verifyVerificationToken } from "../../../auth/verification-token.js";
+import { invalidArgument } from "../../../errors.js";
+import { Int64String } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { consumeVerificationToken, markContactVerified, userByContact } from "../../users/contacts.js";
+import { loginSession, sessionSeconds } from "../../sessions/sessions.js";
+
+export const ClientSignatureParams = Type.Object({
+  publicKey: Type.String({ minLength: 1, maxLength: 200 }),
+  scheme: Type.String({ minLength: 1 }),
+  message: Type.String({ minLength: 1, maxLength: 10_000 }),
+  signature: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+const refuse = (field: string, why: string) => invalidArgument(`${field}: ${why}`, "REQUEST_INVALID", [{ field, description: why }]);
+
+export const otpLogin = defineActivity({
+  operation: "otp_login",
+  type: "ACTIVITY_TYPE_OTP_LOGIN_V2",
+  intentKey: "otpLoginIntentV2",
+  resultKey: "otpLoginResult",
+  sdkMethod: "otpLogin",
+  summary: "Log in with a verification token from verify_otp and a client signature by its key: register the session key and return a session JWT",
+  resource: "AUTH",
+  action: "CREATE",
+  parameters: Type.Object({
+    verificationToken: Type.String({ minLength: 1, maxLength: 10_000 }),
+    publicKey: Type.String({ minLength: 1, maxLength: 200 }),
+    clientSignature: ClientSignatureParams,
+    expirationSeconds: Type.Optional(Int64String()),
+    invalidateExisting: Type.Optional(Type.Boolean()),
+    sessionProfileId: Type.Optional(Type.String()),
+  }),
+  parentMayInitiate: true,
+  async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
+    const { organization, now, services } = ctx;
+    const claims = await verifyVerificationToken(services.signer, params.verificationToken, { now, field: "verificationToken" });
+    // Documented scope: a token serves the organization that issued it, and a parent's token its sub-organizations.
+    if (!claims.organization_id || (claims.organization_id !== organization.id && claims.organization_id !== organization.parent_id)) {
+      throw refuse("verificationToken", `it was issued for organization ${String(claims.organization_id)}, which is neither ${organization.id} nor its parent`);
+    }
+    if (!claims.public_key) throw refuse("verificationToken", "it names no public_key, so no client signature can be checked against it");
+    const message = verifyClientSignature(params.clientSignature, { publicKey: claims.public_key, tokenId: claims.id, usage: "USAGE_TYPE_LOGIN", field: "clientSignature" });
+    const login = message.login as { publicKey?: unknown } | undefined;
+    if (login?.publicKey !== params.publicKey) {
+      throw refuse("clientSignature", `the signed message logs in ${JSON.stringify(login?.publicKey)}, not the publicKey ${params.publicKey} of this request`);
+    }
+    const user = await userByContact(ctx.tx, organization.id, claims.verification_type, claims.contact);
+    await consumeVerificationToken(ctx, claims, "USAGE_TYPE_LOGIN");
+    await markContactVerified(ctx.tx, organization.id, claims.verification_type, claims.contact, now, user.id);
+    return loginSession(ctx, organization.id, user.id, params);
+  },
+});

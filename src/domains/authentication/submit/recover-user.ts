@@ -1,0 +1,26 @@
+import { Type } from "@sinclair/typebox";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { AuthenticatorParams, addAuthenticators } from "../../credentials/credentials.js";
+import { requireUser } from "../../users/user-records.js";
+import { RECOVERY_CREDENTIAL } from "./init-user-email-recovery.js";
+
+export const recoverUser = defineActivity({
+  operation: "recover_user",
+  type: "ACTIVITY_TYPE_RECOVER_USER",
+  intentKey: "recoverUserIntent",
+  resultKey: "recoverUserResult",
+  sdkMethod: "recoverUser",
+  summary: "Finish email recovery: add a new authenticator (passkey) to the user; the recovery credential is then removed",
+  resource: "AUTHENTICATOR",
+  action: "CREATE",
+  parameters: Type.Object({ authenticator: AuthenticatorParams, userId: Id() }),
+  // The request is stamped with the recovery credential, which is the user's own key.
+  selfServiceUserId: (params) => params.userId,
+  async execute({ tx, organization, now }, { authenticator, userId }) {
+    await requireUser(tx, organization.id, userId);
+    const authenticatorId = await addAuthenticators(tx, { organizationId: organization.id, userId, now }, [authenticator], "authenticator");
+    await tx.query("DELETE FROM api_keys WHERE user_id = $1 AND credential_type = $2", [userId, RECOVERY_CREDENTIAL]);
+    return { authenticatorId };
+  },
+});

@@ -1,0 +1,19 @@
+import { Type } from "@sinclair/typebox";
+import { apiKeyRecord, type ApiKeyRow } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const getApiKeys = defineQuery({
+  operation: "get_api_keys",
+  sdkMethod: "getApiKeys",
+  summary: "The organization's API keys, or one user's",
+  body: Type.Object({ organizationId: Id(), userId: Type.Optional(Id()) }),
+  async execute({ organization, services }, { userId }) {
+    const rows = await services.db.query<ApiKeyRow>(
+      `SELECT * FROM api_keys WHERE organization_id = $1 AND ($2::text IS NULL OR user_id = $2)
+        AND (expires_at IS NULL OR expires_at > now()) ORDER BY seq`,
+      [organization.id, userId ?? null],
+    );
+    return { apiKeys: rows.map(apiKeyRecord) };
+  },
+});

@@ -1,0 +1,16 @@
+import { Type } from "@sinclair/typebox";
+import { authenticatorRecord, requireUser, type AuthenticatorRow } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const getAuthenticators = defineQuery({
+  operation: "get_authenticators",
+  sdkMethod: "getAuthenticators",
+  summary: "A user's passkeys",
+  body: Type.Object({ organizationId: Id(), userId: Id() }),
+  async execute({ organization, services }, { userId }) {
+    await requireUser(services.db, organization.id, userId);
+    const rows = await services.db.query<AuthenticatorRow>("SELECT * FROM authenticators WHERE user_id = $1 ORDER BY created_at, id", [userId]);
+    return { authenticators: rows.map(authenticatorRecord) };
+  },
+});

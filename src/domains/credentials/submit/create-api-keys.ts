@@ -1,0 +1,22 @@
+import { Type } from "@sinclair/typebox";
+import { requireUser } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { ApiKeyParams, addApiKeys } from "../credentials.js";
+
+export const createApiKeys = defineActivity({
+  operation: "create_api_keys",
+  type: "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
+  intentKey: "createApiKeysIntentV2",
+  resultKey: "createApiKeysResult",
+  sdkMethod: "createApiKeys",
+  summary: "Add API keys (P-256, secp256k1 or Ed25519, optionally expiring) to a user",
+  resource: "API_KEY",
+  action: "CREATE",
+  parameters: Type.Object({ apiKeys: Type.Array(ApiKeyParams, { minItems: 1, maxItems: 20 }), userId: Id() }),
+  selfServiceUserId: (params) => params.userId,
+  async execute({ tx, organization, now }, { apiKeys, userId }) {
+    await requireUser(tx, organization.id, userId);
+    return { apiKeyIds: await addApiKeys(tx, { organizationId: organization.id, userId, now }, apiKeys, "apiKeys") };
+  },
+});

@@ -1,0 +1,22 @@
+import { Type } from "@sinclair/typebox";
+import { requireUser } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { AuthenticatorParams, addAuthenticators } from "../credentials.js";
+
+export const createAuthenticators = defineActivity({
+  operation: "create_authenticators",
+  type: "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2",
+  intentKey: "createAuthenticatorsIntentV2",
+  resultKey: "createAuthenticatorsResult",
+  sdkMethod: "createAuthenticators",
+  summary: "Register passkeys (WebAuthn authenticators, verified by their attestation) for a user",
+  resource: "AUTHENTICATOR",
+  action: "CREATE",
+  parameters: Type.Object({ authenticators: Type.Array(AuthenticatorParams, { minItems: 1, maxItems: 10 }), userId: Id() }),
+  selfServiceUserId: (params) => params.userId,
+  async execute({ tx, organization, now }, { authenticators, userId }) {
+    await requireUser(tx, organization.id, userId);
+    return { authenticatorIds: await addAuthenticators(tx, { organizationId: organization.id, userId, now }, authenticators, "authenticators") };
+  },
+});

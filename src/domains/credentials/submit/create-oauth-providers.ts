@@ -1,0 +1,24 @@
+import { Type } from "@sinclair/typebox";
+import { requireUser } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { OauthProviderParams, addOauthProviders, verifyRegistrationTokens } from "../credentials.js";
+
+export const createOauthProviders = defineActivity({
+  operation: "create_oauth_providers",
+  type: "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2",
+  intentKey: "createOauthProvidersIntentV2",
+  resultKey: "createOauthProvidersResultV2",
+  sdkMethod: "createOauthProviders",
+  summary: "Link OIDC identities (from a token's or given iss/sub/aud claims) to a user",
+  resource: "USER",
+  action: "UPDATE",
+  parameters: Type.Object({ userId: Id(), oauthProviders: Type.Array(OauthProviderParams, { minItems: 1, maxItems: 10 }) }),
+  selfServiceUserId: (params) => params.userId,
+  prepare: (services, { oauthProviders }) => verifyRegistrationTokens(services, oauthProviders),
+  async execute({ tx, organization, now }, { userId, oauthProviders }, verifiedTokens) {
+    await requireUser(tx, organization.id, userId);
+    const { ids } = await addOauthProviders(tx, { organizationId: organization.id, userId, now, verifiedTokens }, oauthProviders, "oauthProviders");
+    return { providerIds: ids };
+  },
+});

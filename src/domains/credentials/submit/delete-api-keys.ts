@@ -1,0 +1,22 @@
+import { Type } from "@sinclair/typebox";
+import { requireUser } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { deleteOwnedRows } from "../delete-owned.js";
+
+export const deleteApiKeys = defineActivity({
+  operation: "delete_api_keys",
+  type: "ACTIVITY_TYPE_DELETE_API_KEYS",
+  intentKey: "deleteApiKeysIntent",
+  resultKey: "deleteApiKeysResult",
+  sdkMethod: "deleteApiKeys",
+  summary: "Remove API keys from a user",
+  resource: "API_KEY",
+  action: "DELETE",
+  parameters: Type.Object({ userId: Id(), apiKeyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  selfServiceUserId: (params) => params.userId,
+  async execute({ tx, organization }, { userId, apiKeyIds }) {
+    await requireUser(tx, organization.id, userId);
+    return { apiKeyIds: await deleteOwnedRows(tx, "api_keys", "API key", { organizationId: organization.id, userId }, apiKeyIds, "apiKeyIds") };
+  },
+});

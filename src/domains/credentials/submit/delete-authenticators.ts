@@ -1,0 +1,24 @@
+import { Type } from "@sinclair/typebox";
+import { requireUser } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { deleteOwnedRows } from "../delete-owned.js";
+
+export const deleteAuthenticators = defineActivity({
+  operation: "delete_authenticators",
+  type: "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
+  intentKey: "deleteAuthenticatorsIntent",
+  resultKey: "deleteAuthenticatorsResult",
+  sdkMethod: "deleteAuthenticators",
+  summary: "Remove passkeys from a user",
+  resource: "AUTHENTICATOR",
+  action: "DELETE",
+  parameters: Type.Object({ userId: Id(), authenticatorIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  selfServiceUserId: (params) => params.userId,
+  async execute({ tx, organization }, { userId, authenticatorIds }) {
+    await requireUser(tx, organization.id, userId);
+    return {
+      authenticatorIds: await deleteOwnedRows(tx, "authenticators", "authenticator", { organizationId: organization.id, userId }, authenticatorIds, "authenticatorIds"),
+    };
+  },
+});

@@ -1,0 +1,22 @@
+import { Type } from "@sinclair/typebox";
+import { requireUser } from "../../users/user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { deleteOwnedRows } from "../delete-owned.js";
+
+export const deleteOauthProviders = defineActivity({
+  operation: "delete_oauth_providers",
+  type: "ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS",
+  intentKey: "deleteOauthProvidersIntent",
+  resultKey: "deleteOauthProvidersResult",
+  sdkMethod: "deleteOauthProviders",
+  summary: "Unlink OIDC identities from a user",
+  resource: "USER",
+  action: "UPDATE",
+  parameters: Type.Object({ userId: Id(), providerIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  selfServiceUserId: (params) => params.userId,
+  async execute({ tx, organization }, { userId, providerIds }) {
+    await requireUser(tx, organization.id, userId);
+    return { providerIds: await deleteOwnedRows(tx, "oauth_providers", "OAuth provider", { organizationId: organization.id, userId }, providerIds, "providerIds") };
+  },
+});

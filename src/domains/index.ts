@@ -1,0 +1,19 @@
+import { activitiesDomain } from "./activities/index.js";
+import { authProxyDomain } from "./auth-proxy/index.js";
+import { authenticationDomain } from "./authentication/index.js";
+import { credentialsDomain } from "./credentials/index.js";
+import { invitationsDomain } from "./invitations/index.js";
+import { ipAllowlistsDomain } from "./ip-allowlists/index.js";
+import { oauthDomain } from "./oauth/index.js";
+import { organizationsDomain } from "./organizations/index.js";
+import { policiesDomain } from "./policies/index.js";
+import { privateKeysDomain } from "./private-keys/index.js";
+import { sessionsDomain } from "./sessions/index.js";
+import { signingDomain } from "./signing/index.js";
+import { smartContractInterfacesDomain } from "./smart-contract-interfaces/index.js";
+import { usersDomain } from "./users/index.js";
+import { walletsDomain } from "./wallets/index.js";
+import { webhooksDomain } from "./webhooks/index.js";
+
+/** Every domain Strongroom serves; the activity and query registries are built from their operations. */
+export const domains = [activitiesDomain, authProxyDomain, authenticationDomain, credentialsDomain, invitationsDomain, ipAllowlistsDomain, oauthDomain, organizationsDomain, policiesDomain, privateKeysDomain, sessionsDomain, signingDomain, smartContractInterfacesDomain, usersDomain, walletsDomain, webhooksDomain];

@@ -1,0 +1,19 @@
+import { Type } from "@sinclair/typebox";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { allowlistTarget } from "../ip-allowlists.js";
+
+export const removeIpAllowlist = defineActivity({
+  operation: "remove_ip_allowlist",
+  type: "ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST",
+  intentKey: "removeIpAllowlistIntent",
+  resultKey: "removeIpAllowlistResult",
+  sdkMethod: "removeIpAllowlist",
+  summary: "Remove the organization's (or one API key's) IP allowlist; access falls back to the next applicable list",
+  resource: "ORGANIZATION",
+  action: "UPDATE",
+  parameters: Type.Object({ publicKey: Type.Optional(Type.String()) }),
+  async execute({ tx, organization }, { publicKey }) {
+    await tx.query("DELETE FROM ip_allowlists WHERE organization_id = $1 AND public_key = $2", [organization.id, await allowlistTarget(tx, organization, publicKey)]);
+    return {};
+  },
+});

@@ -1,0 +1,15 @@
+import { Type } from "@sinclair/typebox";
+import { oauth2CredentialRecord, type Oauth2CredentialRow } from "../oauth2-credential-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const listOauth2Credentials = defineQuery({
+  operation: "list_oauth2_credentials",
+  sdkMethod: "listOauth2Credentials",
+  summary: "The organization's OAuth 2.0 credentials, oldest first",
+  body: Type.Object({ organizationId: Id() }),
+  async execute({ organization, services }) {
+    const rows = await services.db.query<Oauth2CredentialRow>("SELECT * FROM oauth2_credentials WHERE organization_id = $1 ORDER BY created_at, id", [organization.id]);
+    return { oauth2Credentials: rows.map(oauth2CredentialRecord) };
+  },
+});

@@ -1,0 +1,31 @@
+import { Type } from "@sinclair/typebox";
+import { Int64String } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { prepareOidcToken, userOfOidcToken } from "../oidc-login.js";
+import { loginSession, sessionSeconds } from "../../sessions/sessions.js";
+
+export const oauthLogin = defineActivity({
+  operation: "oauth_login",
+  type: "ACTIVITY_TYPE_OAUTH_LOGIN",
+  intentKey: "oauthLoginIntent",
+  resultKey: "oauthLoginResult",
+  sdkMethod: "oauthLogin",
+  summary: "Log in with an OIDC token (Strongroom's own or a configured issuer's) whose nonce is sha256 of the session key: register that key and return a session JWT",
+  resource: "AUTH",
+  action: "CREATE",
+  parameters: Type.Object({
+    oidcToken: Type.String({ minLength: 1, maxLength: 16384 }),
+    publicKey: Type.String({ minLength: 1 }),
+    expirationSeconds: Type.Optional(Int64String()),
+    invalidateExisting: Type.Optional(Type.Boolean()),
+    sessionProfileId: Type.Optional(Type.String()),
+  }),
+  parentMayInitiate: true,
+  // The token is verified before the transaction: that may fetch the issuer's keys.
+  prepare: (services, params) => prepareOidcToken(services, params.oidcToken),
+  async execute(ctx, params, token) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
+    const userId = await userOfOidcToken(ctx, token, params.publicKey, "publicKey");
+    return loginSession(ctx, ctx.organization.id, userId, params);
+  },
+});

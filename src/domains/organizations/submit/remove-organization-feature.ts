@@ -1,0 +1,20 @@
+import { Type } from "@sinclair/typebox";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { checkFeature, FeatureName, writeFeature } from "../features.js";
+
+export const removeOrganizationFeature = defineActivity({
+  operation: "remove_organization_feature",
+  type: "ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE",
+  intentKey: "removeOrganizationFeatureIntent",
+  resultKey: "removeOrganizationFeatureResult",
+  sdkMethod: "removeOrganizationFeature",
+  summary: "Remove a feature setting, so the authentication method is back to its default (on); root quorum only",
+  resource: "ORGANIZATION",
+  action: "UPDATE",
+  rootQuorumOnly: true,
+  parameters: Type.Object({ name: FeatureName }),
+  async execute({ tx, organization, now }, { name }) {
+    checkFeature(name, undefined);
+    return { features: await writeFeature(tx, organization.id, name, undefined, now) };
+  },
+});

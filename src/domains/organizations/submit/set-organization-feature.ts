@@ -1,0 +1,20 @@
+import { Type } from "@sinclair/typebox";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { checkFeature, FeatureName, writeFeature } from "../features.js";
+
+export const setOrganizationFeature = defineActivity({
+  operation: "set_organization_feature",
+  type: "ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE",
+  intentKey: "setOrganizationFeatureIntent",
+  resultKey: "setOrganizationFeatureResult",
+  sdkMethod: "setOrganizationFeature",
+  summary: 'Turn an authentication method (email auth, email recovery, SMS auth, OTP email auth) on ("true") or off ("false"); root quorum only',
+  resource: "ORGANIZATION",
+  action: "UPDATE",
+  rootQuorumOnly: true,
+  parameters: Type.Object({ name: FeatureName, value: Type.String({ maxLength: 256 }) }),
+  async execute({ tx, organization, now }, { name, value }) {
+    checkFeature(name, value);
+    return { features: await writeFeature(tx, organization.id, name, value, now) };
+  },
+});

@@ -1,0 +1,15 @@
+import type { Domain } from "../domain.js";
+import { createPolicies } from "./submit/create-policies.js";
+import { createPolicy } from "./submit/create-policy.js";
+import { deletePolicies } from "./submit/delete-policies.js";
+import { deletePolicy } from "./submit/delete-policy.js";
+import { getPolicy } from "./query/get-policy.js";
+import { getPolicyEvaluations } from "./query/get-policy-evaluations.js";
+import { listPolicies } from "./query/list-policies.js";
+import { updatePolicy } from "./submit/update-policy.js";
+
+export const policiesDomain: Domain = {
+  name: "policies",
+  activities: [createPolicy, createPolicies, updatePolicy, deletePolicy, deletePolicies],
+  queries: [getPolicy, listPolicies, getPolicyEvaluations],
+};

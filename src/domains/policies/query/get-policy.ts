@@ -1,0 +1,14 @@
+import { Type } from "@sinclair/typebox";
+import { loadPolicyRecord } from "../policy-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const getPolicy = defineQuery({
+  operation: "get_policy",
+  sdkMethod: "getPolicy",
+  summary: "One policy",
+  body: Type.Object({ organizationId: Id(), policyId: Id() }),
+  async execute({ organization, services }, { policyId }) {
+    return { policy: await loadPolicyRecord(services.db, organization.id, policyId) };
+  },
+});

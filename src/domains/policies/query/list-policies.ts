@@ -1,0 +1,14 @@
+import { Type } from "@sinclair/typebox";
+import { loadPolicyRecords } from "../policy-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const listPolicies = defineQuery({
+  operation: "list_policies",
+  sdkMethod: "getPolicies",
+  summary: "Every policy of the organization, oldest first",
+  body: Type.Object({ organizationId: Id() }),
+  async execute({ organization, services }) {
+    return { policies: await loadPolicyRecords(services.db, organization.id) };
+  },
+});

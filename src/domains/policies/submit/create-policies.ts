@@ -1,0 +1,20 @@
+import { Type } from "@sinclair/typebox";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { insertPolicy, PolicyParams } from "../policies.js";
+
+export const createPolicies = defineActivity({
+  operation: "create_policies",
+  type: "ACTIVITY_TYPE_CREATE_POLICIES",
+  intentKey: "createPoliciesIntent",
+  resultKey: "createPoliciesResult",
+  sdkMethod: "createPolicies",
+  summary: "Create several policies at once",
+  resource: "POLICY",
+  action: "CREATE",
+  parameters: Type.Object({ policies: Type.Array(PolicyParams, { minItems: 1, maxItems: 100 }) }),
+  async execute({ tx, organization, now }, { policies }) {
+    const policyIds: string[] = [];
+    for (const [index, policy] of policies.entries()) policyIds.push(await insertPolicy(tx, organization.id, policy, `policies[${index}].`, now));
+    return { policyIds };
+  },
+});

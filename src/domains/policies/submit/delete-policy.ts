@@ -1,0 +1,21 @@
+import { Type } from "@sinclair/typebox";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { requirePolicy } from "../policies.js";
+
+export const deletePolicy = defineActivity({
+  operation: "delete_policy",
+  type: "ACTIVITY_TYPE_DELETE_POLICY",
+  intentKey: "deletePolicyIntent",
+  resultKey: "deletePolicyResult",
+  sdkMethod: "deletePolicy",
+  summary: "Delete a policy",
+  resource: "POLICY",
+  action: "DELETE",
+  parameters: Type.Object({ policyId: Id() }),
+  async execute({ tx, organization }, { policyId }) {
+    await requirePolicy(tx, organization.id, policyId);
+    await tx.query("DELETE FROM policies WHERE id = $1", [policyId]);
+    return { policyId };
+  },
+});

@@ -1,0 +1,40 @@
+import { Type } from "@sinclair/typebox";
+import { Id, Name } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { assertPolicyNameFree, checkPolicyExpression, Effect, requirePolicy } from "../policies.js";
+
+export const updatePolicy = defineActivity({
+  operation: "update_policy",
+  type: "ACTIVITY_TYPE_UPDATE_POLICY_V2",
+  intentKey: "updatePolicyIntentV2",
+  resultKey: "updatePolicyResultV2",
+  sdkMethod: "updatePolicy",
+  summary: "Change a policy's name, effect, condition, consensus, time or notes (an empty string clears an expression)",
+  resource: "POLICY",
+  action: "UPDATE",
+  parameters: Type.Object({
+    policyId: Id(),
+    policyName: Type.Optional(Name()),
+    policyEffect: Type.Optional(Effect),
+    policyCondition: Type.Optional(Type.String({ maxLength: 16384 })),
+    policyConsensus: Type.Optional(Type.String({ maxLength: 16384 })),
+    policyNotes: Type.Optional(Type.String({ maxLength: 4096 })),
+    time: Type.Optional(Type.String({ maxLength: 4096 })),
+  }),
+  async execute({ tx, organization, now }, p) {
+    await requirePolicy(tx, organization.id, p.policyId);
+    const changes: [string, unknown][] = [];
+    if (p.policyCondition !== undefined) changes.push(["condition", checkPolicyExpression(p.policyCondition, "condition", "policyCondition")]);
+    if (p.policyConsensus !== undefined) changes.push(["consensus", checkPolicyExpression(p.policyConsensus, "consensus", "policyConsensus")]);
+    if (p.time !== undefined) changes.push(["time", checkPolicyExpression(p.time, "time", "time")]);
+    if (p.policyName !== undefined) {
+      await assertPolicyNameFree(tx, organization.id, p.policyName, "policyName", p.policyId);
+      changes.push(["name", p.policyName]);
+    }
+    if (p.policyEffect !== undefined) changes.push(["effect", p.policyEffect]);
+    if (p.policyNotes !== undefined) changes.push(["notes", p.policyNotes]);
+    for (const [column, value] of changes) await tx.query(`UPDATE policies SET ${column} = $2 WHERE id = $1`, [p.policyId, value]);
+    await tx.query("UPDATE policies SET updated_at = $2 WHERE id = $1", [p.policyId, now]);
+    return { policyId: p.policyId };
+  },
+});

@@ -1,0 +1,14 @@
+import { Type } from "@sinclair/typebox";
+import { loadPrivateKeyRecords } from "../../wallets/wallet-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const listPrivateKeys = defineQuery({
+  operation: "list_private_keys",
+  sdkMethod: "getPrivateKeys",
+  summary: "Every private key of the organization with addresses, tags and exported/imported flags, oldest first",
+  body: Type.Object({ organizationId: Id() }),
+  async execute({ organization, services }) {
+    return { privateKeys: await loadPrivateKeyRecords(services.db, organization.id) };
+  },
+});

@@ -1,0 +1,24 @@
+import { Type } from "@sinclair/typebox";
+import { requirePrivateKey } from "../../wallets/wallet-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { assertSafeToDelete } from "../../wallets/export-rule.js";
+
+export const deletePrivateKeys = defineActivity({
+  operation: "delete_private_keys",
+  type: "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS",
+  intentKey: "deletePrivateKeysIntent",
+  resultKey: "deletePrivateKeysResult",
+  sdkMethod: "deletePrivateKeys",
+  summary: "Delete private keys; keys never exported need deleteWithoutExport",
+  resource: "PRIVATE_KEY",
+  action: "DELETE",
+  parameters: Type.Object({ privateKeyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }), deleteWithoutExport: Type.Optional(Type.Boolean()) }),
+  async execute({ tx, organization }, { privateKeyIds, deleteWithoutExport }) {
+    const keys = [];
+    for (const [index, id] of privateKeyIds.entries()) keys.push(await requirePrivateKey(tx, organization.id, id, `privateKeyIds[${index}]`));
+    assertSafeToDelete(keys, "private key(s)", deleteWithoutExport);
+    await tx.query("DELETE FROM private_keys WHERE id = ANY($1::text[]) AND organization_id = $2", [privateKeyIds, organization.id]);
+    return { privateKeyIds };
+  },
+});

@@ -1,0 +1,37 @@
+import { p256 } from "@noble/curves/nist.js";
+import { credentialBundle } from "../../crypto/bundles.js";
+import type { ActivityContext } from "../../pipeline/activity-definition.js";
+import { addApiKeys } from "../credentials/credentials.js";
+import { invalidateSessionKeys, sessionSeconds } from "./sessions.js";
+import { requireTargetKey } from "../../crypto/target-key.js";
+
+/**
+ * Read-write sessions and the legacy authentication flows (otp_auth, email_auth, email recovery, oauth): a fresh P-256 key registered as an
+ * expiring API key of the user, whose private half leaves only as a credential bundle to the client's
+ * `targetPublicKey` (what decryptCredentialBundle opens).
+ */
+export async function issueCredential(
+  ctx: Pick<ActivityContext, "tx" | "organization" | "now">,
+  request: { userId: string; targetPublicKey: string; credentialType: string; apiKeyName: string; expirationSeconds?: string; invalidateExisting?: boolean },
+): Promise<{ apiKeyId: string; credentialBundle: string; seconds: number }> {
+  const { tx, organization, now } = ctx;
+  const target = requireTargetKey(request.targetPublicKey);
+  const seconds = sessionSeconds(request.expirationSeconds);
+  if (request.invalidateExisting) await invalidateSessionKeys(tx, request.userId, [request.credentialType]);
+  const privateKey = p256.utils.randomSecretKey();
+  const [apiKeyId] = await addApiKeys(
+    tx,
+    { organizationId: organization.id, userId: request.userId, now },
+    [
+      {
+        apiKeyName: request.apiKeyName,
+        publicKey: Buffer.from(p256.getPublicKey(privateKey, true)).toString("hex"),
+        curveType: "API_KEY_CURVE_P256",
+        expirationSeconds: String(seconds),
+        credentialType: request.credentialType,
+      },
+    ],
+    "targetPublicKey",
+  );
+  return { apiKeyId: apiKeyId!, credentialBundle: await credentialBundle(privateKey, target), seconds };
+}

@@ -1,0 +1,40 @@
+import { Type } from "@sinclair/typebox";
+import { Id, Int64String, Name } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { issueCredential } from "../issue-credential.js";
+import { sessionSeconds, sessionUser } from "../sessions.js";
+import { requireTargetKey } from "../../../crypto/target-key.js";
+
+export const createReadWriteSession = defineActivity({
+  operation: "create_read_write_session",
+  type: "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
+  intentKey: "createReadWriteSessionIntentV2",
+  resultKey: "createReadWriteSessionResultV2",
+  sdkMethod: "createReadWriteSession",
+  summary: "A fresh P-256 session key registered as an expiring API key of the user, returned HPKE-encrypted to the client's key",
+  resource: "AUTH",
+  action: "CREATE",
+  parameters: Type.Object({
+    targetPublicKey: Type.String(),
+    userId: Type.Optional(Id()),
+    apiKeyName: Type.Optional(Name()),
+    expirationSeconds: Type.Optional(Int64String()),
+    invalidateExisting: Type.Optional(Type.Boolean()),
+  }),
+  selfServiceUserId: (params, requesterUserId) => params.userId ?? requesterUserId,
+  async execute(ctx, params) {
+    // Malformed input is refused (400) before the user is looked up (issueCredential checks it again).
+    requireTargetKey(params.targetPublicKey);
+    sessionSeconds(params.expirationSeconds);
+    const user = await sessionUser(ctx.tx, ctx.organization.id, params.userId ?? ctx.requesterUserId);
+    const { apiKeyId, credentialBundle } = await issueCredential(ctx, {
+      userId: user.id,
+      targetPublicKey: params.targetPublicKey,
+      credentialType: "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256",
+      apiKeyName: params.apiKeyName ?? `Read Write Session - ${ctx.now.toISOString()}`,
+      expirationSeconds: params.expirationSeconds,
+      invalidateExisting: params.invalidateExisting,
+    });
+    return { organizationId: ctx.organization.id, organizationName: ctx.organization.name, userId: user.id, username: user.name, apiKeyId, credentialBundle };
+  },
+});

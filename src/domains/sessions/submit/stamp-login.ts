@@ -1,0 +1,27 @@
+import { Type } from "@sinclair/typebox";
+import { Int64String } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { loginSession, sessionUser, sessionSeconds } from "../sessions.js";
+
+export const stampLogin = defineActivity({
+  operation: "stamp_login",
+  type: "ACTIVITY_TYPE_STAMP_LOGIN",
+  intentKey: "stampLoginIntent",
+  resultKey: "stampLoginResult",
+  sdkMethod: "stampLogin",
+  summary: "Log in with the request's own stamp: register the client's session public key as an expiring login key and return a session JWT",
+  resource: "AUTH",
+  action: "CREATE",
+  parameters: Type.Object({
+    publicKey: Type.String({ minLength: 1 }),
+    expirationSeconds: Type.Optional(Int64String()),
+    invalidateExisting: Type.Optional(Type.Boolean()),
+    sessionProfileId: Type.Optional(Type.String()),
+  }),
+  selfServiceUserId: (_params, requesterUserId) => requesterUserId,
+  async execute(ctx, params) {
+    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
+    const user = await sessionUser(ctx.tx, ctx.organization.id, ctx.requesterUserId);
+    return loginSession(ctx, ctx.organization.id, user.id, params);
+  },
+});

@@ -1,0 +1,26 @@
+import { Type } from "@sinclair/typebox";
+import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload as sign } from "../../../crypto/signing/raw-payload.js";
+import { StringEnum } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { resolveSigningKey, signingInput } from "../signing-keys.js";
+
+export const signRawPayload = defineActivity({
+  operation: "sign_raw_payload",
+  type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+  intentKey: "signRawPayloadIntentV2",
+  resultKey: "signRawPayloadResult",
+  sdkMethod: "signRawPayload",
+  summary: "Sign a raw payload with a wallet account or private key",
+  resource: "PRIVATE_KEY",
+  action: "SIGN",
+  parameters: Type.Object({
+    signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),
+    payload: Type.String(),
+    encoding: StringEnum(PAYLOAD_ENCODINGS),
+    hashFunction: StringEnum(HASH_FUNCTIONS),
+  }),
+  async execute({ tx, organization, services }, { signWith, payload, encoding, hashFunction }) {
+    const key = await resolveSigningKey(tx, services, organization.id, signWith);
+    return { ...signingInput(() => sign(key, payload, encoding, hashFunction)) };
+  },
+});

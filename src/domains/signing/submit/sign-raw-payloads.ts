@@ -1,0 +1,36 @@
+import { Type } from "@sinclair/typebox";
+import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload } from "../../../crypto/signing/raw-payload.js";
+import { StringEnum } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { resolveSigningKey, signingInput } from "../signing-keys.js";
+
+export const signRawPayloads = defineActivity({
+  operation: "sign_raw_payloads",
+  type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS",
+  intentKey: "signRawPayloadsIntent",
+  resultKey: "signRawPayloadsResult",
+  sdkMethod: "signRawPayloads",
+  summary: "Sign several raw payloads with one wallet account or private key",
+  resource: "PRIVATE_KEY",
+  action: "SIGN",
+  parameters: Type.Object({
+    signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),
+    payloads: Type.Array(Type.String(), { minItems: 1, maxItems: 100 }),
+    encoding: StringEnum(PAYLOAD_ENCODINGS),
+    hashFunction: StringEnum(HASH_FUNCTIONS),
+  }),
+  async execute({ tx, organization, services }, { signWith, payloads, encoding, hashFunction }) {
+    const key = await resolveSigningKey(tx, services, organization.id, signWith);
+    const signatures = payloads.map((payload, index) =>
+      signingInput(() => {
+        try {
+          return signRawPayload(key, payload, encoding, hashFunction);
+        } catch (error) {
+          if (error instanceof Error) error.message = error.message.replace(/^payload:/, `payloads[${index}]:`);
+          throw error;
+        }
+      }),
+    );
+    return { signatures };
+  },
+});

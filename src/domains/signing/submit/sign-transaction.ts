@@ -1,0 +1,25 @@
+import { Type } from "@sinclair/typebox";
+import { TRANSACTION_TYPES, signTransaction as sign } from "../../../crypto/signing/transaction.js";
+import { StringEnum } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { resolveSigningKey, signingInput } from "../signing-keys.js";
+
+export const signTransaction = defineActivity({
+  operation: "sign_transaction",
+  type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+  intentKey: "signTransactionIntentV2",
+  resultKey: "signTransactionResult",
+  sdkMethod: "signTransaction",
+  summary: "Sign an Ethereum, Solana, Bitcoin (PSBT) or Tron transaction with a wallet account or private key",
+  resource: "PRIVATE_KEY",
+  action: "SIGN",
+  parameters: Type.Object({
+    signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),
+    unsignedTransaction: Type.String({ minLength: 1 }),
+    type: StringEnum(TRANSACTION_TYPES),
+  }),
+  async execute({ tx, organization, services }, { signWith, unsignedTransaction, type }) {
+    const key = await resolveSigningKey(tx, services, organization.id, signWith);
+    return { signedTransaction: signingInput(() => sign(key, type, unsignedTransaction)) };
+  },
+});

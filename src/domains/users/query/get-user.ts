@@ -1,0 +1,14 @@
+import { Type } from "@sinclair/typebox";
+import { loadUserRecord } from "../user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const getUser = defineQuery({
+  operation: "get_user",
+  sdkMethod: "getUser",
+  summary: "One user with credentials, tags and OAuth providers",
+  body: Type.Object({ organizationId: Id(), userId: Id() }),
+  async execute({ organization, services }, { userId }) {
+    return { user: await loadUserRecord(services.db, organization.id, userId) };
+  },
+});

@@ -1,0 +1,14 @@
+import { Type } from "@sinclair/typebox";
+import { loadUserRecords } from "../user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const listUsers = defineQuery({
+  operation: "list_users",
+  sdkMethod: "getUsers",
+  summary: "Every user of the organization",
+  body: Type.Object({ organizationId: Id() }),
+  async execute({ organization, services }) {
+    return { users: await loadUserRecords(services.db, organization.id) };
+  },
+});

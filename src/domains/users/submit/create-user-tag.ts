@@ -1,0 +1,34 @@
+import { Type } from "@sinclair/typebox";
+import { randomUUID } from "node:crypto";
+import { requireUser } from "../user-records.js";
+import { Id, Name } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
+
+export const createUserTag = defineActivity({
+  operation: "create_user_tag",
+  type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+  intentKey: "createUserTagIntent",
+  resultKey: "createUserTagResult",
+  sdkMethod: "createUserTag",
+  summary: "Create a user tag and attach it to users",
+  resource: "USER",
+  action: "CREATE",
+  parameters: Type.Object({ userTagName: Name(), userIds: Type.Array(Id(), { maxItems: 100 }) }),
+  async execute({ tx, organization, now }, { userTagName, userIds }) {
+    await assertTagCapacity(tx, organization);
+    await assertTagNameFree(tx, "user_tags", organization.id, userTagName, "userTagName");
+    const userTagId = randomUUID();
+    await tx.query("INSERT INTO user_tags (id, organization_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)", [
+      userTagId,
+      organization.id,
+      userTagName,
+      now,
+    ]);
+    for (const [index, userId] of userIds.entries()) {
+      await requireUser(tx, organization.id, userId, `userIds[${index}]`);
+      await tx.query("INSERT INTO user_tag_assignments (tag_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [userTagId, userId]);
+    }
+    return { userTagId, userIds };
+  },
+});

@@ -1,0 +1,24 @@
+import { Type } from "@sinclair/typebox";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { verifyRegistrationTokens } from "../../credentials/credentials.js";
+import { UserParams, createUser } from "../users.js";
+
+export const createUsers = defineActivity({
+  operation: "create_users",
+  type: "ACTIVITY_TYPE_CREATE_USERS_V4",
+  intentKey: "createUsersIntentV4",
+  resultKey: "createUsersResult",
+  sdkMethod: "createUsers",
+  summary: "Create users, with their API keys, passkeys, OAuth providers and tags",
+  resource: "USER",
+  action: "CREATE",
+  parameters: Type.Object({ users: Type.Array(UserParams, { minItems: 1, maxItems: 100 }) }),
+  prepare: (services, { users }) => verifyRegistrationTokens(services, users.flatMap((user) => user.oauthProviders)),
+  async execute({ tx, organization, now }, { users }, verifiedTokens) {
+    const userIds: string[] = [];
+    for (const [index, user] of users.entries()) {
+      userIds.push(await createUser(tx, { organizationId: organization.id, now, isRoot: false, verifiedTokens }, user, `users[${index}]`));
+    }
+    return { userIds };
+  },
+});

@@ -1,0 +1,30 @@
+import { Type } from "@sinclair/typebox";
+import { failedPrecondition } from "../../../errors.js";
+import { requireUser } from "../user-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+
+export const deleteUsers = defineActivity({
+  operation: "delete_users",
+  type: "ACTIVITY_TYPE_DELETE_USERS",
+  intentKey: "deleteUsersIntent",
+  resultKey: "deleteUsersResult",
+  sdkMethod: "deleteUsers",
+  summary: "Delete users with all their credentials",
+  resource: "USER",
+  action: "DELETE",
+  parameters: Type.Object({ userIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  async execute({ tx, organization }, { userIds }) {
+    for (const [index, userId] of userIds.entries()) {
+      const user = await requireUser(tx, organization.id, userId, `userIds[${index}]`);
+      if (user.is_root) {
+        throw failedPrecondition(
+          `userIds[${index}]: user ${userId} is in the root quorum of organization ${organization.id} (quorum users missing); remove them with update_root_quorum first`,
+          "REQUEST_INVALID",
+        );
+      }
+      await tx.query("DELETE FROM users WHERE id = $1", [userId]);
+    }
+    return { userIds };
+  },
+});

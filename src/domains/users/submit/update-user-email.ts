@@ -1,0 +1,27 @@
+import { Type } from "@sinclair/typebox";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { updateUserContact } from "../contacts.js";
+
+export const updateUserEmail = defineActivity({
+  operation: "update_user_email",
+  type: "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
+  intentKey: "updateUserEmailIntent",
+  resultKey: "updateUserEmailResult",
+  sdkMethod: "updateUserEmail",
+  summary: "Set or remove (empty string) a user's email, optionally proven by a verification token",
+  resource: "USER",
+  action: "UPDATE",
+  parameters: Type.Object({
+    userId: Id(),
+    userEmail: Type.String({ maxLength: 320 }),
+    verificationToken: Type.Optional(Type.String({ minLength: 1 })),
+  }),
+  // Users may change their own contact only by proving the new one: a contact anyone could claim would let
+  // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
+  selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
+  async execute(ctx, { userId, userEmail, verificationToken }) {
+    await updateUserContact(ctx, "email", { userId, value: userEmail, verificationToken });
+    return { userId };
+  },
+});

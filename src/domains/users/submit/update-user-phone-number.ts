@@ -1,0 +1,27 @@
+import { Type } from "@sinclair/typebox";
+import { Id } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { updateUserContact } from "../contacts.js";
+
+export const updateUserPhoneNumber = defineActivity({
+  operation: "update_user_phone_number",
+  type: "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
+  intentKey: "updateUserPhoneNumberIntent",
+  resultKey: "updateUserPhoneNumberResult",
+  sdkMethod: "updateUserPhoneNumber",
+  summary: "Set or remove (empty string) a user's phone number (E.164), optionally proven by a verification token",
+  resource: "USER",
+  action: "UPDATE",
+  parameters: Type.Object({
+    userId: Id(),
+    userPhoneNumber: Type.String({ maxLength: 32 }),
+    verificationToken: Type.Optional(Type.String({ minLength: 1 })),
+  }),
+  // Users may change their own contact only by proving the new one: a contact anyone could claim would let
+  // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
+  selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
+  async execute(ctx, { userId, userPhoneNumber, verificationToken }) {
+    await updateUserContact(ctx, "phone", { userId, value: userPhoneNumber, verificationToken });
+    return { userId };
+  },
+});

@@ -1,0 +1,83 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { randomUUID } from "node:crypto";
+import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../../errors.js";
+import { Name } from "../../schema/common.js";
+import type { Queryable } from "../../store/database.js";
+import { ApiKeyParams, AuthenticatorParams, OauthProviderParams, addApiKeys, addAuthenticators, addOauthProviders, type VerifiedTokens } from "../credentials/credentials.js";
+import { lockOrganizationForLimits } from "../organizations/limits.js";
+
+export const USERS_PER_ORGANIZATION = 100;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+
+export const UserParams = Type.Object({
+  userName: Name("Human-readable name for a user"),
+  userEmail: Type.Optional(Type.String({ maxLength: 320 })),
+  userPhoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
+  apiKeys: Type.Array(ApiKeyParams),
+  authenticators: Type.Array(AuthenticatorParams),
+  oauthProviders: Type.Array(OauthProviderParams),
+  userTags: Type.Array(Type.String({ minLength: 1 })),
+});
+
+export type UserInput = Static<typeof UserParams>;
+/** Root users of a sub-organization are described the same way, without tags. */
+export type NewUser = Omit<UserInput, "userTags"> & { userTags?: string[] };
+
+export function checkEmail(email: string, field: string): void {
+  if (!EMAIL.test(email)) {
+    throw invalidArgument(`${field}: ${JSON.stringify(email)} is not a valid email address`, "INVALID_EMAIL", [{ field, description: "must be an email address" }]);
+  }
+}
+
+export function checkPhoneNumber(phone: string, field: string): void {
+  if (!E164.test(phone)) {
+    throw invalidArgument(`${field}: ${JSON.stringify(phone)} is not a phone number in E.164 format (e.g. +13214567890)`, "REQUEST_INVALID", [
+      { field, description: "must be in E.164 format" },
+    ]);
+  }
+}
+
+export async function assertUserNameFree(tx: Queryable, organizationId: string, name: string, field: string): Promise<void> {
+  const [taken] = await tx.query<{ id: string }>("SELECT id FROM users WHERE organization_id = $1 AND name = $2", [organizationId, name]);
+  if (taken) throw alreadyExists(`${field}: a user named ${JSON.stringify(name)} already exists in organization ${organizationId} (user ${taken.id})`);
+}
+
+/** Creates one user with its credentials and tags; the caller's transaction holds it all. */
+export async function createUser(
+  tx: Queryable,
+  target: { organizationId: string; now: Date; isRoot: boolean; verifiedTokens?: VerifiedTokens },
+  user: NewUser,
+  field: string,
+): Promise<string> {
+  const { organizationId, now } = target;
+  await lockOrganizationForLimits(tx, organizationId);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM users WHERE organization_id = $1", [organizationId]);
+  if (count >= USERS_PER_ORGANIZATION) {
+    throw resourceExhausted(`organization ${organizationId} already has the maximum of ${USERS_PER_ORGANIZATION} users`, "REQUEST_INVALID");
+  }
+  if (user.userEmail) checkEmail(user.userEmail, `${field}.userEmail`);
+  if (user.userPhoneNumber) checkPhoneNumber(user.userPhoneNumber, `${field}.userPhoneNumber`);
+  await assertUserNameFree(tx, organizationId, user.userName, `${field}.userName`);
+  const userId = randomUUID();
+  await tx.query(
+    `INSERT INTO users (id, organization_id, name, email, phone_number, is_root, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+    [userId, organizationId, user.userName, user.userEmail || null, user.userPhoneNumber || null, target.isRoot, now],
+  );
+  const owner = { organizationId, userId, now, verifiedTokens: target.verifiedTokens };
+  await addApiKeys(tx, owner, user.apiKeys, `${field}.apiKeys`);
+  await addAuthenticators(tx, owner, user.authenticators, `${field}.authenticators`);
+  const { verifiedEmails } = await addOauthProviders(tx, owner, user.oauthProviders, `${field}.oauthProviders`);
+  // An OIDC token that verified, whose issuer vouches for the user's email, proves that email as a code would.
+  if (user.userEmail && verifiedEmails.some((email) => email.toLowerCase() === user.userEmail!.toLowerCase())) {
+    await tx.query("UPDATE users SET email_verified_at = $2 WHERE id = $1", [userId, now]);
+  }
+  for (const [index, tagId] of (user.userTags ?? []).entries()) {
+    const [tag] = await tx.query("SELECT id FROM user_tags WHERE id = $1 AND organization_id = $2", [tagId, organizationId]);
+    if (!tag) throw notFound(`${field}.userTags[${index}]: no user tag ${JSON.stringify(tagId)} in organization ${organizationId}`);
+    await tx.query("INSERT INTO user_tag_assignments (tag_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [tagId, userId]);
+  }
+  return userId;
+}

@@ -1,0 +1,14 @@
+import { Type } from "@sinclair/typebox";
+import { requireWallet, walletRecord } from "../wallet-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const getWallet = defineQuery({
+  operation: "get_wallet",
+  sdkMethod: "getWallet",
+  summary: "One wallet",
+  body: Type.Object({ organizationId: Id(), walletId: Id() }),
+  async execute({ organization, services }, { walletId }) {
+    return { wallet: walletRecord(await requireWallet(services.db, organization.id, walletId)) };
+  },
+});

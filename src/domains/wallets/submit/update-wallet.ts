@@ -1,0 +1,25 @@
+import { Type } from "@sinclair/typebox";
+import { requireWallet } from "../wallet-records.js";
+import { Id, Name } from "../../../schema/common.js";
+import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { assertWalletNameFree } from "../wallets.js";
+
+export const updateWallet = defineActivity({
+  operation: "update_wallet",
+  type: "ACTIVITY_TYPE_UPDATE_WALLET",
+  intentKey: "updateWalletIntent",
+  resultKey: "updateWalletResult",
+  sdkMethod: "updateWallet",
+  summary: "Rename a wallet",
+  resource: "WALLET",
+  action: "UPDATE",
+  parameters: Type.Object({ walletId: Id(), walletName: Type.Optional(Name()) }),
+  async execute({ tx, organization, now }, { walletId, walletName }) {
+    const wallet = await requireWallet(tx, organization.id, walletId);
+    if (walletName !== undefined && walletName !== wallet.name) {
+      await assertWalletNameFree(tx, organization.id, walletName, "walletName");
+      await tx.query("UPDATE wallets SET name = $2, updated_at = $3 WHERE id = $1", [wallet.id, walletName, now]);
+    }
+    return { walletId };
+  },
+});

@@ -1,0 +1,160 @@
+import { notFound } from "../../errors.js";
+import type { Queryable } from "../../store/database.js";
+import { toApiTimestamp, type ApiTimestamp } from "../../schema/timestamp.js";
+
+export interface WalletRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  sealed_mnemonic: string;
+  exported: boolean;
+  imported: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WalletAccountRow {
+  id: string;
+  organization_id: string;
+  wallet_id: string;
+  curve: string;
+  path_format: string;
+  path: string;
+  address_format: string;
+  address: string;
+  public_key: string;
+  sealed_private_key: string;
+  name: string | null;
+  exported: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PrivateKeyRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  curve: string;
+  public_key: string;
+  sealed_private_key: string;
+  exported: boolean;
+  imported: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WalletRecord {
+  walletId: string;
+  walletName: string;
+  createdAt: ApiTimestamp;
+  updatedAt: ApiTimestamp;
+  exported: boolean;
+  imported: boolean;
+}
+
+export function walletRecord(row: WalletRow): WalletRecord {
+  return {
+    walletId: row.id,
+    walletName: row.name,
+    createdAt: toApiTimestamp(row.created_at),
+    updatedAt: toApiTimestamp(row.updated_at),
+    exported: row.exported,
+    imported: row.imported,
+  };
+}
+
+/** CAIP-2 namespaces of the chains an address format serves. */
+function caip2Prefix(addressFormat: string): string | undefined {
+  if (addressFormat === "ADDRESS_FORMAT_ETHEREUM") return "eip155";
+  if (addressFormat === "ADDRESS_FORMAT_SOLANA") return "solana";
+  if (addressFormat.startsWith("ADDRESS_FORMAT_BITCOIN_")) return "bip122";
+  if (addressFormat === "ADDRESS_FORMAT_COSMOS" || addressFormat === "ADDRESS_FORMAT_SEI") return "cosmos";
+  if (addressFormat === "ADDRESS_FORMAT_TRON") return "tron";
+  if (addressFormat === "ADDRESS_FORMAT_SUI") return "sui";
+  if (addressFormat === "ADDRESS_FORMAT_APTOS") return "aptos";
+  if (addressFormat === "ADDRESS_FORMAT_XLM") return "stellar";
+  if (addressFormat === "ADDRESS_FORMAT_XRP") return "xrpl";
+  if (addressFormat.startsWith("ADDRESS_FORMAT_TON_")) return "ton";
+  return undefined;
+}
+
+export function walletAccountRecord(row: WalletAccountRow, wallet?: WalletRow): Record<string, unknown> {
+  const prefix = caip2Prefix(row.address_format);
+  return {
+    walletAccountId: row.id,
+    organizationId: row.organization_id,
+    walletId: row.wallet_id,
+    curve: row.curve,
+    pathFormat: row.path_format,
+    path: row.path,
+    addressFormat: row.address_format,
+    address: row.address,
+    createdAt: toApiTimestamp(row.created_at),
+    updatedAt: toApiTimestamp(row.updated_at),
+    publicKey: row.public_key,
+    ...(wallet ? { walletDetails: walletRecord(wallet) } : {}),
+    ...(row.name !== null ? { name: row.name } : {}),
+    ...(prefix ? { caip2Prefix: prefix } : {}),
+  };
+}
+
+export interface PrivateKeyExtras {
+  addresses: { format: string; address: string }[];
+  tagIds: string[];
+}
+
+export function privateKeyRecord(row: PrivateKeyRow, extras: PrivateKeyExtras): Record<string, unknown> {
+  return {
+    privateKeyId: row.id,
+    publicKey: row.public_key,
+    privateKeyName: row.name,
+    curve: row.curve,
+    addresses: extras.addresses,
+    privateKeyTags: extras.tagIds,
+    createdAt: toApiTimestamp(row.created_at),
+    updatedAt: toApiTimestamp(row.updated_at),
+    exported: row.exported,
+    imported: row.imported,
+  };
+}
+
+export async function findWallet(db: Queryable, organizationId: string, walletId: string): Promise<WalletRow | undefined> {
+  const [row] = await db.query<WalletRow>("SELECT * FROM wallets WHERE id = $1 AND organization_id = $2", [walletId, organizationId]);
+  return row;
+}
+
+export async function requireWallet(db: Queryable, organizationId: string, walletId: string, field = "walletId"): Promise<WalletRow> {
+  const row = await findWallet(db, organizationId, walletId);
+  if (!row) throw notFound(`${field}: no wallet ${JSON.stringify(walletId)} in organization ${organizationId}`, "WALLET_NOT_FOUND");
+  return row;
+}
+
+export async function requirePrivateKey(db: Queryable, organizationId: string, privateKeyId: string, field = "privateKeyId"): Promise<PrivateKeyRow> {
+  const [row] = await db.query<PrivateKeyRow>("SELECT * FROM private_keys WHERE id = $1 AND organization_id = $2", [privateKeyId, organizationId]);
+  if (!row) throw notFound(`${field}: no private key ${JSON.stringify(privateKeyId)} in organization ${organizationId}`, "PRIVATE_KEY_NOT_FOUND");
+  return row;
+}
+
+/** Private key records with their addresses and tags, in creation order. */
+export async function loadPrivateKeyRecords(db: Queryable, organizationId: string, privateKeyIds?: string[]): Promise<Record<string, unknown>[]> {
+  const rows = await db.query<PrivateKeyRow>(
+    `SELECT * FROM private_keys WHERE organization_id = $1 ${privateKeyIds ? "AND id = ANY($2::text[])" : ""} ORDER BY seq`,
+    privateKeyIds ? [organizationId, privateKeyIds] : [organizationId],
+  );
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const addresses = await db.query<{ private_key_id: string; format: string; address: string }>(
+    "SELECT private_key_id, format, address FROM private_key_addresses WHERE private_key_id = ANY($1::text[]) ORDER BY private_key_id, position",
+    [ids],
+  );
+  const tags = await db.query<{ private_key_id: string; tag_id: string }>(
+    "SELECT a.private_key_id, a.tag_id FROM private_key_tag_assignments a JOIN private_key_tags t ON t.id = a.tag_id WHERE a.private_key_id = ANY($1::text[]) ORDER BY t.created_at, t.id",
+    [ids],
+  );
+  return rows.map((row) =>
+    privateKeyRecord(row, {
+      addresses: addresses.filter((a) => a.private_key_id === row.id).map(({ format, address }) => ({ format, address })),
+      tagIds: tags.filter((t) => t.private_key_id === row.id).map((t) => t.tag_id),
+    }),
+  );
+}

@@ -1,0 +1,14 @@
+import { Type } from "@sinclair/typebox";
+import { loadWebhookEndpoints } from "../endpoint-records.js";
+import { Id } from "../../../schema/common.js";
+import { defineQuery } from "../../../pipeline/query-definition.js";
+
+export const listWebhookEndpoints = defineQuery({
+  operation: "list_webhook_endpoints",
+  sdkMethod: "listWebhookEndpoints",
+  summary: "Every webhook endpoint of the organization with its subscriptions",
+  body: Type.Object({ organizationId: Id() }),
+  async execute({ organization, services }) {
+    return { webhookEndpoints: await loadWebhookEndpoints(services.db, organization.id) };
+  },
+});

@@ -1,0 +1,32 @@
+import type { Config } from "./config.js";
+import { createKeyEncryptionKey, loadOrCreateKeyFile, parseMasterKey } from "./crypto/key-encryption.js";
+import { loadOrCreateServerKey } from "./crypto/server-keys.js";
+import { openMessaging } from "./messaging/index.js";
+import type { Services } from "./services.js";
+import { openStore } from "./store/open.js";
+import { loadOrCreateWebhookKey } from "./domains/webhooks/signing.js";
+
+/** Opens the store and loads (or creates) the key-encryption key and the server's own keys. */
+export async function openServices(config: Config, clock: () => Date = () => new Date()): Promise<Services> {
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const kek = createKeyEncryptionKey(config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(config.dataDir));
+    const signer = await loadOrCreateServerKey(db, kek, "signer");
+    const encryptionKey = await loadOrCreateServerKey(db, kek, "encryption");
+    const signingKey = await loadOrCreateWebhookKey(db, kek);
+    return {
+      db,
+      kek,
+      signer,
+      encryptionKey,
+      clock,
+      limits: config.limits,
+      messaging: openMessaging(config.messaging),
+      oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" },
+      webhooks: { ...config.webhooks, signingKey, wake: () => undefined },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

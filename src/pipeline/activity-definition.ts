@@ -1,0 +1,79 @@
+import type { Static, TObject } from "@sinclair/typebox";
+import type { OrganizationRow } from "../domains/organizations/organizations.js";
+import type { Services } from "../services.js";
+import type { Queryable } from "../store/database.js";
+
+export interface ActivityContext {
+  /** The activity's transaction: everything the handler writes goes through it. */
+  tx: Queryable;
+  organization: OrganizationRow;
+  activityId: string;
+  /** The user who submitted the activity (its first vote). */
+  requesterUserId: string;
+  /** The root quorum's approvals allowed the activity (rather than a policy or the self-service permission). */
+  byRootQuorum: boolean;
+  now: Date;
+  services: Services;
+  /**
+   * Work outside the database (sending an email, say) that must happen only once the activity's
+   * transaction has committed; a failure there is logged, never undoes the activity.
+   */
+  afterCommit(task: () => Promise<void>): void;
+  /**
+   * A write that must be kept even if the activity fails (a wrong OTP guess counts against the code):
+   * it runs in the activity's transaction after the handler's writes were rolled back, before the
+   * FAILED status is recorded. It is dropped when the activity completes or the request is refused (400).
+   */
+  keepOnFailure(write: (tx: Queryable) => Promise<void>): void;
+}
+
+/** One operation of `/public/v1/submit/<operation>`, declared in one file. */
+export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
+  operation: string;
+  /** The versioned activity type the request must name. */
+  type: string;
+  intentKey: string;
+  resultKey: string;
+  /** The method name in @turnkey/sdk-server and @turnkey/http. */
+  sdkMethod: string;
+  summary: string;
+  /** Policy resource and action (the policy language's activity.resource / activity.action). */
+  resource: string;
+  action: string;
+  parameters: S;
+  /** Only the root quorum may perform it, whatever policies say. */
+  rootQuorumOnly?: boolean;
+  /**
+   * The user whose own credentials or profile the activity manages; requesters may always do
+   * that for themselves (the documented implicit permission).
+   */
+  selfServiceUserId?: (params: Static<S>, requesterUserId: string) => string | undefined;
+  /**
+   * Authentication activities (OTP, email auth, OAuth login) that a parent organization's user may submit
+   * for one of its sub-organizations, as the API documents; the parent's policies and root quorum decide.
+   * Every other activity is refused to parent credentials (read-only access).
+   */
+  parentMayInitiate?: boolean;
+  /**
+   * Activities whose key is equal run one at a time: the engine takes a transaction-level advisory lock on
+   * it before the handler's savepoint, so it is held until commit even when the handler fails (a lock
+   * taken inside the savepoint would be released by its rollback, letting a waiting guess in early).
+   */
+  lockKey?: (params: Static<S>, tx: Queryable) => string | Promise<string>;
+  /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
+  vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
+  /**
+   * CPU-heavy work that needs no transaction (key generation, HD derivation). The engine runs it before it
+   * opens the activity's transaction, so the store is not held while it computes, and passes its result to
+   * `execute`. It writes nothing and reads only committed rows through `services.db` (`execute` checks
+   * that what it read still holds); it may refuse bad input (ApiError 400). It also runs when the activity
+   * will then be denied or wait for consensus (and again before a vote that may execute it).
+   */
+  prepare?(services: Services, params: Static<S>, organization: OrganizationRow): Promise<P>;
+  /** Runs inside the activity's transaction; throws ApiError for a business failure. `prepared` is what `prepare` answered. */
+  execute(ctx: ActivityContext, params: Static<S>, prepared: P): Promise<Record<string, unknown>>;
+}
+
+export function defineActivity<S extends TObject, P = undefined>(definition: ActivityDefinition<S, P>): ActivityDefinition {
+  return definition as unknown as ActivityDefinition;
+}
