@@ -20,7 +20,12 @@ import { join } from "node:path";
 import { cpuMs, percentile, perSecond, startStrongroom, type Strongroom } from "./support.js";
 
 const CONNECTIONS = [1, 50] as const;
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
 const RENAMED_USERS = 50;
 
 interface Signed {
@@ -61,7 +66,13 @@ async function sign(stamper: ApiKeyStamper, path: string, body: string): Promise
  * Sends `signed` (each exactly once, in order, shared by all connections) or, when `repeat` is given,
  * the one request `repeat` times; every answer must be 200 and pass `ok`.
  */
-async function drive(server: { url: string; pid: number }, connections: number, signed: Signed[], ok: (body: string) => boolean, repeat?: number): Promise<Measured> {
+async function drive(
+  server: { url: string; pid: number },
+  connections: number,
+  signed: Signed[],
+  ok: (body: string) => boolean,
+  repeat?: number,
+): Promise<Measured> {
   const { url } = server;
   const cpuBefore = cpuMs(server.pid);
   let next = 0;
@@ -108,11 +119,19 @@ async function drive(server: { url: string; pid: number }, connections: number, 
   const serverCpu =
     cpuBefore === undefined || cpuAfter === undefined
       ? undefined
-      : { serverCpuShare: +((cpuAfter - cpuBefore) / elapsedMs).toFixed(2), serverCpuMsPerRequest: +((cpuAfter - cpuBefore) / result.requests.total).toFixed(3) };
+      : {
+          serverCpuShare: +((cpuAfter - cpuBefore) / elapsedMs).toFixed(2),
+          serverCpuMsPerRequest: +((cpuAfter - cpuBefore) / result.requests.total).toFixed(3),
+        };
   latenciesMs.sort((a, b) => a - b);
   const at = (p: number) => (latenciesMs.length === 0 ? 0 : +percentile(latenciesMs, p).toFixed(2));
-  const cpuNote = serverCpu === undefined ? "" : `, server CPU ${Math.round(serverCpu.serverCpuShare * 100)}% (${serverCpu.serverCpuMsPerRequest} ms/request)`;
-  process.stderr.write(`  ${connections} conn: ${result.requests.total} requests, ${perSecond}/s, p50 ${at(50)} ms${cpuNote}, ${failures} failures\n`);
+  const cpuNote =
+    serverCpu === undefined
+      ? ""
+      : `, server CPU ${Math.round(serverCpu.serverCpuShare * 100)}% (${serverCpu.serverCpuMsPerRequest} ms/request)`;
+  process.stderr.write(
+    `  ${connections} conn: ${result.requests.total} requests, ${perSecond}/s, p50 ${at(50)} ms${cpuNote}, ${failures} failures\n`,
+  );
   return {
     connections,
     requests: result.requests.total,
@@ -138,7 +157,12 @@ function bareCurveOperations() {
   const signature = Buffer.from(p256.sign(sha256(body), stampKey, { prehash: false, format: "der" }));
   const point = p256.getPublicKey(stampKey, false);
   const publicKey = createPublicKey({
-    key: { kty: "EC", crv: "P-256", x: Buffer.from(point.slice(1, 33)).toString("base64url"), y: Buffer.from(point.slice(33)).toString("base64url") },
+    key: {
+      kty: "EC",
+      crv: "P-256",
+      x: Buffer.from(point.slice(1, 33)).toString("base64url"),
+      y: Buffer.from(point.slice(33)).toString("base64url"),
+    },
     format: "jwk",
   });
   perSecond(500, () => verify("sha256", body, publicKey, signature));
@@ -151,11 +175,18 @@ function bareCurveOperations() {
 
 async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promise<Measured[]> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn("node", ["--import", "tsx", join(import.meta.dirname, "bare-route.ts"), String(port)], { stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn("node", ["--import", "tsx", join(import.meta.dirname, "bare-route.ts"), String(port)], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const url = `http://127.0.0.1:${port}`;
   try {
     for (let i = 0; ; i++) {
-      if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
+      if (
+        (await fetch(`${url}/health`)
+          .then((r) => r.ok)
+          .catch(() => false)) === true
+      )
+        break;
       if (i > 200) throw new Error("the bare route did not start");
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -187,10 +218,17 @@ async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
   let serial = 0;
   const activity = (type: string, parameters: unknown) =>
     JSON.stringify({ type, timestampMs: String(Date.now() + serial++), organizationId, parameters });
-  const signMany = (count: number, path: string, body: () => string) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
+  const signMany = (count: number, path: string, body: () => string) =>
+    Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
 
   const { userIds } = await client.createUsers({
-    users: Array.from({ length: RENAMED_USERS }, (_, i) => ({ userName: `renamed ${i}`, apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] })),
+    users: Array.from({ length: RENAMED_USERS }, (_, i) => ({
+      userName: `renamed ${i}`,
+      apiKeys: [],
+      authenticators: [],
+      oauthProviders: [],
+      userTags: [],
+    })),
   });
   const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
   const signer = addresses[0]!;
@@ -219,7 +257,12 @@ async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
       } else if (scenario === "sign") {
         path = "/public/v1/submit/sign_raw_payload";
         bodies = () =>
-          activity("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", { signWith: signer, payload: randomBytes(32).toString("hex"), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" });
+          activity("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", {
+            signWith: signer,
+            payload: randomBytes(32).toString("hex"),
+            encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+            hashFunction: "HASH_FUNCTION_NO_OP",
+          });
       } else {
         path = "/public/v1/submit/create_wallet";
         bodies = () => activity("ACTIVITY_TYPE_CREATE_WALLET", { walletName: `load ${serial}`, accounts: [ETH] });
@@ -253,7 +296,8 @@ async function main() {
   const curves = bareCurveOperations();
   const stores: Array<{ name: string; databaseUrl: string | null }> = [];
   if (process.env.BENCH_ONLY !== "postgres") stores.push({ name: "PGlite", databaseUrl: null });
-  if (process.env.DATABASE_URL && process.env.BENCH_ONLY !== "pglite") stores.push({ name: "PostgreSQL", databaseUrl: process.env.DATABASE_URL });
+  if (process.env.DATABASE_URL && process.env.BENCH_ONLY !== "pglite")
+    stores.push({ name: "PostgreSQL", databaseUrl: process.env.DATABASE_URL });
 
   let bare: Measured[] | undefined;
   const perStore: Record<string, Record<string, Measured[]>> = {};

@@ -10,7 +10,12 @@ import { randomBytes } from "node:crypto";
 import { compilePolicyExpression, evaluateExpression, type Value } from "../src/policy/language/index.js";
 import { machine, percentile, sequentialLatencies, startStrongroom, store } from "./support.js";
 
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
 
 /** 99 policies that do not apply to the measured request but must all be evaluated. */
 function otherPolicies(walletId: string) {
@@ -34,7 +39,15 @@ async function main() {
     const root = strongroom.client();
     const key = generateP256KeyPair();
     const { userIds } = await root.createUsers({
-      users: [{ userName: "alice", apiKeys: [{ apiKeyName: "k", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+      users: [
+        {
+          userName: "alice",
+          apiKeys: [{ apiKeyName: "k", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
     });
     const alice = strongroom.client({ publicKey: key.publicKey, privateKey: key.privateKey });
     const { walletId, addresses } = await root.createWallet({ walletName: "policed", accounts: [ETH] });
@@ -46,16 +59,31 @@ async function main() {
       notes: "",
     };
     await root.createPolicy(allow);
-    const sign = () => alice.signRawPayload({ signWith: addresses[0]!, payload: randomBytes(32).toString("hex"), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" });
+    const sign = () =>
+      alice.signRawPayload({
+        signWith: addresses[0]!,
+        payload: randomBytes(32).toString("hex"),
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_NO_OP",
+      });
     const onePolicy = await sequentialLatencies(500, sign);
     const others = otherPolicies(walletId);
     await root.createPolicies({ policies: others });
     const hundredPolicies = await sequentialLatencies(500, sign);
 
     // The evaluation alone, with the keyword values this request produces.
-    const compiled = [allow, ...others].map((p) => ({ condition: compilePolicyExpression(p.condition, "condition"), consensus: compilePolicyExpression(p.consensus, "consensus") }));
+    const compiled = [allow, ...others].map((p) => ({
+      condition: compilePolicyExpression(p.condition, "condition"),
+      consensus: compilePolicyExpression(p.consensus, "consensus"),
+    }));
     const condition: Record<string, Value> = {
-      activity: { type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", kind: "SIGN_RAW_PAYLOAD", resource: "PRIVATE_KEY", action: "SIGN", params: { encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash_function: "HASH_FUNCTION_NO_OP" } },
+      activity: {
+        type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+        kind: "SIGN_RAW_PAYLOAD",
+        resource: "PRIVATE_KEY",
+        action: "SIGN",
+        params: { encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash_function: "HASH_FUNCTION_NO_OP" },
+      },
       wallet: { id: walletId, label: "policed", exported: false, imported: false },
       wallet_account: { address: addresses[0]! },
     };
@@ -73,8 +101,14 @@ async function main() {
     const report = {
       machine: machine(),
       store: store(),
-      signRawPayloadP50Ms: { onePolicy: +percentile(onePolicy, 50).toFixed(2), hundredPolicies: +percentile(hundredPolicies, 50).toFixed(2) },
-      signRawPayloadP99Ms: { onePolicy: +percentile(onePolicy, 99).toFixed(2), hundredPolicies: +percentile(hundredPolicies, 99).toFixed(2) },
+      signRawPayloadP50Ms: {
+        onePolicy: +percentile(onePolicy, 50).toFixed(2),
+        hundredPolicies: +percentile(hundredPolicies, 50).toFixed(2),
+      },
+      signRawPayloadP99Ms: {
+        onePolicy: +percentile(onePolicy, 99).toFixed(2),
+        hundredPolicies: +percentile(hundredPolicies, 99).toFixed(2),
+      },
       evaluating100PoliciesMs: +evaluationMs.toFixed(3),
       evaluationShareOfP50: `${((evaluationMs / percentile(hundredPolicies, 50)) * 100).toFixed(1)}%`,
     };

@@ -39,7 +39,10 @@ async function adminQuery(baseUrl: string, sql: string): Promise<void> {
  * DATABASE_URL (or `databaseUrl`), on a fresh database created beside the one it names (dropped
  * afterwards). `databaseUrl: null` forces the embedded PGlite store.
  */
-export async function startStrongroom(extraEnv: Record<string, string> = {}, options: { databaseUrl?: string | null; nodeArgs?: string[] } = {}): Promise<Strongroom> {
+export async function startStrongroom(
+  extraEnv: Record<string, string> = {},
+  options: { databaseUrl?: string | null; nodeArgs?: string[] } = {},
+): Promise<Strongroom> {
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
   const baseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
   const database = `strongroom_bench_${randomBytes(6).toString("hex")}`;
@@ -59,12 +62,22 @@ export async function startStrongroom(extraEnv: Record<string, string> = {}, opt
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...extraEnv,
   };
-  const root = JSON.parse(execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" })) as Strongroom["root"];
+  const root = JSON.parse(
+    execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" }),
+  ) as Strongroom["root"];
   const port = await freePort();
-  const server = spawn("node", [...(options.nodeArgs ?? []), CLI, "serve", "--port", String(port)], { env, stdio: ["ignore", "ignore", "inherit"] });
+  const server = spawn("node", [...(options.nodeArgs ?? []), CLI, "serve", "--port", String(port)], {
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
+    if (
+      (await fetch(`${url}/health`)
+        .then((r) => r.ok)
+        .catch(() => false)) === true
+    )
+      break;
     if (i > 1200) {
       server.kill();
       throw new Error("the server did not start within a minute");
@@ -76,7 +89,12 @@ export async function startStrongroom(extraEnv: Record<string, string> = {}, opt
     pid: server.pid!,
     root,
     client: (key) =>
-      new Turnkey({ apiBaseUrl: url, apiPublicKey: key?.publicKey ?? root.apiPublicKey, apiPrivateKey: key?.privateKey ?? root.apiPrivateKey, defaultOrganizationId: root.organizationId }).apiClient(),
+      new Turnkey({
+        apiBaseUrl: url,
+        apiPublicKey: key?.publicKey ?? root.apiPublicKey,
+        apiPrivateKey: key?.privateKey ?? root.apiPrivateKey,
+        defaultOrganizationId: root.organizationId,
+      }).apiClient(),
     async stop() {
       server.kill();
       await new Promise((r) => server.once("exit", r));
@@ -89,7 +107,9 @@ export async function startStrongroom(extraEnv: Record<string, string> = {}, opt
 /** CPU time (user + system, ms) a process has used so far, from /proc on Linux; undefined elsewhere. */
 export function cpuMs(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /, "")
+      .split(" ");
     // utime and stime are fields 14 and 15 of stat(5), here 12 and 13 after the command name was cut off.
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {

@@ -12,7 +12,12 @@ import { createPublicKey, randomBytes, verify } from "node:crypto";
 import { createKeyEncryptionKey } from "../src/crypto/key-encryption.js";
 import { machine, percentile, perSecond, sequentialLatencies, startStrongroom, store } from "./support.js";
 
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
 function bareOperations() {
   const secpKey = secp256k1.utils.randomSecretKey();
   const digest = sha256(randomBytes(32));
@@ -21,7 +26,12 @@ function bareOperations() {
   const stampSignature = p256.sign(sha256(body), stampKey, { prehash: false, format: "der" });
   const uncompressed = p256.getPublicKey(stampKey, false);
   const stampPublicKey = createPublicKey({
-    key: { kty: "EC", crv: "P-256", x: Buffer.from(uncompressed.slice(1, 33)).toString("base64url"), y: Buffer.from(uncompressed.slice(33)).toString("base64url") },
+    key: {
+      kty: "EC",
+      crv: "P-256",
+      x: Buffer.from(uncompressed.slice(1, 33)).toString("base64url"),
+      y: Buffer.from(uncompressed.slice(33)).toString("base64url"),
+    },
     format: "jwk",
   });
   const kek = createKeyEncryptionKey(randomBytes(32));
@@ -53,7 +63,13 @@ async function main() {
     const tenAccounts = await walletsPerSecond(10, 90);
 
     const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
-    const sign = () => client.signRawPayload({ signWith: addresses[0]!, payload: randomBytes(32).toString("hex"), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" });
+    const sign = () =>
+      client.signRawPayload({
+        signWith: addresses[0]!,
+        payload: randomBytes(32).toString("hex"),
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_NO_OP",
+      });
     const latencies = await sequentialLatencies(1000, sign);
     const concurrency = 16;
     const total = 2000;

@@ -147,7 +147,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",
     bodyLimitBytes,
-    trustProxy: (env.TRUST_PROXY ?? "").split(",").map((p) => p.trim()).filter(Boolean),
+    trustProxy: (env.TRUST_PROXY ?? "")
+      .split(",")
+      .map((p) => p.trim())
+      .filter(Boolean),
     evm: {
       rpcUrl: env.EVM_RPC_URL || undefined,
       pollIntervalMs: positive("EVM_POLL_MS", 2000),
@@ -170,7 +173,11 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     },
     oauth: {
       publicUrl: env.STRONGROOM_PUBLIC_URL ? issuerUrl(env.STRONGROOM_PUBLIC_URL, "STRONGROOM_PUBLIC_URL") : undefined,
-      oidcIssuers: (env.OIDC_ISSUERS ?? "").split(",").map((i) => i.trim()).filter(Boolean).map((i) => issuerUrl(i, "OIDC_ISSUERS")),
+      oidcIssuers: (env.OIDC_ISSUERS ?? "")
+        .split(",")
+        .map((i) => i.trim())
+        .filter(Boolean)
+        .map((i) => issuerUrl(i, "OIDC_ISSUERS")),
       timeoutMs: positive("OAUTH2_TIMEOUT_MS", 10_000),
       providers: {
         x: {

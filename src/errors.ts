@@ -71,8 +71,7 @@ export class ApiError extends Error {
 export const invalidArgument = (message: string, turnkeyErrorCode = "REQUEST_INVALID", fields: FieldViolation[] = []) =>
   new ApiError(GrpcCode.INVALID_ARGUMENT, message, turnkeyErrorCode, fields);
 
-export const notFound = (message: string, turnkeyErrorCode?: string) =>
-  new ApiError(GrpcCode.NOT_FOUND, message, turnkeyErrorCode);
+export const notFound = (message: string, turnkeyErrorCode?: string) => new ApiError(GrpcCode.NOT_FOUND, message, turnkeyErrorCode);
 
 export const alreadyExists = (message: string, turnkeyErrorCode?: string) =>
   new ApiError(GrpcCode.ALREADY_EXISTS, message, turnkeyErrorCode);
@@ -113,6 +112,8 @@ export class RateLimitedError extends ApiError {
   static fromBody(body: ErrorBody): RateLimitedError | undefined {
     const retry = body.details.find((d) => d["@type"] === "type.googleapis.com/google.rpc.RetryInfo");
     const seconds = typeof retry?.retryDelay === "string" ? Number.parseInt(retry.retryDelay, 10) : NaN;
-    return body.code === GrpcCode.RESOURCE_EXHAUSTED && Number.isSafeInteger(seconds) ? new RateLimitedError(body.message, seconds) : undefined;
+    return body.code === GrpcCode.RESOURCE_EXHAUSTED && Number.isSafeInteger(seconds)
+      ? new RateLimitedError(body.message, seconds)
+      : undefined;
   }
 }

@@ -3,7 +3,13 @@ import { notFound, permissionDenied, unauthenticated } from "../errors.js";
 import { enforceIpAllowlist, type AllowlistRow } from "./ip-allowlist.js";
 import { SessionJwtError, verifySessionJwt } from "./session-jwt.js";
 import { requireOrganization, type OrganizationRow } from "../domains/organizations/organizations.js";
-import { userRecordsColumns, userRecordsFrom, type AuthenticatorRow, type UserRecord, type UserRecordsJson } from "../domains/users/user-records.js";
+import {
+  userRecordsColumns,
+  userRecordsFrom,
+  type AuthenticatorRow,
+  type UserRecord,
+  type UserRecordsJson,
+} from "../domains/users/user-records.js";
 import type { Queryable } from "../store/database.js";
 import { API_KEY_SCHEMES, parseStamp, verifyApiKeySignature, type Stamp } from "./stamp.js";
 import { verifyWebAuthnStamp } from "./webauthn.js";
@@ -87,7 +93,10 @@ async function authenticateApiKey(
   clientIp: string | undefined,
   withSnapshot: boolean,
 ): Promise<{ principal: Principal; organization: OrganizationRow }> {
-  const [row] = await db.query<OrganizationRow & StampKeyColumns & Partial<UserRecordsJson>>(withSnapshot ? API_KEY_VOTER_SQL : API_KEY_PRINCIPAL_SQL, [organizationId, stamp.publicKey]);
+  const [row] = await db.query<OrganizationRow & StampKeyColumns & Partial<UserRecordsJson>>(
+    withSnapshot ? API_KEY_VOTER_SQL : API_KEY_PRINCIPAL_SQL,
+    [organizationId, stamp.publicKey],
+  );
   if (!row) throw notFound(`no organization found with id ${JSON.stringify(organizationId)}`, "ORGANIZATION_NOT_FOUND");
   const {
     stamp_key_id: keyId,
@@ -106,7 +115,8 @@ async function authenticateApiKey(
     owned_rows: ownedRows,
     ...organization
   } = row;
-  if (!keyId) throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(organization)}`, "PUBLIC_KEY_NOT_FOUND");
+  if (!keyId)
+    throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(organization)}`, "PUBLIC_KEY_NOT_FOUND");
   if (CURVE_OF_KEY[curve] !== API_KEY_SCHEMES[stamp.scheme]) {
     throw unauthenticated(`stamp scheme ${stamp.scheme} does not fit API key ${keyId}, whose curve is ${curve}`, "SIGNATURE_INVALID");
   }
@@ -134,7 +144,13 @@ async function markProven(db: Queryable, table: "api_keys" | "authenticators", i
   await db.query(`UPDATE ${table} SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL`, [id, now]);
 }
 
-async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind: "webauthn" }>, rawBody: Buffer, org: OrganizationRow, now: Date): Promise<Principal> {
+async function authenticateWebAuthn(
+  db: Queryable,
+  stamp: Extract<Stamp, { kind: "webauthn" }>,
+  rawBody: Buffer,
+  org: OrganizationRow,
+  now: Date,
+): Promise<Principal> {
   const rows = await db.query<AuthenticatorRow & UserColumns>(
     `SELECT a.*, u.name AS user_name, u.is_root FROM authenticators a JOIN users u ON u.id = a.user_id
       WHERE a.credential_id = $1 AND a.organization_id IN ($2, $3)
@@ -160,15 +176,18 @@ async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind:
       [rpIdHash, authenticator.id],
     );
     if (bound && bound.rp_id_hash !== rpIdHash) {
-      throw unauthenticated(`could not verify WebAuthn signature: the assertion is for another relying party than the one credential ${authenticator.credential_id} is bound to`, "SIGNATURE_INVALID");
+      throw unauthenticated(
+        `could not verify WebAuthn signature: the assertion is for another relying party than the one credential ${authenticator.credential_id} is bound to`,
+        "SIGNATURE_INVALID",
+      );
     }
   }
   // Compare-and-set: of two requests carrying the same counter, only one gets through.
   if (newCounter > 0 || stored > 0) {
-    const updated = await db.query(
-      "UPDATE authenticators SET sign_count = $1 WHERE id = $2 AND sign_count < $1 RETURNING id",
-      [newCounter, authenticator.id],
-    );
+    const updated = await db.query("UPDATE authenticators SET sign_count = $1 WHERE id = $2 AND sign_count < $1 RETURNING id", [
+      newCounter,
+      authenticator.id,
+    ]);
     if (updated.length === 0) {
       throw unauthenticated(
         `WebAuthn signature counter ${newCounter} of authenticator ${authenticator.id} did not increase: replayed or cloned authenticator`,
@@ -178,7 +197,12 @@ async function authenticateWebAuthn(db: Queryable, stamp: Extract<Stamp, { kind:
   }
   if (!authenticator.proven_at) await markProven(db, "authenticators", authenticator.id, now);
   return {
-    user: { id: authenticator.user_id, name: authenticator.user_name, organizationId: authenticator.organization_id, isRoot: authenticator.is_root },
+    user: {
+      id: authenticator.user_id,
+      name: authenticator.user_name,
+      organizationId: authenticator.organization_id,
+      isRoot: authenticator.is_root,
+    },
     credential: {
       kind: "webauthn",
       id: authenticator.id,
@@ -196,12 +220,17 @@ async function authenticateSession(db: Queryable, signer: ServerKey, token: stri
   try {
     claims = verifySessionJwt(signer, token, now);
   } catch (error) {
-    if (error instanceof SessionJwtError) throw unauthenticated(`X-Session is not a valid read-only session: ${error.message}`, "SESSION_INVALID");
+    if (error instanceof SessionJwtError)
+      throw unauthenticated(`X-Session is not a valid read-only session: ${error.message}`, "SESSION_INVALID");
     throw error;
   }
-  if (claims.session_type !== "SESSION_TYPE_READ_ONLY") throw unauthenticated("X-Session holds a read-write session token; only read-only sessions are accepted there", "SESSION_INVALID");
+  if (claims.session_type !== "SESSION_TYPE_READ_ONLY")
+    throw unauthenticated("X-Session holds a read-write session token; only read-only sessions are accepted there", "SESSION_INVALID");
   if (claims.organization_id !== org.id && claims.organization_id !== org.parent_id) {
-    throw unauthenticated(`the read-only session belongs to organization ${claims.organization_id}, not ${scopeDescription(org)}`, "SESSION_INVALID");
+    throw unauthenticated(
+      `the read-only session belongs to organization ${claims.organization_id}, not ${scopeDescription(org)}`,
+      "SESSION_INVALID",
+    );
   }
   const [user] = await db.query<{ id: string; name: string; organization_id: string; is_root: boolean }>(
     "SELECT id, name, organization_id, is_root FROM users WHERE id = $1 AND organization_id = $2",
@@ -240,7 +269,10 @@ export async function authenticate(
   const session = headers["x-session"];
   if (typeof session === "string" && headers["x-stamp"] === undefined && headers["x-stamp-webauthn"] === undefined) {
     if (!readOnlySessions) {
-      throw permissionDenied("a read-only session (X-Session) can only read; submitting an activity needs a stamp (X-Stamp or X-Stamp-WebAuthn)", "READ_ONLY_SESSION");
+      throw permissionDenied(
+        "a read-only session (X-Session) can only read; submitting an activity needs a stamp (X-Stamp or X-Stamp-WebAuthn)",
+        "READ_ONLY_SESSION",
+      );
     }
     const organization = await requireOrganization(db, organizationId);
     return { principal: await authenticateSession(db, readOnlySessions, session, organization, now), organization };

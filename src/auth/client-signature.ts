@@ -18,8 +18,10 @@ export function verifyClientSignature(
   clientSignature: ClientSignature,
   expected: { publicKey: string; tokenId: string; usage: "USAGE_TYPE_LOGIN" | "USAGE_TYPE_SIGNUP"; field: string },
 ): Record<string, unknown> {
-  const refuse = (why: string) => invalidArgument(`${expected.field}: ${why}`, "REQUEST_INVALID", [{ field: expected.field, description: why }]);
-  if (clientSignature.scheme !== "CLIENT_SIGNATURE_SCHEME_API_P256") throw refuse(`unsupported scheme ${JSON.stringify(clientSignature.scheme)}; use CLIENT_SIGNATURE_SCHEME_API_P256`);
+  const refuse = (why: string) =>
+    invalidArgument(`${expected.field}: ${why}`, "REQUEST_INVALID", [{ field: expected.field, description: why }]);
+  if (clientSignature.scheme !== "CLIENT_SIGNATURE_SCHEME_API_P256")
+    throw refuse(`unsupported scheme ${JSON.stringify(clientSignature.scheme)}; use CLIENT_SIGNATURE_SCHEME_API_P256`);
   if (clientSignature.publicKey.toLowerCase() !== expected.publicKey.toLowerCase()) {
     throw refuse(`signed by ${clientSignature.publicKey}, but the verification token is bound to ${expected.publicKey}`);
   }
@@ -34,7 +36,8 @@ export function verifyClientSignature(
   } catch {
     throw refuse("the signed message is not JSON");
   }
-  if (message.tokenId !== expected.tokenId) throw refuse(`the signed message names token ${JSON.stringify(message.tokenId)}, not ${expected.tokenId}`);
+  if (message.tokenId !== expected.tokenId)
+    throw refuse(`the signed message names token ${JSON.stringify(message.tokenId)}, not ${expected.tokenId}`);
   if (message.type !== expected.usage) throw refuse(`the signed message is for ${JSON.stringify(message.type)}, not ${expected.usage}`);
   return message;
 }

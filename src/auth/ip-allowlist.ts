@@ -32,7 +32,13 @@ function allows(rules: AllowlistRule[], ip: string): boolean {
  * address that cannot be read falls to onEvaluationError (DENY by default). Requests signed by the
  * organization's own auth proxy are exempt, as documented. `lists` are the organization's list and the key's.
  */
-export function enforceIpAllowlist(lists: AllowlistRow[], principal: Principal, organization: OrganizationRow, clientIp: string | undefined, isAuthProxyKey: boolean): void {
+export function enforceIpAllowlist(
+  lists: AllowlistRow[],
+  principal: Principal,
+  organization: OrganizationRow,
+  clientIp: string | undefined,
+  isAuthProxyKey: boolean,
+): void {
   if (principal.credential.kind !== "api-key" || principal.viaParent || organization.parent_id || isAuthProxyKey) return;
   const orgList = lists.find((l) => l.public_key === "");
   if (!orgList?.enabled) return;
@@ -45,6 +51,9 @@ export function enforceIpAllowlist(lists: AllowlistRow[], principal: Principal, 
     throw permissionDenied(`the client address could not be determined, and ${which} denies on evaluation errors`, "IP_NOT_ALLOWED");
   }
   if (!allows(applied.rules, ip)) {
-    throw permissionDenied(`requests from ${ip} are not allowed by ${which} (${applied.rules.length} rule${applied.rules.length === 1 ? "" : "s"})`, "IP_NOT_ALLOWED");
+    throw permissionDenied(
+      `requests from ${ip} are not allowed by ${which} (${applied.rules.length} rule${applied.rules.length === 1 ? "" : "s"})`,
+      "IP_NOT_ALLOWED",
+    );
   }
 }

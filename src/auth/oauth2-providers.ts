@@ -62,12 +62,20 @@ function basicAuthorization(clientId: string, clientSecret: string): string {
   return `Basic ${Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`).toString("base64")}`;
 }
 
-async function call(spec: ProviderSpec, what: string, url: string, init: RequestInit, timeoutMs: number, secrets: string[]): Promise<{ status: number; body: unknown; text: string }> {
+async function call(
+  spec: ProviderSpec,
+  what: string,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  secrets: string[],
+): Promise<{ status: number; body: unknown; text: string }> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    const reason = (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : redact((error as Error).message, secrets);
+    const reason =
+      (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : redact((error as Error).message, secrets);
     throw providerError(GrpcCode.UNAVAILABLE, `${spec.name} ${what} ${url} could not be reached: ${reason}`);
   }
   const text = await response.text();
@@ -82,11 +90,17 @@ async function call(spec: ProviderSpec, what: string, url: string, init: Request
 
 function describeRefusal(body: unknown, text: string, secrets: string[]): string {
   const fields = body as { error?: unknown; error_description?: unknown; message?: unknown; title?: unknown; detail?: unknown } | undefined;
-  const parts = [fields?.error, fields?.error_description, fields?.title, fields?.detail, fields?.message].filter((p): p is string => typeof p === "string" && p.length > 0);
+  const parts = [fields?.error, fields?.error_description, fields?.title, fields?.detail, fields?.message].filter(
+    (p): p is string => typeof p === "string" && p.length > 0,
+  );
   return redact(parts.length > 0 ? parts.join(": ") : text || "(empty body)", secrets);
 }
 
-export async function authenticateWithProvider(settings: OAuthSettings, provider: Oauth2Provider, exchange: AuthorizationCodeExchange): Promise<ProviderIdentity> {
+export async function authenticateWithProvider(
+  settings: OAuthSettings,
+  provider: Oauth2Provider,
+  exchange: AuthorizationCodeExchange,
+): Promise<ProviderIdentity> {
   const spec = PROVIDERS[provider];
   const endpoints = spec.endpoints(settings);
   const secrets = [exchange.clientSecret, exchange.authCode, exchange.codeVerifier];
@@ -97,7 +111,11 @@ export async function authenticateWithProvider(settings: OAuthSettings, provider
     endpoints.tokenUrl,
     {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", authorization: basicAuthorization(exchange.clientId, exchange.clientSecret) },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "application/json",
+        authorization: basicAuthorization(exchange.clientId, exchange.clientSecret),
+      },
       body: new URLSearchParams({
         grant_type: "authorization_code",
         code: exchange.authCode,
@@ -110,7 +128,10 @@ export async function authenticateWithProvider(settings: OAuthSettings, provider
     secrets,
   );
   if (token.status < 200 || token.status >= 300) {
-    throw providerError(GrpcCode.FAILED_PRECONDITION, `${spec.name} refused the authorization code (HTTP ${token.status}): ${describeRefusal(token.body, token.text, secrets)}`);
+    throw providerError(
+      GrpcCode.FAILED_PRECONDITION,
+      `${spec.name} refused the authorization code (HTTP ${token.status}): ${describeRefusal(token.body, token.text, secrets)}`,
+    );
   }
   const accessToken = (token.body as { access_token?: unknown } | undefined)?.access_token;
   if (typeof accessToken !== "string" || accessToken.length === 0) {
@@ -126,11 +147,17 @@ export async function authenticateWithProvider(settings: OAuthSettings, provider
     [...secrets, accessToken],
   );
   if (me.status < 200 || me.status >= 300) {
-    throw providerError(GrpcCode.FAILED_PRECONDITION, `${spec.name} user-info endpoint refused the access token (HTTP ${me.status}): ${describeRefusal(me.body, me.text, [...secrets, accessToken])}`);
+    throw providerError(
+      GrpcCode.FAILED_PRECONDITION,
+      `${spec.name} user-info endpoint refused the access token (HTTP ${me.status}): ${describeRefusal(me.body, me.text, [...secrets, accessToken])}`,
+    );
   }
   const userId = spec.userId(me.body);
   if ((typeof userId !== "string" && typeof userId !== "number") || String(userId).length === 0) {
-    throw providerError(GrpcCode.FAILED_PRECONDITION, `${spec.name} user-info endpoint answered without the user's id (${provider === "OAUTH2_PROVIDER_X" ? "data.id" : "id"})`);
+    throw providerError(
+      GrpcCode.FAILED_PRECONDITION,
+      `${spec.name} user-info endpoint answered without the user's id (${provider === "OAUTH2_PROVIDER_X" ? "data.id" : "id"})`,
+    );
   }
   return { subject: `${spec.subjectPrefix}:${String(userId)}`, accessToken };
 }

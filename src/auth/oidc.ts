@@ -1,6 +1,17 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { SignJWT, calculateJwkThumbprint, createRemoteJWKSet, decodeJwt, errors, exportJWK, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import {
+  SignJWT,
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  decodeJwt,
+  errors,
+  exportJWK,
+  jwtVerify,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from "jose";
 import type { ServerKey } from "../crypto/server-keys.js";
 import { ApiError, GrpcCode, invalidArgument } from "../errors.js";
 import type { Services } from "../services.js";
@@ -119,7 +130,12 @@ export interface VerifiedOidcToken {
  * and that `sub` and `aud` are present. Which audience is acceptable is decided by the caller (the
  * user's registered OAuth providers). Anything wrong is a 400 with INVALID_OIDC_TOKEN saying what.
  */
-export async function verifyOidcToken(services: Pick<Services, "signer" | "oauth">, token: string, now: Date, field = "oidcToken"): Promise<VerifiedOidcToken> {
+export async function verifyOidcToken(
+  services: Pick<Services, "signer" | "oauth">,
+  token: string,
+  now: Date,
+  field = "oidcToken",
+): Promise<VerifiedOidcToken> {
   let unverified: JWTPayload;
   try {
     unverified = decodeJwt(token);
@@ -139,7 +155,10 @@ export async function verifyOidcToken(services: Pick<Services, "signer" | "oauth
     algorithms = ASYMMETRIC_ALGORITHMS;
   } else {
     const accepted = [ownIssuer, ...services.oauth.oidcIssuers].join(", ");
-    throw invalidToken(field, `issuer ${JSON.stringify(unverified.iss)} is not accepted (accepted: Strongroom itself and OIDC_ISSUERS: ${accepted})`);
+    throw invalidToken(
+      field,
+      `issuer ${JSON.stringify(unverified.iss)} is not accepted (accepted: Strongroom itself and OIDC_ISSUERS: ${accepted})`,
+    );
   }
 
   let payload: JWTPayload;
@@ -152,7 +171,9 @@ export async function verifyOidcToken(services: Pick<Services, "signer" | "oauth
     }
     throw invalidToken(field, describeVerificationFailure(error, unverified));
   }
-  const audiences = (Array.isArray(payload.aud) ? payload.aud : [payload.aud]).filter((a): a is string => typeof a === "string" && a.length > 0);
+  const audiences = (Array.isArray(payload.aud) ? payload.aud : [payload.aud]).filter(
+    (a): a is string => typeof a === "string" && a.length > 0,
+  );
   if (typeof payload.sub !== "string" || payload.sub.length === 0) throw invalidToken(field, "the token has no sub claim");
   if (audiences.length === 0) throw invalidToken(field, "the token has no aud claim");
   return {
@@ -161,7 +182,9 @@ export async function verifyOidcToken(services: Pick<Services, "signer" | "oauth
     audiences,
     ...(typeof payload.nonce === "string" ? { nonce: payload.nonce } : {}),
     ...(typeof payload.tknonce === "string" ? { tknonce: payload.tknonce } : {}),
-    ...(typeof payload.email === "string" && (payload.email_verified === true || payload.email_verified === "true") ? { verifiedEmail: payload.email } : {}),
+    ...(typeof payload.email === "string" && (payload.email_verified === true || payload.email_verified === "true")
+      ? { verifiedEmail: payload.email }
+      : {}),
   };
 }
 
@@ -171,7 +194,8 @@ function describeVerificationFailure(error: InstanceType<typeof errors.JOSEError
   if (error instanceof errors.JWTExpired) {
     return `the token expired at ${typeof claims.exp === "number" ? new Date(claims.exp * 1000).toISOString() : "?"}`;
   }
-  if (error instanceof errors.JWSSignatureVerificationFailed) return `the signature does not verify with the keys of issuer ${String(claims.iss)}`;
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return `the signature does not verify with the keys of issuer ${String(claims.iss)}`;
   if (error instanceof errors.JWKSNoMatchingKey) return `no key of issuer ${String(claims.iss)}'s JWKS matches the token's header`;
   if (error instanceof errors.JOSEAlgNotAllowed) return "the token's signing algorithm is not accepted";
   if (error instanceof errors.JWTClaimValidationFailed) return `claim ${error.claim} is invalid: ${error.reason}`;

@@ -46,7 +46,10 @@ export function verifySessionJwt(signer: ServerKey, token: string, now: Date): S
   const digest = sha256(sha256(new TextEncoder().encode(`${header}.${payload}`)));
   const valid = (() => {
     try {
-      return p256.verify(Buffer.from(signature, "base64url"), digest, Buffer.from(signer.publicKeyHex, "hex"), { prehash: false, lowS: false });
+      return p256.verify(Buffer.from(signature, "base64url"), digest, Buffer.from(signer.publicKeyHex, "hex"), {
+        prehash: false,
+        lowS: false,
+      });
     } catch {
       return false;
     }

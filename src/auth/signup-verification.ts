@@ -17,7 +17,9 @@ export interface SignupUser {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -38,7 +40,8 @@ export async function verifySignupToken(
 ): Promise<VerificationClaims | undefined> {
   const { verificationToken, clientSignature } = request;
   if (!verificationToken) {
-    if (clientSignature !== undefined) throw refuse("clientSignature", "a client signature only accompanies a verificationToken, and none was given");
+    if (clientSignature !== undefined)
+      throw refuse("clientSignature", "a client signature only accompanies a verificationToken, and none was given");
     return undefined;
   }
   let contact: unknown;
@@ -50,14 +53,28 @@ export async function verifySignupToken(
   const matches = (user: SignupUser) =>
     typeof contact === "string" && (user.userEmail?.toLowerCase() === contact.toLowerCase() || user.userPhoneNumber === contact);
   const user = request.rootUsers.find(matches);
-  if (!user) throw refuse("verificationToken", "invalid verification token: it was issued for a contact that is not the email or phone number of any root user");
-  const claims = await verifyVerificationToken(signer, verificationToken, { contact: String(contact), now: request.now, field: "verificationToken" });
+  if (!user)
+    throw refuse(
+      "verificationToken",
+      "invalid verification token: it was issued for a contact that is not the email or phone number of any root user",
+    );
+  const claims = await verifyVerificationToken(signer, verificationToken, {
+    contact: String(contact),
+    now: request.now,
+    field: "verificationToken",
+  });
   if (claims.organization_id && claims.organization_id !== request.organizationId) {
-    throw refuse("verificationToken", `invalid verification token: it was issued to organization ${claims.organization_id}, not ${request.organizationId}`);
+    throw refuse(
+      "verificationToken",
+      `invalid verification token: it was issued to organization ${claims.organization_id}, not ${request.organizationId}`,
+    );
   }
   if (!claims.public_key) return claims;
   if (!clientSignature || typeof clientSignature !== "object") {
-    throw refuse("clientSignature", `required: the verification token is bound to public key ${claims.public_key}, which must sign the signup (USAGE_TYPE_SIGNUP)`);
+    throw refuse(
+      "clientSignature",
+      `required: the verification token is bound to public key ${claims.public_key}, which must sign the signup (USAGE_TYPE_SIGNUP)`,
+    );
   }
   const message = verifyClientSignature(clientSignature as ClientSignature, {
     publicKey: claims.public_key,
@@ -75,7 +92,10 @@ export async function verifySignupToken(
   ];
   for (const [name, signedValue, actual] of covered) {
     if (canonical(signedValue) !== canonical(actual)) {
-      throw refuse("clientSignature", `the signed message's signupV2.${name} does not match the root user's ${name}: the signature does not cover this signup`);
+      throw refuse(
+        "clientSignature",
+        `the signed message's signupV2.${name} does not match the root user's ${name}: the signature does not cover this signup`,
+      );
     }
   }
   return claims;

@@ -87,10 +87,7 @@ export function parseStamp(headers: Headers): Stamp {
       signature: stringField(obj, "signature", what),
     };
   }
-  throw unauthenticated(
-    "cannot authenticate public API request without a stamp (X-Stamp or X-Stamp-WebAuthn header)",
-    "SIGNATURE_MISSING",
-  );
+  throw unauthenticated("cannot authenticate public API request without a stamp (X-Stamp or X-Stamp-WebAuthn header)", "SIGNATURE_MISSING");
 }
 
 function eip191Digest(body: Buffer): Uint8Array {

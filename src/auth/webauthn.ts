@@ -60,10 +60,15 @@ function assertedRpIdHash(authenticatorDataB64url: string): string {
  * Verifies an assertion stamp: for the relying party the passkey belongs to, when known. Returns the
  * authenticator's new signature counter and the rpIdHash the assertion was made for.
  */
-export async function verifyWebAuthnStamp(stamp: WebAuthnStamp, rawBody: Buffer, authenticator: StoredAuthenticator): Promise<{ newCounter: number; rpIdHash: string }> {
+export async function verifyWebAuthnStamp(
+  stamp: WebAuthnStamp,
+  rawBody: Buffer,
+  authenticator: StoredAuthenticator,
+): Promise<{ newCounter: number; rpIdHash: string }> {
   const origin = originOf(stamp.clientDataJson);
   let rpIds = candidateRpIds(origin);
-  if (rpIds.length === 0) throw unauthenticated("could not verify WebAuthn signature: clientDataJson has no valid origin", "SIGNATURE_INVALID");
+  if (rpIds.length === 0)
+    throw unauthenticated("could not verify WebAuthn signature: clientDataJson has no valid origin", "SIGNATURE_INVALID");
   const asserted = assertedRpIdHash(stamp.authenticatorData);
   if (authenticator.rpIdHash !== null) {
     rpIds = rpIds.filter((id) => rpIdHashOf(id) === authenticator.rpIdHash);

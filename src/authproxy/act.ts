@@ -44,7 +44,13 @@ export async function submitAsProxy(
 ): Promise<{ result: Record<string, unknown>; appProofs: unknown[] }> {
   const definition = activitiesByOperation.get(operation);
   if (!definition) {
-    throw new ApiError(GrpcCode.UNAVAILABLE, `this Strongroom has no ${operation} activity, which this auth proxy endpoint needs`, "UNIMPLEMENTED", [], 501);
+    throw new ApiError(
+      GrpcCode.UNAVAILABLE,
+      `this Strongroom has no ${operation} activity, which this auth proxy endpoint needs`,
+      "UNIMPLEMENTED",
+      [],
+      501,
+    );
   }
   const body = JSON.stringify({
     type: definition.type,

@@ -69,7 +69,8 @@ export async function findAuthProxyConfigOfOrganization(db: Queryable, organizat
 
 export const allowedOrigins = (settings: AuthProxySettings): string[] => settings.allowedOrigins ?? DEFAULT_ALLOWED_ORIGINS;
 
-export const sessionExpirationSeconds = (settings: AuthProxySettings): number => settings.sessionExpirationSeconds ?? DEFAULT_SESSION_EXPIRATION_SECONDS;
+export const sessionExpirationSeconds = (settings: AuthProxySettings): number =>
+  settings.sessionExpirationSeconds ?? DEFAULT_SESSION_EXPIRATION_SECONDS;
 
 /** Whether the config lets clients use a method; an empty or absent list allows every method. */
 export function allowsMethod(settings: AuthProxySettings, method: AuthMethod): boolean {

@@ -22,7 +22,9 @@ export const PROXY_ACTIVITY_TYPES = {
 export type ProxyOperation = keyof typeof PROXY_ACTIVITY_TYPES;
 
 export function proxyPolicyCondition(): string {
-  return `activity.type in [${Object.values(PROXY_ACTIVITY_TYPES).map((t) => `'${t}'`).join(", ")}]`;
+  return `activity.type in [${Object.values(PROXY_ACTIVITY_TYPES)
+    .map((t) => `'${t}'`)
+    .join(", ")}]`;
 }
 
 async function freeUserName(tx: Queryable, organizationId: string, configId: string): Promise<string> {
@@ -52,7 +54,10 @@ export async function createProxyUser(
 }
 
 /** The policy that lets the proxy user submit exactly the authentication activities it performs. */
-export async function createProxyPolicy(tx: Queryable, target: { organizationId: string; configId: string; userId: string; now: Date }): Promise<string> {
+export async function createProxyPolicy(
+  tx: Queryable,
+  target: { organizationId: string; configId: string; userId: string; now: Date },
+): Promise<string> {
   return insertPolicy(
     tx,
     target.organizationId,

@@ -17,9 +17,11 @@ const PROVEN_OAUTH_PROVIDER =
   "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.proven_at IS NOT NULL AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)";
 const PROVEN: Record<string, string> = {
   EMAIL: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.email_verified_at IS NOT NULL AND lower(u.email) = lower($2))",
-  PHONE_NUMBER: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.phone_number_verified_at IS NOT NULL AND u.phone_number = $2)",
+  PHONE_NUMBER:
+    "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.phone_number_verified_at IS NOT NULL AND u.phone_number = $2)",
   PUBLIC_KEY: "EXISTS (SELECT 1 FROM api_keys k WHERE k.organization_id = o.id AND k.proven_at IS NOT NULL AND k.public_key = lower($2))",
-  CREDENTIAL_ID: "EXISTS (SELECT 1 FROM authenticators a WHERE a.organization_id = o.id AND a.proven_at IS NOT NULL AND a.credential_id = $2)",
+  CREDENTIAL_ID:
+    "EXISTS (SELECT 1 FROM authenticators a WHERE a.organization_id = o.id AND a.proven_at IS NOT NULL AND a.credential_id = $2)",
   OIDC_TOKEN: PROVEN_OAUTH_PROVIDER,
   OIDC_CLAIMS: PROVEN_OAUTH_PROVIDER,
 };
@@ -33,7 +35,12 @@ export async function provenSuborg(ctx: ProxyContext, filterType: string, filter
     ]);
   }
   const condition = PROVEN[filterType] ?? filter.condition;
-  const [organizationId] = await subOrganizationIds(ctx.services.db, condition, [ctx.config.organization_id, ...filter.params(filterValue)], { limit: "1" });
+  const [organizationId] = await subOrganizationIds(
+    ctx.services.db,
+    condition,
+    [ctx.config.organization_id, ...filter.params(filterValue)],
+    { limit: "1" },
+  );
   return organizationId;
 }
 
@@ -43,9 +50,15 @@ export async function suborgOfVerificationToken(ctx: ProxyContext, token: string
   try {
     contact = decodeJwt(token).contact;
   } catch {
-    throw invalidArgument("verificationToken: not a JWT", "REQUEST_INVALID", [{ field: "verificationToken", description: "must be a verification token" }]);
+    throw invalidArgument("verificationToken: not a JWT", "REQUEST_INVALID", [
+      { field: "verificationToken", description: "must be a verification token" },
+    ]);
   }
-  const claims = await verifyVerificationToken(ctx.services.signer, token, { contact: String(contact), now: ctx.services.clock(), field: "verificationToken" });
+  const claims = await verifyVerificationToken(ctx.services.signer, token, {
+    contact: String(contact),
+    now: ctx.services.clock(),
+    field: "verificationToken",
+  });
   const byPhone = /SMS|WHATSAPP/.test(claims.verification_type);
   const organizationId = await provenSuborg(ctx, byPhone ? "PHONE_NUMBER" : "EMAIL", claims.contact);
   if (!organizationId) {

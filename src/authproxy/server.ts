@@ -42,11 +42,19 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 /** The config named by X-Auth-Proxy-Config-Id (any case): missing or unknown → 401, disabled → 403. */
 async function requireConfig(services: Services, request: FastifyRequest): Promise<AuthProxyConfigRow> {
   const configId = headerValue(request, CONFIG_HEADER)?.trim();
-  if (!configId) throw unauthenticated("the X-Auth-Proxy-Config-Id header is required: it names the auth proxy config (update_auth_proxy_config answers it)", "AUTH_PROXY_CONFIG_MISSING");
+  if (!configId)
+    throw unauthenticated(
+      "the X-Auth-Proxy-Config-Id header is required: it names the auth proxy config (update_auth_proxy_config answers it)",
+      "AUTH_PROXY_CONFIG_MISSING",
+    );
   const config = await findAuthProxyConfig(services.db, configId);
-  if (!config) throw unauthenticated(`no auth proxy config ${JSON.stringify(configId)} exists on this server`, "AUTH_PROXY_CONFIG_NOT_FOUND");
+  if (!config)
+    throw unauthenticated(`no auth proxy config ${JSON.stringify(configId)} exists on this server`, "AUTH_PROXY_CONFIG_NOT_FOUND");
   if (!config.enabled) {
-    throw permissionDenied(`auth proxy config ${configId} of organization ${config.organization_id} is disabled; enable_auth_proxy turns it on again`, "AUTH_PROXY_DISABLED");
+    throw permissionDenied(
+      `auth proxy config ${configId} of organization ${config.organization_id} is disabled; enable_auth_proxy turns it on again`,
+      "AUTH_PROXY_DISABLED",
+    );
   }
   return config;
 }
@@ -61,7 +69,10 @@ function checkOrigin(config: AuthProxyConfigRow, request: FastifyRequest, reply:
   if (origin === undefined) return;
   const allowed = allowedOrigins(config.settings);
   if (!allowed.includes("*") && !allowed.includes(origin)) {
-    throw permissionDenied(`origin ${origin} is not an allowed origin of auth proxy config ${config.id} (allowed: ${allowed.join(", ")})`, "ORIGIN_NOT_ALLOWED");
+    throw permissionDenied(
+      `origin ${origin} is not an allowed origin of auth proxy config ${config.id} (allowed: ${allowed.join(", ")})`,
+      "ORIGIN_NOT_ALLOWED",
+    );
   }
   void reply.header("access-control-allow-origin", origin).header("vary", "Origin");
 }
@@ -76,7 +87,10 @@ export async function buildAuthProxyApp(
   options: { logLevel?: string; bodyLimitBytes?: number; logStream?: NodeJS.WritableStream; trustProxy?: string[] } = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
+    logger:
+      options.logLevel === "silent"
+        ? false
+        : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
     // The client's address (rate limits) comes from X-Forwarded-For only through the proxies TRUST_PROXY names, as on the API.
     ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
@@ -108,7 +122,9 @@ export async function buildAuthProxyApp(
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send(new ApiError(GrpcCode.INTERNAL, "internal error", "INTERNAL").toBody());
   });
-  app.setNotFoundHandler((request, reply) => reply.status(404).send(notFound(`no such auth proxy endpoint: ${request.method} ${request.url}`).toBody()));
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send(notFound(`no such auth proxy endpoint: ${request.method} ${request.url}`).toBody()),
+  );
 
   for (const endpoint of proxyEndpoints) {
     app.post(endpoint.path, async (request, reply) => {

@@ -16,10 +16,14 @@ program
 
 function withCommonOptions(command: Command): Command {
   return command
-    .addOption(new Option("--data-dir <dir>", "where the embedded store and key file live").env("STRONGROOM_DATA_DIR").default(".strongroom"))
+    .addOption(
+      new Option("--data-dir <dir>", "where the embedded store and key file live").env("STRONGROOM_DATA_DIR").default(".strongroom"),
+    )
     .addOption(new Option("--host <host>", "address to listen on").env("HOST").default("127.0.0.1"))
     .addOption(new Option("--port <port>", "port to listen on").env("PORT").default("8080"))
-    .addOption(new Option("--auth-proxy-port <port>", "port of the auth proxy (0 picks a free one)").env("AUTH_PROXY_PORT").default("8090"));
+    .addOption(
+      new Option("--auth-proxy-port <port>", "port of the auth proxy (0 picks a free one)").env("AUTH_PROXY_PORT").default("8090"),
+    );
 }
 
 function fail(error: unknown): never {
@@ -38,7 +42,9 @@ withCommonOptions(program.command("serve"))
       };
       process.once("SIGINT", () => void stop());
       process.once("SIGTERM", () => void stop());
-      server.app.log.info(`Strongroom serving on ${server.url} (auth proxy on ${server.authProxyUrl}); signer public key ${server.services.signer.publicKeyHex}`);
+      server.app.log.info(
+        `Strongroom serving on ${server.url} (auth proxy on ${server.authProxyUrl}); signer public key ${server.services.signer.publicKeyHex}`,
+      );
     } catch (error) {
       fail(error);
     }

@@ -34,7 +34,10 @@ export function parseTargetPublicKey(hex: string, field = "targetPublicKey"): Ui
 }
 
 /** Encrypts `plaintext` to `target`; returns the uncompressed encapsulated key and the ciphertext. */
-export async function hpkeSeal(plaintext: Uint8Array, target: Uint8Array): Promise<{ encapsulatedKey: Uint8Array; ciphertext: Uint8Array }> {
+export async function hpkeSeal(
+  plaintext: Uint8Array,
+  target: Uint8Array,
+): Promise<{ encapsulatedKey: Uint8Array; ciphertext: Uint8Array }> {
   const recipientPublicKey = await suite.kem.deserializePublicKey(target.slice().buffer);
   const sender = await suite.createSenderContext({ recipientPublicKey, info: INFO.slice().buffer });
   const encapsulatedKey = new Uint8Array(sender.enc);
@@ -82,11 +85,16 @@ export async function openEncryptedBundle(encryptedBundle: string, recipientPriv
   try {
     parsed = JSON.parse(encryptedBundle);
   } catch {
-    throw new InvalidEncryptedBundleError("encryptedBundle: not JSON; expected {\"encappedPublic\", \"ciphertext\"}");
+    throw new InvalidEncryptedBundleError('encryptedBundle: not JSON; expected {"encappedPublic", "ciphertext"}');
   }
   const { encappedPublic, ciphertext } = (parsed ?? {}) as Record<string, unknown>;
-  if (typeof encappedPublic !== "string" || !/^04[0-9a-fA-F]{128}$/.test(encappedPublic) || typeof ciphertext !== "string" || !/^([0-9a-fA-F]{2})+$/.test(ciphertext)) {
-    throw new InvalidEncryptedBundleError("encryptedBundle: expected {\"encappedPublic\": uncompressed P-256 hex, \"ciphertext\": hex}");
+  if (
+    typeof encappedPublic !== "string" ||
+    !/^04[0-9a-fA-F]{128}$/.test(encappedPublic) ||
+    typeof ciphertext !== "string" ||
+    !/^([0-9a-fA-F]{2})+$/.test(ciphertext)
+  ) {
+    throw new InvalidEncryptedBundleError('encryptedBundle: expected {"encappedPublic": uncompressed P-256 hex, "ciphertext": hex}');
   }
   const recipientPublicKey = p256.getPublicKey(recipientPrivateKey, false);
   const encapsulatedKey = new Uint8Array(Buffer.from(encappedPublic, "hex"));
@@ -96,6 +104,8 @@ export async function openEncryptedBundle(encryptedBundle: string, recipientPriv
     const aad = new Uint8Array([...encapsulatedKey, ...recipientPublicKey]);
     return new Uint8Array(await recipient.open(new Uint8Array(Buffer.from(ciphertext, "hex")).buffer, aad.buffer));
   } catch {
-    throw new InvalidEncryptedBundleError("encryptedBundle: cannot be decrypted with this user's import key; was it encrypted to the importBundle of the latest init_import for this user?");
+    throw new InvalidEncryptedBundleError(
+      "encryptedBundle: cannot be decrypted with this user's import key; was it encrypted to the importBundle of the latest init_import for this user?",
+    );
   }
 }

@@ -51,7 +51,8 @@ export function parseWalletSecret(text: string): WalletSecret {
   if (!MNEMONIC_LENGTHS.includes(mnemonic.split(" ").length as (typeof MNEMONIC_LENGTHS)[number])) {
     throw new InvalidMnemonicError(`a mnemonic has 12, 15, 18, 21 or 24 words, not ${mnemonic.split(" ").length}`);
   }
-  if (!languageOf(mnemonic)) throw new InvalidMnemonicError("the mnemonic is not a valid BIP-39 mnemonic in any supported language (wrong word or checksum)");
+  if (!languageOf(mnemonic))
+    throw new InvalidMnemonicError("the mnemonic is not a valid BIP-39 mnemonic in any supported language (wrong word or checksum)");
   return { mnemonic, passphrase };
 }
 

@@ -24,7 +24,8 @@ export function openQuorumEnvelope(envelopeHex: string, recipient: ServerKey): U
   const nonce = bytes.subarray(0, NONCE_BYTES);
   const ephemeral = bytes.subarray(NONCE_BYTES, NONCE_BYTES + PUBLIC_KEY_BYTES);
   const length = bytes.readUInt32LE(NONCE_BYTES + PUBLIC_KEY_BYTES);
-  if (length !== bytes.length - header || length < TAG_BYTES) throw new InvalidEnvelopeError("its ciphertext length does not match the envelope");
+  if (length !== bytes.length - header || length < TAG_BYTES)
+    throw new InvalidEnvelopeError("its ciphertext length does not match the envelope");
   const sealed = bytes.subarray(header);
 
   let shared: Uint8Array;

@@ -16,4 +16,21 @@ import { walletsDomain } from "./wallets/index.js";
 import { webhooksDomain } from "./webhooks/index.js";
 
 /** Every domain Strongroom serves; the activity and query registries are built from their operations. */
-export const domains = [activitiesDomain, authProxyDomain, authenticationDomain, credentialsDomain, invitationsDomain, ipAllowlistsDomain, oauthDomain, organizationsDomain, policiesDomain, privateKeysDomain, sessionsDomain, signingDomain, smartContractInterfacesDomain, usersDomain, walletsDomain, webhooksDomain];
+export const domains = [
+  activitiesDomain,
+  authProxyDomain,
+  authenticationDomain,
+  credentialsDomain,
+  invitationsDomain,
+  ipAllowlistsDomain,
+  oauthDomain,
+  organizationsDomain,
+  policiesDomain,
+  privateKeysDomain,
+  sessionsDomain,
+  signingDomain,
+  smartContractInterfacesDomain,
+  usersDomain,
+  walletsDomain,
+  webhooksDomain,
+];

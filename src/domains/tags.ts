@@ -24,15 +24,37 @@ export async function assertTagCapacity(tx: Queryable, organization: Organizatio
   }
 }
 
-export async function assertTagNameFree(tx: Queryable, table: TagTable, organizationId: string, name: string, field: string): Promise<void> {
-  const [taken] = await tx.query<{ id: string }>(`SELECT id FROM ${table} WHERE organization_id = $1 AND name = $2`, [organizationId, name]);
-  if (taken) throw alreadyExists(`${field}: a ${KIND[table]} named ${JSON.stringify(name)} already exists in organization ${organizationId} (tag ${taken.id})`);
+export async function assertTagNameFree(
+  tx: Queryable,
+  table: TagTable,
+  organizationId: string,
+  name: string,
+  field: string,
+): Promise<void> {
+  const [taken] = await tx.query<{ id: string }>(`SELECT id FROM ${table} WHERE organization_id = $1 AND name = $2`, [
+    organizationId,
+    name,
+  ]);
+  if (taken)
+    throw alreadyExists(
+      `${field}: a ${KIND[table]} named ${JSON.stringify(name)} already exists in organization ${organizationId} (tag ${taken.id})`,
+    );
 }
 
-export async function requireTag(tx: Queryable, table: TagTable, organizationId: string, tagId: string, field: string): Promise<{ id: string; name: string }> {
-  const [tag] = await tx.query<{ id: string; name: string }>(`SELECT id, name FROM ${table} WHERE id = $1 AND organization_id = $2`, [tagId, organizationId]);
+export async function requireTag(
+  tx: Queryable,
+  table: TagTable,
+  organizationId: string,
+  tagId: string,
+  field: string,
+): Promise<{ id: string; name: string }> {
+  const [tag] = await tx.query<{ id: string; name: string }>(`SELECT id, name FROM ${table} WHERE id = $1 AND organization_id = $2`, [
+    tagId,
+    organizationId,
+  ]);
   if (!tag) throw notFound(`${field}: no ${KIND[table]} ${JSON.stringify(tagId)} in organization ${organizationId}`);
   return tag;
 }
 
-export const requireUserTag = (tx: Queryable, organizationId: string, tagId: string, field: string) => requireTag(tx, "user_tags", organizationId, tagId, field);
+export const requireUserTag = (tx: Queryable, organizationId: string, tagId: string, field: string) =>
+  requireTag(tx, "user_tags", organizationId, tagId, field);

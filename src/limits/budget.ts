@@ -25,7 +25,10 @@ export async function takeFromBudget(tx: Queryable, budget: Budget, now: Date): 
 export async function checkBudget(tx: Queryable, budget: Budget, now: Date): Promise<void> {
   const since = new Date(now.getTime() - budget.windowSeconds * 1000);
   await tx.query("DELETE FROM rate_limit_events WHERE key = $1 AND at <= $2", [budget.key, since]);
-  const [counted] = await tx.query<{ n: number; oldest: Date | null }>("SELECT count(*)::int AS n, min(at) AS oldest FROM rate_limit_events WHERE key = $1", [budget.key]);
+  const [counted] = await tx.query<{ n: number; oldest: Date | null }>(
+    "SELECT count(*)::int AS n, min(at) AS oldest FROM rate_limit_events WHERE key = $1",
+    [budget.key],
+  );
   if (counted!.n < budget.limit) return;
   const freesAt = new Date(counted!.oldest!).getTime() + budget.windowSeconds * 1000;
   const retryAfterSeconds = Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000));

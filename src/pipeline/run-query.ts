@@ -10,11 +10,20 @@ import type { QueryDefinition } from "./query-definition.js";
  * which may read its sub-organizations, or a read-only session token in X-Session) → validate →
  * execute. Queries write nothing.
  */
-export async function runQuery(services: Services, definition: QueryDefinition, headers: RequestHeaders, rawBody: Buffer, clientIp?: string): Promise<Record<string, unknown>> {
+export async function runQuery(
+  services: Services,
+  definition: QueryDefinition,
+  headers: RequestHeaders,
+  rawBody: Buffer,
+  clientIp?: string,
+): Promise<Record<string, unknown>> {
   const now = services.clock();
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { readOnlySessions: services.signer, clientIp });
+  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, {
+    readOnlySessions: services.signer,
+    clientIp,
+  });
   assertCredentialMayUse(principal, definition.operation);
   const input = validate(definition.body, body, "");
   return definition.execute({ organization, principal, now, services }, input);

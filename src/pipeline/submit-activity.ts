@@ -13,7 +13,18 @@ import { requireOrganization } from "../domains/organizations/organizations.js";
 import type { ActivityDefinition } from "./activity-definition.js";
 import { emitActivityUpdateTo } from "../domains/webhooks/outbox.js";
 import { insertNewActivity } from "../domains/activities/insert-new-activity.js";
-import { approvalOf, castVote, findByFingerprint, newVote, proofContext, runAfterCommit, runHandler, type AfterCommitTask, type StoredVote, type VoteInput } from "./votes.js";
+import {
+  approvalOf,
+  castVote,
+  findByFingerprint,
+  newVote,
+  proofContext,
+  runAfterCommit,
+  runHandler,
+  type AfterCommitTask,
+  type StoredVote,
+  type VoteInput,
+} from "./votes.js";
 import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow } from "../domains/activities/record.js";
 
 const MAX_AGE_MS = 60 * 60 * 1000;
@@ -65,7 +76,10 @@ function checkLiveness(timestampMs: unknown, now: Date): void {
     throw unauthenticated(`stale request: timestampMs ${timestampMs} is more than one hour old`, "INVALID_TIME");
   }
   if (age < -MAX_FUTURE_MS) {
-    throw unauthenticated(`request from the future: timestampMs ${timestampMs} is more than five minutes ahead of the server clock`, "INVALID_TIME");
+    throw unauthenticated(
+      `request from the future: timestampMs ${timestampMs} is more than five minutes ahead of the server clock`,
+      "INVALID_TIME",
+    );
   }
 }
 
@@ -87,7 +101,10 @@ export async function submitActivity(
   const now = services.clock();
   const body = parseJsonBody(rawBody);
   const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, { clientIp, withSnapshot: true });
+  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, {
+    clientIp,
+    withSnapshot: true,
+  });
   assertCredentialMayUse(principal, definition.operation);
 
   checkLiveness(body.timestampMs, now);
@@ -137,7 +154,13 @@ export async function submitActivity(
       first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
       // A parent-initiated authentication activity is the parent's decision: its policies, its root quorum.
       const deciding = principal.viaParent ? await requireOrganization(tx, principal.user.organizationId) : organization;
-      const decision = await decide(tx, { definition, params, organization: deciding, approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }], now });
+      const decision = await decide(tx, {
+        definition,
+        params,
+        organization: deciding,
+        approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }],
+        now,
+      });
       const row: ActivityRow = {
         id: activityId,
         organization_id: organization.id,
@@ -154,7 +177,22 @@ export async function submitActivity(
       };
       if (decision.outcome === "allow") {
         const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
-        const outcome = await runHandler(tx, services, { id: activityId, requesterUserId: principal.user.id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params, prepared }, now, onError, proofs);
+        const outcome = await runHandler(
+          tx,
+          services,
+          {
+            id: activityId,
+            requesterUserId: principal.user.id,
+            byRootQuorum: decision.byRootQuorum === true,
+            organization,
+            definition,
+            params,
+            prepared,
+          },
+          now,
+          onError,
+          proofs,
+        );
         row.status = outcome.status;
         if (outcome.status === "ACTIVITY_STATUS_COMPLETED") {
           Object.assign(row, { result: outcome.result, app_proofs: outcome.appProofs });
@@ -189,8 +227,15 @@ class AlreadySubmitted extends Error {}
 
 /** The same body again: the same activity — and, from another user while it waits for consensus, their approval. */
 async function resubmitted(services: Services, existing: ActivityRow, vote: VoteInput): Promise<ActivityRecord> {
-  if (existing.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" && !vote.principal.viaParent && vote.principal.user.organizationId === existing.organization_id) {
-    const [voted] = await services.db.query("SELECT 1 FROM votes WHERE activity_id = $1 AND user_id = $2 AND NOT expired", [existing.id, vote.principal.user.id]);
+  if (
+    existing.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" &&
+    !vote.principal.viaParent &&
+    vote.principal.user.organizationId === existing.organization_id
+  ) {
+    const [voted] = await services.db.query("SELECT 1 FROM votes WHERE activity_id = $1 AND user_id = $2 AND NOT expired", [
+      existing.id,
+      vote.principal.user.id,
+    ]);
     if (!voted) return castVote(services, existing, "VOTE_SELECTION_APPROVED", vote);
   }
   const record = await loadActivityRecord(services.db, "id", existing.id, vote.principal.user.id);

@@ -1,6 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../auth/authenticate.js";
-import { alreadyExists, ApiError, failedPrecondition, GrpcCode, internalError, invalidArgument, notFound, permissionDenied } from "../errors.js";
+import {
+  alreadyExists,
+  ApiError,
+  failedPrecondition,
+  GrpcCode,
+  internalError,
+  invalidArgument,
+  notFound,
+  permissionDenied,
+} from "../errors.js";
 import { decide, type Approval, type Decision } from "../policy/decide.js";
 import { requireOrganization, type OrganizationRow } from "../domains/organizations/organizations.js";
 import { loadUserRecord } from "../domains/users/user-records.js";
@@ -44,22 +53,43 @@ export async function newVote(tx: Queryable, activityId: string, selection: Vote
     public_key: principal.stamp.publicKey,
     signature: principal.stamp.signature,
     scheme: principal.stamp.scheme,
-    credential: { id: principal.credential.id, type: principal.credential.type, publicKey: principal.credential.publicKey, credentialId: principal.credential.credentialId },
+    credential: {
+      id: principal.credential.id,
+      type: principal.credential.type,
+      publicKey: principal.credential.publicKey,
+      credentialId: principal.credential.credentialId,
+    },
     created_at: vote.now,
   };
 }
 
-export const VOTE_COLUMNS = "id, activity_id, user_id, user_snapshot, selection, message, public_key, signature, scheme, credential, created_at";
+export const VOTE_COLUMNS =
+  "id, activity_id, user_id, user_snapshot, selection, message, public_key, signature, scheme, credential, created_at";
 
 /** A vote's values in VOTE_COLUMNS order, all but activity_id, which the inserting statement supplies. */
 export function voteValues(vote: StoredVote): unknown[] {
-  return [vote.id, vote.user_id, JSON.stringify(vote.user_snapshot), vote.selection, vote.message, vote.public_key, vote.signature, vote.scheme, JSON.stringify(vote.credential), vote.created_at];
+  return [
+    vote.id,
+    vote.user_id,
+    JSON.stringify(vote.user_snapshot),
+    vote.selection,
+    vote.message,
+    vote.public_key,
+    vote.signature,
+    vote.scheme,
+    JSON.stringify(vote.credential),
+    vote.created_at,
+  ];
 }
 
 async function insertVote(tx: Queryable, activityId: string, selection: VoteSelection, vote: VoteInput): Promise<StoredVote> {
   const cast = await newVote(tx, activityId, selection, vote);
   const [id, ...rest] = voteValues(cast);
-  await tx.query(`INSERT INTO votes (${VOTE_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10::jsonb, $11)`, [id, activityId, ...rest]);
+  await tx.query(`INSERT INTO votes (${VOTE_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10::jsonb, $11)`, [
+    id,
+    activityId,
+    ...rest,
+  ]);
   return cast;
 }
 
@@ -67,25 +97,26 @@ export function approvalOf(vote: StoredVote): Approval {
   return { userId: vote.user_id, credential: vote.credential ?? { id: "", type: "", publicKey: vote.public_key } };
 }
 
-export async function recordEvaluations(tx: Queryable, activityId: string, organizationId: string, voteId: string, decision: Decision, now: Date): Promise<void> {
-  await tx.query("INSERT INTO policy_evaluations (id, activity_id, organization_id, vote_id, evaluations, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)", [
-    randomUUID(),
-    activityId,
-    organizationId,
-    voteId,
-    JSON.stringify(decision.evaluations),
-    now,
-  ]);
+export async function recordEvaluations(
+  tx: Queryable,
+  activityId: string,
+  organizationId: string,
+  voteId: string,
+  decision: Decision,
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    "INSERT INTO policy_evaluations (id, activity_id, organization_id, vote_id, evaluations, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)",
+    [randomUUID(), activityId, organizationId, voteId, JSON.stringify(decision.evaluations), now],
+  );
 }
 
 /** Sets an activity's status and queues its ACTIVITY_UPDATES webhooks in the same transaction. */
 export async function setStatus(tx: Queryable, activityId: string, status: string, now: Date, failure?: ApiError): Promise<ActivityRow> {
-  const [row] = await tx.query<ActivityRow>("UPDATE activities SET status = $2, failure = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *", [
-    activityId,
-    status,
-    failure ? JSON.stringify(failure.toBody()) : null,
-    now,
-  ]);
+  const [row] = await tx.query<ActivityRow>(
+    "UPDATE activities SET status = $2, failure = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
+    [activityId, status, failure ? JSON.stringify(failure.toBody()) : null, now],
+  );
   await emitActivityUpdate(tx, row!, now);
   return row!;
 }
@@ -153,7 +184,15 @@ export async function runHandler(
       keepOnFailure: (write: (tx: Queryable) => Promise<void>) => void failureWrites.push(write),
     };
     const result = { [definition.resultKey]: await definition.execute(context, activity.params, activity.prepared) };
-    const appProofs = proofs ? await appProofsFor(tx, services, { organization: activity.organization, type: definition.type, params: activity.params, result }, proofs, now) : [];
+    const appProofs = proofs
+      ? await appProofsFor(
+          tx,
+          services,
+          { organization: activity.organization, type: definition.type, params: activity.params, result },
+          proofs,
+          now,
+        )
+      : [];
     return { status: "ACTIVITY_STATUS_COMPLETED", result, appProofs, afterCommit };
   } catch (error) {
     if (error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
@@ -171,7 +210,13 @@ export async function runHandler(
 }
 
 /** Records a handler's outcome on an activity that waited for consensus, and queues its webhooks. */
-async function recordOutcome(tx: Queryable, activityId: string, outcome: HandlerOutcome, now: Date, afterCommit: AfterCommitTask[]): Promise<void> {
+async function recordOutcome(
+  tx: Queryable,
+  activityId: string,
+  outcome: HandlerOutcome,
+  now: Date,
+  afterCommit: AfterCommitTask[],
+): Promise<void> {
   if (outcome.status === "ACTIVITY_STATUS_FAILED") {
     await setStatus(tx, activityId, "ACTIVITY_STATUS_FAILED", now, outcome.failure);
     return;
@@ -189,7 +234,9 @@ export function proofContext(fingerprint: string, decision: Decision, votes: Sto
   return {
     fingerprint,
     evaluations: decision.evaluations,
-    approvals: votes.filter((v) => v.selection === "VOTE_SELECTION_APPROVED").map((v) => ({ publicKey: v.public_key, scheme: v.scheme, signature: v.signature })),
+    approvals: votes
+      .filter((v) => v.selection === "VOTE_SELECTION_APPROVED")
+      .map((v) => ({ publicKey: v.public_key, scheme: v.scheme, signature: v.signature })),
   };
 }
 
@@ -207,8 +254,15 @@ async function prepareStored(services: Services, activity: ActivityRow): Promise
  * non-member nothing (not whether it exists, its id, nor its organization).
  */
 export async function findByFingerprint(db: Queryable, fingerprint: string, organizationId: string): Promise<ActivityRow> {
-  const [row] = await db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1 AND organization_id = $2", [fingerprint, organizationId]);
-  if (!row) throw notFound(`No activity found with fingerprint ${fingerprint}. Consensus activities must target an existing activity by fingerprint`, "ACTIVITY_NOT_FOUND");
+  const [row] = await db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1 AND organization_id = $2", [
+    fingerprint,
+    organizationId,
+  ]);
+  if (!row)
+    throw notFound(
+      `No activity found with fingerprint ${fingerprint}. Consensus activities must target an existing activity by fingerprint`,
+      "ACTIVITY_NOT_FOUND",
+    );
   return row;
 }
 
@@ -217,7 +271,12 @@ export async function findByFingerprint(db: Queryable, fingerprint: string, orga
  * with every approval that has not lapsed, and once allowed the activity executes — once, under the
  * activity row's lock, whichever process receives the deciding vote.
  */
-export async function castVote(services: Services, target: ActivityRow, selection: VoteSelection, vote: VoteInput): Promise<ActivityRecord> {
+export async function castVote(
+  services: Services,
+  target: ActivityRow,
+  selection: VoteSelection,
+  vote: VoteInput,
+): Promise<ActivityRecord> {
   const { principal, now } = vote;
   if (principal.viaParent || principal.user.organizationId !== target.organization_id) {
     throw invalidArgument(
@@ -233,15 +292,23 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     const [activity] = await tx.query<ActivityRow>("SELECT * FROM activities WHERE id = $1 FOR UPDATE", [target.id]);
     if (!activity) throw notFound(`activity ${target.id} no longer exists`);
     if (activity.status !== "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
-      throw failedPrecondition(`activity ${activity.id} is ${activity.status}; votes are taken only while an activity waits for consensus`, "ACTIVITY_NOT_VOTABLE");
+      throw failedPrecondition(
+        `activity ${activity.id} is ${activity.status}; votes are taken only while an activity waits for consensus`,
+        "ACTIVITY_NOT_VOTABLE",
+      );
     }
-    let live = await tx.query<StoredVote>("SELECT * FROM votes WHERE activity_id = $1 AND NOT expired ORDER BY created_at, id", [activity.id]);
+    let live = await tx.query<StoredVote>("SELECT * FROM votes WHERE activity_id = $1 AND NOT expired ORDER BY created_at, id", [
+      activity.id,
+    ]);
     if (live.length > 0 && now.getTime() - live[0]!.created_at.getTime() > APPROVAL_WINDOW_MS) {
       await tx.query("UPDATE votes SET expired = true WHERE activity_id = $1", [activity.id]);
       live = [];
     }
     if (live.some((v) => v.user_id === principal.user.id)) {
-      throw failedPrecondition(`user ${principal.user.id} has already voted on activity ${activity.id}; each user votes once`, "ALREADY_VOTED");
+      throw failedPrecondition(
+        `user ${principal.user.id} has already voted on activity ${activity.id}; each user votes once`,
+        "ALREADY_VOTED",
+      );
     }
     const cast = await insertVote(tx, activity.id, selection, vote);
     if (selection === "VOTE_SELECTION_REJECTED") {
@@ -257,11 +324,29 @@ export async function castVote(services: Services, target: ActivityRow, selectio
     await recordEvaluations(tx, activity.id, organization.id, cast.id, decision, now);
     if (decision.outcome === "allow") {
       const proofs = activity.generate_app_proofs ? proofContext(activity.fingerprint, decision, [...live, cast]) : undefined;
-      const [first] = await tx.query<{ user_id: string }>("SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1", [activity.id]);
-      const outcome = await runHandler(tx, services, { id: activity.id, requesterUserId: first!.user_id, byRootQuorum: decision.byRootQuorum === true, organization, definition, params, prepared }, now, vote.onError, proofs);
+      const [first] = await tx.query<{ user_id: string }>(
+        "SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1",
+        [activity.id],
+      );
+      const outcome = await runHandler(
+        tx,
+        services,
+        {
+          id: activity.id,
+          requesterUserId: first!.user_id,
+          byRootQuorum: decision.byRootQuorum === true,
+          organization,
+          definition,
+          params,
+          prepared,
+        },
+        now,
+        vote.onError,
+        proofs,
+      );
       await recordOutcome(tx, activity.id, outcome, now, afterCommit);
-    }
-    else if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
+    } else if (decision.outcome === "deny")
+      await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
     else await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activity.id, now]);
   });
   services.webhooks.wake();

@@ -1,7 +1,16 @@
 import type { ActivityDefinition } from "../pipeline/activity-definition.js";
 import { rootQuorum, type OrganizationRow } from "../domains/organizations/organizations.js";
 import type { Queryable } from "../store/database.js";
-import { Budget, compilePolicyExpression, evaluateExpression, isPolicySyntaxError, PolicyBudgetExceededError, type Expr, type PolicyField, type Value } from "./language/index.js";
+import {
+  Budget,
+  compilePolicyExpression,
+  evaluateExpression,
+  isPolicySyntaxError,
+  PolicyBudgetExceededError,
+  type Expr,
+  type PolicyField,
+  type Value,
+} from "./language/index.js";
 import { conditionKeywords } from "./keywords/index.js";
 
 /** One approval that counts: who cast it and with which credential. */
@@ -63,7 +72,13 @@ function expression(source: string, field: PolicyField): Expr {
  * (also OUTCOME_ERROR) when it ran out of its evaluation budget or of the decision's, or when a stored
  * expression no longer passes the language's limits (one written before the nesting limit existed).
  */
-function holds(source: string | null, field: PolicyField, keywords: Record<string, Value>, now: number, decision: Budget): boolean | "error" | "over-limits" {
+function holds(
+  source: string | null,
+  field: PolicyField,
+  keywords: Record<string, Value>,
+  now: number,
+  decision: Budget,
+): boolean | "error" | "over-limits" {
   if (source === null || source.trim() === "") return true;
   try {
     return evaluateExpression(expression(source, field), { keywords, now, budget: decision.child() });
@@ -72,7 +87,11 @@ function holds(source: string | null, field: PolicyField, keywords: Record<strin
   }
 }
 
-async function approverValues(tx: Queryable, organizationId: string, approvals: Approval[]): Promise<{ approvers: Value[]; credentials: Value[] }> {
+async function approverValues(
+  tx: Queryable,
+  organizationId: string,
+  approvals: Approval[],
+): Promise<{ approvers: Value[]; credentials: Value[] }> {
   const ids = [...new Set(approvals.map((a) => a.userId))];
   // A name or email the user set on themselves without proof is not shown: it would let anyone pass a
   // consensus keyed on a value they merely claim (see README, "Profile updates").
@@ -121,10 +140,17 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   if (definition.rootQuorumOnly) {
     return rootApprovals > 0
       ? { outcome: "consensus-needed", evaluations: [] }
-      : { outcome: "deny", reason: `${definition.type} can only be performed by the root quorum of organization ${organization.id}`, evaluations: [] };
+      : {
+          outcome: "deny",
+          reason: `${definition.type} can only be performed by the root quorum of organization ${organization.id}`,
+          evaluations: [],
+        };
   }
 
-  const policies = await tx.query<PolicyRow>("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [organization.id]);
+  const policies = await tx.query<PolicyRow>(
+    "SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq",
+    [organization.id],
+  );
   const evaluations: PolicyOutcome[] = [];
   /** Deny policies cut off by the budget or the limits: nobody knows whether they apply, so they deny (fail closed). */
   const unevaluatedDenies: string[] = [];
@@ -135,7 +161,11 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
     // One budget for all the policies of the decision; each expression also has its own (budget.ts).
     const budget = Budget.forDecision();
     for (const policy of policies) {
-      const results = [holds(policy.time, "time", {}, now, budget), holds(policy.condition, "condition", condition, now, budget), holds(policy.consensus, "consensus", consensus, now, budget)];
+      const results = [
+        holds(policy.time, "time", {}, now, budget),
+        holds(policy.condition, "condition", condition, now, budget),
+        holds(policy.consensus, "consensus", consensus, now, budget),
+      ];
       const [time, applies, agreed] = results;
       let outcome: string;
       if (results.includes("over-limits")) {
@@ -151,7 +181,11 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   }
   const denying = evaluations.filter((e) => e.outcome === "OUTCOME_DENY_EXPLICIT").map((e) => e.policyId);
   if (denying.length > 0) {
-    return { outcome: "deny", reason: `${definition.type} is denied by policy ${denying.join(", ")} of organization ${organization.id} (explicit deny)`, evaluations };
+    return {
+      outcome: "deny",
+      reason: `${definition.type} is denied by policy ${denying.join(", ")} of organization ${organization.id} (explicit deny)`,
+      evaluations,
+    };
   }
   if (unevaluatedDenies.length > 0) {
     return {
@@ -164,7 +198,8 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const submitter = approvals[0]?.userId;
   const selfTarget = submitter === undefined ? undefined : definition.selfServiceUserId?.(input.params as never, submitter);
   if (selfTarget !== undefined && selfTarget === submitter) return { outcome: "allow", evaluations };
-  if (rootApprovals > 0 || evaluations.some((e) => e.outcome === "OUTCOME_REQUIRES_CONSENSUS")) return { outcome: "consensus-needed", evaluations };
+  if (rootApprovals > 0 || evaluations.some((e) => e.outcome === "OUTCOME_REQUIRES_CONSENSUS"))
+    return { outcome: "consensus-needed", evaluations };
   return {
     outcome: "deny",
     reason: `${definition.type} is not authorized in organization ${organization.id}: no policy allows it for these approvers (implicit deny)`,

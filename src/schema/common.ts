@@ -13,8 +13,7 @@ export const Id = (description?: string) => Type.String({ minLength: 1, maxLengt
 export const Name = (description?: string) => Type.String({ minLength: 1, maxLength: 256, ...(description ? { description } : {}) });
 
 /** int64/uint64 fields travel as decimal strings (grpc-gateway JSON). */
-export const Int64String = (description?: string) =>
-  Type.String({ pattern: "^[0-9]{1,19}$", ...(description ? { description } : {}) });
+export const Int64String = (description?: string) => Type.String({ pattern: "^[0-9]{1,19}$", ...(description ? { description } : {}) });
 
 export const Optional = <S extends TSchema>(schema: S) => Type.Optional(schema);
 

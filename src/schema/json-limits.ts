@@ -14,16 +14,25 @@ export function checkJsonLimits(value: unknown): void {
   while (stack.length > 0) {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === "string") {
-      if (current.includes("\u0000")) throw invalidArgument(`${named(path)}: must not contain the NUL character (U+0000)`, "REQUEST_INVALID", [{ field: named(path), description: "must not contain U+0000" }]);
+      if (current.includes("\u0000"))
+        throw invalidArgument(`${named(path)}: must not contain the NUL character (U+0000)`, "REQUEST_INVALID", [
+          { field: named(path), description: "must not contain U+0000" },
+        ]);
       continue;
     }
     if (typeof current !== "object" || current === null) continue;
-    if (depth >= MAX_JSON_DEPTH) throw invalidArgument(`${named(path)}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, "REQUEST_INVALID", [{ field: named(path), description: `nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+    if (depth >= MAX_JSON_DEPTH)
+      throw invalidArgument(`${named(path)}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, "REQUEST_INVALID", [
+        { field: named(path), description: `nested deeper than ${MAX_JSON_DEPTH} levels` },
+      ]);
     if (Array.isArray(current)) {
       current.forEach((item, index) => stack.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
     } else {
       for (const [key, item] of Object.entries(current)) {
-        if (key.includes("\u0000")) throw invalidArgument(`${named(path)}: a key must not contain the NUL character (U+0000)`, "REQUEST_INVALID", [{ field: named(path), description: "a key contains U+0000" }]);
+        if (key.includes("\u0000"))
+          throw invalidArgument(`${named(path)}: a key must not contain the NUL character (U+0000)`, "REQUEST_INVALID", [
+            { field: named(path), description: "a key contains U+0000" },
+          ]);
         stack.push({ value: item, path: path ? `${path}.${key}` : key, depth: depth + 1 });
       }
     }

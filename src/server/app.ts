@@ -38,11 +38,20 @@ export function errorReply(error: unknown): { status: number; body: unknown } | 
   if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
     return {
       status: 413,
-      body: new ApiError(GrpcCode.RESOURCE_EXHAUSTED, `request body is larger than the limit of ${fastifyError.message.match(/\d+/)?.[0] ?? "?"} bytes`, "REQUEST_INVALID", [], 413).toBody(),
+      body: new ApiError(
+        GrpcCode.RESOURCE_EXHAUSTED,
+        `request body is larger than the limit of ${fastifyError.message.match(/\d+/)?.[0] ?? "?"} bytes`,
+        "REQUEST_INVALID",
+        [],
+        413,
+      ).toBody(),
     };
   }
   if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
-    return { status: fastifyError.statusCode, body: new ApiError(GrpcCode.INVALID_ARGUMENT, fastifyError.message, "REQUEST_INVALID", [], fastifyError.statusCode).toBody() };
+    return {
+      status: fastifyError.statusCode,
+      body: new ApiError(GrpcCode.INVALID_ARGUMENT, fastifyError.message, "REQUEST_INVALID", [], fastifyError.statusCode).toBody(),
+    };
   }
   return undefined;
 }
@@ -53,15 +62,33 @@ export function errorReply(error: unknown): { status: number; body: unknown } | 
  */
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
+    logger:
+      options.logLevel === "silent"
+        ? false
+        : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
     routerOptions: { ignoreDuplicateSlashes: true },
     // Errors the router raises before any route runs (a malformed or over-long path) get the API's shape too.
     frameworkErrors: (error, _request, routeReply) => {
       const reply = routeReply as unknown as FastifyReply;
       const status = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? 414 : error.code === "FST_ERR_BAD_URL" ? 400 : 500;
-      const message = status === 414 ? "a path segment of the request URL is too long" : status === 400 ? "the request URL is malformed" : "internal error";
-      return reply.status(status).send(new ApiError(status === 500 ? GrpcCode.INTERNAL : GrpcCode.INVALID_ARGUMENT, message, status === 500 ? "INTERNAL" : "REQUEST_INVALID", [], status).toBody());
+      const message =
+        status === 414
+          ? "a path segment of the request URL is too long"
+          : status === 400
+            ? "the request URL is malformed"
+            : "internal error";
+      return reply
+        .status(status)
+        .send(
+          new ApiError(
+            status === 500 ? GrpcCode.INTERNAL : GrpcCode.INVALID_ARGUMENT,
+            message,
+            status === 500 ? "INTERNAL" : "REQUEST_INVALID",
+            [],
+            status,
+          ).toBody(),
+        );
     },
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names.
     ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
@@ -120,7 +147,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body), request.ip));
   });
 
-  app.get("/public/v1/discovery/keys", async () => ({ signerPublicKey: services.signer.publicKeyHex, encryptionPublicKey: services.encryptionKey.publicKeyHex }));
+  app.get("/public/v1/discovery/keys", async () => ({
+    signerPublicKey: services.signer.publicKeyHex,
+    encryptionPublicKey: services.encryptionKey.publicKeyHex,
+  }));
   app.get("/public/v1/discovery/webhooks/jwks", async (_request, reply) => {
     void reply.header("cache-control", "public, max-age=86400, s-maxage=86400, stale-if-error=604800");
     return webhookJwks(services.webhooks.signingKey);

@@ -6,7 +6,10 @@ import { queryDefinitions } from "../pipeline/registry.js";
 const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
 
 const security = [{ ApiKeyAuth: [] }, { AuthenticatorAuth: [] }];
-const errorResponse = { description: "An error in the API's shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+const errorResponse = {
+  description: "An error in the API's shape",
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+};
 
 /** The OpenAPI 3.1 document of everything Strongroom serves, derived from the operation registries. */
 export function openApiDocument(): Record<string, unknown> {
@@ -78,7 +81,20 @@ export function openApiDocument(): Record<string, unknown> {
           properties: {
             activity: {
               type: "object",
-              required: ["id", "organizationId", "status", "type", "intent", "result", "votes", "fingerprint", "canApprove", "canReject", "createdAt", "updatedAt"],
+              required: [
+                "id",
+                "organizationId",
+                "status",
+                "type",
+                "intent",
+                "result",
+                "votes",
+                "fingerprint",
+                "canApprove",
+                "canReject",
+                "createdAt",
+                "updatedAt",
+              ],
             },
           },
         },

@@ -8,7 +8,8 @@ export function operationsTable(): string {
     "| path | kind | activity type | intent key → result key | SDK method | what it does |",
     "|---|---|---|---|---|---|",
     ...activityDefinitions.map(
-      (d) => `| \`/public/v1/submit/${d.operation}\` | activity | \`${d.type}\` | \`${d.intentKey}\` → \`${d.resultKey}\` | \`${d.sdkMethod}\` | ${d.summary} |`,
+      (d) =>
+        `| \`/public/v1/submit/${d.operation}\` | activity | \`${d.type}\` | \`${d.intentKey}\` → \`${d.resultKey}\` | \`${d.sdkMethod}\` | ${d.summary} |`,
     ),
     ...queryDefinitions.map((d) => `| \`/public/v1/query/${d.operation}\` | query | | | \`${d.sdkMethod}\` | ${d.summary} |`),
   ];
@@ -20,7 +21,12 @@ export function addressFormatsTable(): string {
   return [
     "| address format | curves | default path |",
     "|---|---|---|",
-    ...ADDRESS_FORMATS.map((f) => `| \`${f}\` | ${curvesForAddressFormat(f).map((c) => `\`${c}\``).join(", ")} | \`${defaultPathForAddressFormat(f)}\` |`),
+    ...ADDRESS_FORMATS.map(
+      (f) =>
+        `| \`${f}\` | ${curvesForAddressFormat(f)
+          .map((c) => `\`${c}\``)
+          .join(", ")} | \`${defaultPathForAddressFormat(f)}\` |`,
+    ),
   ].join("\n");
 }
 

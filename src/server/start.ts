@@ -19,8 +19,18 @@ export interface RunningServer {
 /** Opens storage and keys, then serves HTTP until closed. */
 export async function startServer(config: Config, clock?: () => Date, logStream?: NodeJS.WritableStream): Promise<RunningServer> {
   const services = await openServices(config, clock);
-  const app = await buildApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, ...(logStream ? { logStream } : {}) });
-  const proxy = await buildAuthProxyApp(services, { logLevel: config.logLevel, bodyLimitBytes: config.bodyLimitBytes, trustProxy: config.trustProxy, ...(logStream ? { logStream } : {}) });
+  const app = await buildApp(services, {
+    logLevel: config.logLevel,
+    bodyLimitBytes: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    ...(logStream ? { logStream } : {}),
+  });
+  const proxy = await buildAuthProxyApp(services, {
+    logLevel: config.logLevel,
+    bodyLimitBytes: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    ...(logStream ? { logStream } : {}),
+  });
   try {
     await app.listen({ host: config.host, port: config.port });
     await proxy.listen({ host: config.host, port: config.authProxyPort });
@@ -31,7 +41,9 @@ export async function startServer(config: Config, clock?: () => Date, logStream?
   }
   const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"));
   services.webhooks.wake = worker.wake;
-  const watcher = config.evm.rpcUrl ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher")) : undefined;
+  const watcher = config.evm.rpcUrl
+    ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher"))
+    : undefined;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const urlOf = (server: FastifyInstance, fallback: number) => {
     const address = server.server.address();

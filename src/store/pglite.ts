@@ -60,7 +60,11 @@ export async function openPglite(dataDir: string): Promise<Database> {
     const known = prepared.get(sql);
     if (known) return known;
     const name = prepared.size < MAX_NAMED_STATEMENTS ? `sr${generation}_${prepared.size}` : "";
-    const described = await call([protocol.serialize.parse({ name, text: sql }), protocol.serialize.describe({ type: "S", name }), protocol.serialize.sync()]);
+    const described = await call([
+      protocol.serialize.parse({ name, text: sql }),
+      protocol.serialize.describe({ type: "S", name }),
+      protocol.serialize.sync(),
+    ]);
     const statement = { name, parameterTypes: parse.parseDescribeStatementResults(described) };
     if (name) prepared.set(sql, statement);
     return statement;
@@ -69,7 +73,9 @@ export async function openPglite(dataDir: string): Promise<Database> {
   /** Runs one statement; the caller holds PGlite's query lock. */
   async function run<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
     const { name, parameterTypes } = await prepare(sql);
-    const values = params.map((value, i) => (value === null || value === undefined ? null : (codecs.serializers[parameterTypes[i]!] ?? String)(value)));
+    const values = params.map((value, i) =>
+      value === null || value === undefined ? null : (codecs.serializers[parameterTypes[i]!] ?? String)(value),
+    );
     const messages = await call([
       protocol.serialize.bind({ statement: name, values }),
       protocol.serialize.describe({ type: "P" }),

@@ -6,7 +6,12 @@ import { generateApiKeyPair, stampWithApiKey } from "../../src/auth/api-key-stam
 describe("the server's own API-key stamper (used by the auth proxy)", () => {
   it("makes the X-Stamp @turnkey/api-key-stamper makes, which @turnkey/crypto verifies", async () => {
     const key = generateApiKeyPair();
-    const body = JSON.stringify({ type: "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8", organizationId: "org", parameters: {}, timestampMs: "1" });
+    const body = JSON.stringify({
+      type: "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8",
+      organizationId: "org",
+      parameters: {},
+      timestampMs: "1",
+    });
     const ours = JSON.parse(Buffer.from(stampWithApiKey(body, key), "base64url").toString()) as Record<string, string>;
     const official = new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: Buffer.from(key.privateKey).toString("hex") });
     const theirs = JSON.parse(Buffer.from((await official.stamp(body)).stampHeaderValue, "base64url").toString()) as Record<string, string>;

@@ -9,7 +9,10 @@ describe("IP allowlist evaluation errors", () => {
   const enabled = (onEvaluationError: string): AllowlistRow[] => [
     { public_key: "", enabled: true, on_evaluation_error: onEvaluationError, rules: [{ cidr: "127.0.0.1/32", createdAt: "0" }] },
   ];
-  const check = (lists: AllowlistRow[], clientIp: string | undefined, isAuthProxyKey = false) => () => enforceIpAllowlist(lists, principal, organization, clientIp, isAuthProxyKey);
+  const check =
+    (lists: AllowlistRow[], clientIp: string | undefined, isAuthProxyKey = false) =>
+    () =>
+      enforceIpAllowlist(lists, principal, organization, clientIp, isAuthProxyKey);
 
   it("deny by default when the client address is unknown, and allow when onEvaluationError says so", () => {
     expect(check(enabled("DENY"), undefined)).toThrow(/could not be determined/);

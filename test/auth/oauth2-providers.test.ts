@@ -13,7 +13,13 @@ describe("OAuth 2.0 provider calls", () => {
   let base: string;
   let onToken: Handler;
   let onUserInfo: Handler;
-  const exchange = { clientId: "client id/1", clientSecret: "p@ss word:secret", authCode: "the-auth-code-123", redirectUri: "https://app.example/cb", codeVerifier: "verifier-0123456789" };
+  const exchange = {
+    clientId: "client id/1",
+    clientSecret: "p@ss word:secret",
+    authCode: "the-auth-code-123",
+    redirectUri: "https://app.example/cb",
+    codeVerifier: "verifier-0123456789",
+  };
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" });
@@ -72,22 +78,31 @@ describe("OAuth 2.0 provider calls", () => {
   });
 
   it("a refusal names the provider and its error, with the code and secret redacted", async () => {
-    onToken = (_req, _body, res) => json(res, 400, { error: "invalid_grant", error_description: `code ${exchange.authCode} for ${exchange.clientSecret} is invalid` });
+    onToken = (_req, _body, res) =>
+      json(res, 400, { error: "invalid_grant", error_description: `code ${exchange.authCode} for ${exchange.clientSecret} is invalid` });
     const error = await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_DISCORD", exchange));
     expect(error.code).toBe(GrpcCode.FAILED_PRECONDITION);
-    expect(error.message).toBe("Discord refused the authorization code (HTTP 400): invalid_grant: code [redacted] for [redacted] is invalid");
+    expect(error.message).toBe(
+      "Discord refused the authorization code (HTTP 400): invalid_grant: code [redacted] for [redacted] is invalid",
+    );
 
     onToken = (_req, _body, res) => json(res, 502, "<html>bad gateway</html>");
-    expect((await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_X", exchange))).message).toBe("X refused the authorization code (HTTP 502): <html>bad gateway</html>");
+    expect((await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_X", exchange))).message).toBe(
+      "X refused the authorization code (HTTP 502): <html>bad gateway</html>",
+    );
 
     onToken = (_req, _body, res) => json(res, 200, { token_type: "bearer" });
-    expect((await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_X", exchange))).message).toBe("X token endpoint answered without an access_token");
+    expect((await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_X", exchange))).message).toBe(
+      "X token endpoint answered without an access_token",
+    );
   });
 
   it("a user-info answer without the id, a refused access token, an unreachable or silent provider each fail clearly", async () => {
     onToken = (_req, _body, res) => json(res, 200, { access_token: "access-2" });
     onUserInfo = (_req, _body, res) => json(res, 200, { id: "not where X puts it" });
-    expect((await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_X", exchange))).message).toBe("X user-info endpoint answered without the user's id (data.id)");
+    expect((await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_X", exchange))).message).toBe(
+      "X user-info endpoint answered without the user's id (data.id)",
+    );
 
     onUserInfo = (_req, _body, res) => json(res, 401, { message: "401: Unauthorized", code: 0 });
     const refused = await failure(authenticateWithProvider(settings(), "OAUTH2_PROVIDER_DISCORD", exchange));

@@ -30,7 +30,9 @@ describe("Strongroom's OIDC tokens and issuer configuration", () => {
   });
 
   it("matches the documented nonce test vector", () => {
-    expect(loginNonce("0394e549c71fa99dd5cf752fba623090be314949b74e4cdf7ca72031dd638e281a")).toBe("1663bba492a323085b13895634a3618792c4ec6896f3c34ef3c26396df22ef82");
+    expect(loginNonce("0394e549c71fa99dd5cf752fba623090be314949b74e4cdf7ca72031dd638e281a")).toBe(
+      "1663bba492a323085b13895634a3618792c4ec6896f3c34ef3c26396df22ef82",
+    );
   });
 
   it("issues ES256 tokens that verify against the published JWKS and are accepted back, until they expire", async () => {
@@ -40,9 +42,18 @@ describe("Strongroom's OIDC tokens and issuer configuration", () => {
     const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(await oidcJwks(signer)), { issuer, audience: "client" });
     expect(payload).toMatchObject({ iss: issuer, sub: "discord:1", aud: "client", nonce: "abc" });
     expect(protectedHeader).toMatchObject({ alg: "ES256", kid: (await oidcJwks(signer)).keys[0]!.kid });
-    expect(openIdConfiguration(issuer)).toMatchObject({ issuer, jwks_uri: `${issuer}/.well-known/jwks.json`, id_token_signing_alg_values_supported: ["ES256"] });
+    expect(openIdConfiguration(issuer)).toMatchObject({
+      issuer,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      id_token_signing_alg_values_supported: ["ES256"],
+    });
 
-    await expect(verifyOidcToken(services(issuer), token, now)).resolves.toEqual({ iss: issuer, sub: "discord:1", audiences: ["client"], nonce: "abc" });
+    await expect(verifyOidcToken(services(issuer), token, now)).resolves.toEqual({
+      iss: issuer,
+      sub: "discord:1",
+      audiences: ["client"],
+      nonce: "abc",
+    });
     const later = new Date(now.getTime() + 6 * 60_000);
     await expect(verifyOidcToken(services(issuer), token, later)).rejects.toThrow(/oidcToken: the token expired at/);
     // Another Strongroom (another signer) with the same issuer URL does not accept it.
@@ -61,13 +72,22 @@ describe("Strongroom's OIDC tokens and issuer configuration", () => {
   });
 
   it("reads the OAuth settings from the environment: issuers without trailing slashes, provider endpoints, refusing non-URLs", () => {
-    const config = resolveConfig({}, { STRONGROOM_PUBLIC_URL: "https://vault.example/", OIDC_ISSUERS: "https://accounts.google.com/, https://idp.example/realms/x", OAUTH2_X_TOKEN_URL: "http://127.0.0.1:1/t" });
+    const config = resolveConfig(
+      {},
+      {
+        STRONGROOM_PUBLIC_URL: "https://vault.example/",
+        OIDC_ISSUERS: "https://accounts.google.com/, https://idp.example/realms/x",
+        OAUTH2_X_TOKEN_URL: "http://127.0.0.1:1/t",
+      },
+    );
     expect(config.oauth.publicUrl).toBe("https://vault.example");
     expect(config.oauth.oidcIssuers).toEqual(["https://accounts.google.com", "https://idp.example/realms/x"]);
     expect(config.oauth.providers.x).toEqual({ tokenUrl: "http://127.0.0.1:1/t", userInfoUrl: "https://api.x.com/2/users/me" });
     expect(config.oauth.providers.discord.tokenUrl).toBe("https://discord.com/api/oauth2/token");
     expect(config.oauth.timeoutMs).toBe(10_000);
     expect(() => resolveConfig({}, { OIDC_ISSUERS: "accounts.google.com" })).toThrow(/OIDC_ISSUERS: "accounts.google.com" is not a URL/);
-    expect(() => resolveConfig({}, { OAUTH2_DISCORD_USERINFO_URL: "ftp://discord.example/me" })).toThrow(/OAUTH2_DISCORD_USERINFO_URL: .* must be an http\(s\) URL/);
+    expect(() => resolveConfig({}, { OAUTH2_DISCORD_USERINFO_URL: "ftp://discord.example/me" })).toThrow(
+      /OAUTH2_DISCORD_USERINFO_URL: .* must be an http\(s\) URL/,
+    );
   });
 });

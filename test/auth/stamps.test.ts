@@ -22,7 +22,8 @@ describe("X-Stamp verification over the exact request bytes", () => {
 
   const whoamiBody = () => JSON.stringify({ organizationId: server.root.organizationId });
   const whoami = (body: string, headers: Record<string, string>) => post(`${server.url}/public/v1/query/whoami`, body, headers);
-  const activityCount = async () => Number((await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities"))[0]!.n);
+  const activityCount = async () =>
+    Number((await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities"))[0]!.n);
   const root = () => ({ publicKey: server.root.apiPublicKey, privateKey: server.root.apiPrivateKey! });
 
   beforeAll(async () => {
@@ -40,14 +41,21 @@ describe("X-Stamp verification over the exact request bytes", () => {
   it("accepts SIGNATURE_SCHEME_TK_API_SECP256K1 (DER ECDSA over sha256)", async () => {
     const body = whoamiBody();
     const signature = bytesToHex(secp256k1.sign(sha256(Buffer.from(body)), k1Secret, { prehash: false, format: "der" }));
-    const { status, json } = await whoami(body, stampHeader({ publicKey: k1Public, scheme: "SIGNATURE_SCHEME_TK_API_SECP256K1", signature }));
+    const { status, json } = await whoami(
+      body,
+      stampHeader({ publicKey: k1Public, scheme: "SIGNATURE_SCHEME_TK_API_SECP256K1", signature }),
+    );
     expect(status).toBe(200);
     expect(json.userId).toBe(server.root.userId);
   });
 
   it("accepts SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191 from the unchanged WalletStamper with a viem account", async () => {
     const account = privateKeyToAccount(`0x${bytesToHex(k1Secret)}`);
-    const wallet = { type: WalletType.Ethereum, signMessage: (message: string) => account.signMessage({ message }), getPublicKey: async () => k1Public };
+    const wallet = {
+      type: WalletType.Ethereum,
+      signMessage: (message: string) => account.signMessage({ message }),
+      getPublicKey: async () => k1Public,
+    };
     const client = new TurnkeyClient({ baseUrl: server.url }, new WalletStamper(wallet as never));
     expect((await client.getWhoami({ organizationId: server.root.organizationId })).userId).toBe(server.root.userId);
   });
@@ -72,13 +80,24 @@ describe("X-Stamp verification over the exact request bytes", () => {
   const refusals: Array<[string, () => Promise<{ body: string; headers: Record<string, string> }>, RegExp]> = [
     ["no stamp", async () => ({ body: whoamiBody(), headers: {} }), /without a stamp/],
     ["a stamp that is not base64url JSON", async () => ({ body: whoamiBody(), headers: { "X-Stamp": "%%%" } }), /malformed X-Stamp/],
-    ["a stamp missing its signature", async () => ({ body: whoamiBody(), headers: stampHeader({ publicKey: root().publicKey, scheme: "SIGNATURE_SCHEME_TK_API_P256" }) }), /signature/],
-    ["an unknown scheme", async () => ({ body: whoamiBody(), headers: stampHeader({ publicKey: root().publicKey, scheme: "SIGNATURE_SCHEME_NOPE", signature: "00" }) }), /unsupported stamp scheme/],
+    [
+      "a stamp missing its signature",
+      async () => ({ body: whoamiBody(), headers: stampHeader({ publicKey: root().publicKey, scheme: "SIGNATURE_SCHEME_TK_API_P256" }) }),
+      /signature/,
+    ],
+    [
+      "an unknown scheme",
+      async () => ({
+        body: whoamiBody(),
+        headers: stampHeader({ publicKey: root().publicKey, scheme: "SIGNATURE_SCHEME_NOPE", signature: "00" }),
+      }),
+      /unsupported stamp scheme/,
+    ],
     [
       "a tampered body",
       async () => {
         const body = whoamiBody();
-        return { body: body.replace("}", ' }'), headers: { "X-Stamp": p256Stamp(body, root().publicKey, root().privateKey) } };
+        return { body: body.replace("}", " }"), headers: { "X-Stamp": p256Stamp(body, root().publicKey, root().privateKey) } };
       },
       /could not verify api key signature/,
     ],
@@ -128,8 +147,15 @@ describe("X-Stamp verification over the exact request bytes", () => {
   ] as const) {
     it(`refuses a ${what} timestampMs with 401 and writes nothing`, async () => {
       const before = await activityCount();
-      const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: `t-${what}`, userIds: [] }, String(Date.now() + offsetMs));
-      const { status, json } = await post(`${server.url}/public/v1/submit/create_user_tag`, body, { "X-Stamp": p256Stamp(body, root().publicKey, root().privateKey) });
+      const body = activityBody(
+        "ACTIVITY_TYPE_CREATE_USER_TAG",
+        server.root.organizationId,
+        { userTagName: `t-${what}`, userIds: [] },
+        String(Date.now() + offsetMs),
+      );
+      const { status, json } = await post(`${server.url}/public/v1/submit/create_user_tag`, body, {
+        "X-Stamp": p256Stamp(body, root().publicKey, root().privateKey),
+      });
       expect(status).toBe(401);
       expect(json.code).toBe(16);
       expect(json.message).toMatch(message);
@@ -141,7 +167,9 @@ describe("X-Stamp verification over the exact request bytes", () => {
     const before = await activityCount();
     const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "signed", userIds: [] });
     const stamp = p256Stamp(body, root().publicKey, root().privateKey);
-    const { status } = await post(`${server.url}/public/v1/submit/create_user_tag`, body.replace("signed", "swapped"), { "X-Stamp": stamp });
+    const { status } = await post(`${server.url}/public/v1/submit/create_user_tag`, body.replace("signed", "swapped"), {
+      "X-Stamp": stamp,
+    });
     expect(status).toBe(401);
     expect(await activityCount()).toBe(before);
   });

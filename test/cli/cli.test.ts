@@ -76,15 +76,26 @@ describe("the strongroom CLI", () => {
 
   it("serves the API, and a second process on the same data directory is refused without harm", async () => {
     const port = await freePort();
-    serve = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "0"], { cwd: repoRoot, env: baseEnv() });
+    serve = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/cli/main.ts", "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "0"],
+      { cwd: repoRoot, env: baseEnv() },
+    );
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100; i++) {
-      const ok = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);
+      const ok = await fetch(`${url}/health`)
+        .then((r) => r.ok)
+        .catch(() => false);
       if (ok) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const client = () =>
-      new Turnkey({ apiBaseUrl: url, apiPublicKey: init.apiPublicKey!, apiPrivateKey: init.apiPrivateKey!, defaultOrganizationId: init.organizationId! }).apiClient();
+      new Turnkey({
+        apiBaseUrl: url,
+        apiPublicKey: init.apiPublicKey!,
+        apiPrivateKey: init.apiPrivateKey!,
+        defaultOrganizationId: init.organizationId!,
+      }).apiClient();
     expect((await client().getWhoami({})).userId).toBe(init.userId);
 
     const second = cli(["keys", "--data-dir", dataDir]);

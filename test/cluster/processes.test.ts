@@ -15,14 +15,23 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
   let processes: ServerProcess[] = [];
   let root: RootCredentials;
   let sql: pg.Client;
-  const clients = (credentials: { apiPublicKey: string; apiPrivateKey: string } = root) => processes.map((p) => sdkClient(p.url, credentials, root.organizationId));
+  const clients = (credentials: { apiPublicKey: string; apiPrivateKey: string } = root) =>
+    processes.map((p) => sdkClient(p.url, credentials, root.organizationId));
   const count = async (query: string, params: unknown[] = []) => Number((await sql.query<{ n: number }>(query, params)).rows[0]!.n);
 
   /** A user of the root organization with one API key (created through process 0). */
   async function addUser(name: string) {
     const key = generateP256KeyPair();
     const { userIds } = await clients()[0]!.createUsers({
-      users: [{ userName: name, apiKeys: [{ apiKeyName: `${name} key`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+      users: [
+        {
+          userName: name,
+          apiKeys: [{ apiKeyName: `${name} key`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
     });
     return { userId: userIds[0]!, credentials: { apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey } };
   }
@@ -46,7 +55,22 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
   it("creates a user name asked for by every process at once exactly once; the others fail with ALREADY_EXISTS", async () => {
     const outcomes = await Promise.allSettled(
       // Distinct emails keep the bodies distinct (identical bodies would be one activity by fingerprint).
-      clients().flatMap((client, p) => [0, 1].map((i) => client.createUsers({ users: [{ userName: "contested", userEmail: `c${p}${i}@example.com`, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }] }))),
+      clients().flatMap((client, p) =>
+        [0, 1].map((i) =>
+          client.createUsers({
+            users: [
+              {
+                userName: "contested",
+                userEmail: `c${p}${i}@example.com`,
+                userTags: [],
+                apiKeys: [],
+                authenticators: [],
+                oauthProviders: [],
+              },
+            ],
+          }),
+        ),
+      ),
     );
     // The SDK hands back a FAILED activity (HTTP 200) rather than throwing; either way only one may complete.
     const statuses = outcomes.map((o) => (o.status === "fulfilled" ? o.value.activity.status : `refused: ${String(o.reason)}`));
@@ -65,7 +89,14 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
     const { subOrganizationId } = await clients()[0]!.createSubOrganization({
       subOrganizationName: "at the limit",
       rootQuorumThreshold: 1,
-      rootUsers: [{ userName: "owner", apiKeys: [{ apiKeyName: "owner", publicKey: owner.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }],
+      rootUsers: [
+        {
+          userName: "owner",
+          apiKeys: [{ apiKeyName: "owner", publicKey: owner.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
     });
     const inSub = processes.map((p) => sdkClient(p.url, credentials, subOrganizationId));
     const newUser = (name: string) => ({ userName: name, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] });
@@ -74,11 +105,21 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
     // 10 tags in a sub-organization: 9 leave one place.
     for (let i = 0; i < 9; i++) await inSub[i % 3]!.createUserTag({ userTagName: `filler ${i}`, userIds: [] });
 
-    const users = await Promise.allSettled(inSub.flatMap((client, p) => [0, 1].map((i) => client.createUsers({ users: [newUser(`last ${p}.${i}`)] }))));
-    const tags = await Promise.allSettled(inSub.flatMap((client, p) => [0, 1].map((i) => client.createUserTag({ userTagName: `last ${p}.${i}`, userIds: [] }))));
-    for (const [what, outcomes] of [["users", users], ["tags", tags]] as const) {
+    const users = await Promise.allSettled(
+      inSub.flatMap((client, p) => [0, 1].map((i) => client.createUsers({ users: [newUser(`last ${p}.${i}`)] }))),
+    );
+    const tags = await Promise.allSettled(
+      inSub.flatMap((client, p) => [0, 1].map((i) => client.createUserTag({ userTagName: `last ${p}.${i}`, userIds: [] }))),
+    );
+    for (const [what, outcomes] of [
+      ["users", users],
+      ["tags", tags],
+    ] as const) {
       const statuses = outcomes.map((o) => (o.status === "fulfilled" ? o.value.activity.status : `refused: ${String(o.reason)}`));
-      expect(statuses.filter((s) => s === "ACTIVITY_STATUS_COMPLETED"), `${what}: ${statuses.join(", ")}`).toHaveLength(1);
+      expect(
+        statuses.filter((s) => s === "ACTIVITY_STATUS_COMPLETED"),
+        `${what}: ${statuses.join(", ")}`,
+      ).toHaveLength(1);
     }
     expect(await count("SELECT count(*)::int AS n FROM users WHERE organization_id = $1", [subOrganizationId])).toBe(100);
     expect(await count("SELECT count(*)::int AS n FROM user_tags WHERE organization_id = $1", [subOrganizationId])).toBe(10);
@@ -87,7 +128,9 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
   it("treats one body sent to every process at once as one activity", async () => {
     const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", root.organizationId, { userTagName: "sent thrice", userIds: [] });
     const stamp = { "X-Stamp": p256Stamp(body, root.apiPublicKey, root.apiPrivateKey) };
-    const answers = await Promise.all(processes.flatMap((p) => [0, 1].map(() => post(`${p.url}/public/v1/submit/create_user_tag`, body, stamp))));
+    const answers = await Promise.all(
+      processes.flatMap((p) => [0, 1].map(() => post(`${p.url}/public/v1/submit/create_user_tag`, body, stamp))),
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const ids = new Set(answers.map((a) => (a.json.activity as { id: string }).id));
     expect(ids.size).toBe(1);
@@ -99,7 +142,12 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
     const orders = { exportFirst: 0, deleteFirst: 0 };
     for (let round = 0; round < 6; round++) {
       const [a, b] = round % 2 ? [clients()[1]!, clients()[2]!] : [clients()[2]!, clients()[0]!];
-      const { walletId } = await a.createWallet({ walletName: `contested ${round}`, accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }] });
+      const { walletId } = await a.createWallet({
+        walletName: `contested ${round}`,
+        accounts: [
+          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+        ],
+      });
       const target = generateP256KeyPair();
       const [exported, deleted] = await Promise.allSettled([
         a.exportWallet({ walletId, targetPublicKey: target.publicKeyUncompressed }),
@@ -109,8 +157,12 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
       expect(deleted.status, String((deleted as PromiseRejectedResult).reason)).toBe("fulfilled");
       // The SDK hands back a FAILED activity rather than throwing.
       const exportedActivity = exported.status === "fulfilled" ? exported.value.activity : undefined;
-      if (exportedActivity?.status === "ACTIVITY_STATUS_COMPLETED") expect(exported.status === "fulfilled" && exported.value.exportBundle).toBeTruthy();
-      else expect(exportedActivity?.failure?.message ?? String((exported as PromiseRejectedResult).reason)).toMatch(/not found|no wallet|could not find/i);
+      if (exportedActivity?.status === "ACTIVITY_STATUS_COMPLETED")
+        expect(exported.status === "fulfilled" && exported.value.exportBundle).toBeTruthy();
+      else
+        expect(exportedActivity?.failure?.message ?? String((exported as PromiseRejectedResult).reason)).toMatch(
+          /not found|no wallet|could not find/i,
+        );
       orders[exportedActivity?.status === "ACTIVITY_STATUS_COMPLETED" ? "exportFirst" : "deleteFirst"]++;
       expect(await count("SELECT count(*)::int AS n FROM wallets WHERE id = $1", [walletId])).toBe(0);
       expect(await count("SELECT count(*)::int AS n FROM wallet_accounts WHERE wallet_id = $1", [walletId])).toBe(0);
@@ -132,7 +184,9 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
         ]);
         const accepted = votes.filter((v) => v.status === "fulfilled");
         expect(accepted).toHaveLength(1);
-        expect((accepted[0] as PromiseFulfilledResult<{ activity: { status: string } }>).value.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+        expect((accepted[0] as PromiseFulfilledResult<{ activity: { status: string } }>).value.activity.status).toBe(
+          "ACTIVITY_STATUS_COMPLETED",
+        );
         expect(String((votes.find((v) => v.status === "rejected") as PromiseRejectedResult).reason)).toMatch(/ACTIVITY_STATUS_COMPLETED/);
         expect(await count("SELECT count(*)::int AS n FROM user_tags WHERE name = $1", [`voted ${round}`])).toBe(1);
         expect(await count("SELECT count(*)::int AS n FROM votes WHERE activity_id = $1", [submitted.activity.id])).toBe(2);
@@ -140,7 +194,8 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
     } finally {
       // Back to a quorum of one, approved by bob.
       const lowered = await clients()[0]!.updateRootQuorum({ threshold: 1, userIds: [root.userId] });
-      if (lowered.activity.status !== "ACTIVITY_STATUS_COMPLETED") await clients(bob.credentials)[1]!.approveActivity({ fingerprint: lowered.activity.fingerprint });
+      if (lowered.activity.status !== "ACTIVITY_STATUS_COMPLETED")
+        await clients(bob.credentials)[1]!.approveActivity({ fingerprint: lowered.activity.fingerprint });
     }
   });
 
@@ -175,16 +230,27 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
     expect(await count("SELECT count(*)::int AS n FROM user_tags WHERE name LIKE 'erin denied%'")).toBe(0);
     await clients()[1]!.deletePolicy({ policyId });
     // Without the deny and with no allow, a non-root user is still refused by implicit deny; with an allow, both processes agree at once.
-    const allow = await clients()[2]!.createPolicy({ policyName: "erin may tag", effect: "EFFECT_ALLOW", condition: "activity.resource == 'USER' && activity.action == 'CREATE'", consensus: `approvers.any(user, user.id == '${erin.userId}')`, notes: "" });
+    const allow = await clients()[2]!.createPolicy({
+      policyName: "erin may tag",
+      effect: "EFFECT_ALLOW",
+      condition: "activity.resource == 'USER' && activity.action == 'CREATE'",
+      consensus: `approvers.any(user, user.id == '${erin.userId}')`,
+      notes: "",
+    });
     expect((await p1!.createUserTag({ userTagName: "erin allowed 1", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await p2!.createUserTag({ userTagName: "erin allowed 2", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     await clients()[0]!.deletePolicy({ policyId: allow.policyId });
-    await expect(p2!.createUserTag({ userTagName: "erin after allow removed", userIds: [] })).rejects.toThrow(/denied|not authorized|deny/i);
+    await expect(p2!.createUserTag({ userTagName: "erin after allow removed", userIds: [] })).rejects.toThrow(
+      /denied|not authorized|deny/i,
+    );
   });
 
   it("stops honouring an expiring API key on every process once it has expired", async () => {
     const key = generateP256KeyPair();
-    await clients()[0]!.createApiKeys({ userId: root.userId, apiKeys: [{ apiKeyName: "short-lived", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256", expirationSeconds: "3" }] });
+    await clients()[0]!.createApiKeys({
+      userId: root.userId,
+      apiKeys: [{ apiKeyName: "short-lived", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256", expirationSeconds: "3" }],
+    });
     const short = clients({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
     for (const client of short) expect((await client.getWhoami({})).userId).toBe(root.userId);
     await new Promise((r) => setTimeout(r, 3_500));

@@ -47,7 +47,11 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     });
     await submit("enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
     const updated = await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
-      walletKitSettings: { enabledSocialProviders: ["google", "x"], oauthClientIds: { google: CLIENT_ID, x: CLIENT_ID, discord: "discord-client" }, oauthRedirectUrl: REDIRECT_URI },
+      walletKitSettings: {
+        enabledSocialProviders: ["google", "x"],
+        oauthClientIds: { google: CLIENT_ID, x: CLIENT_ID, discord: "discord-client" },
+        oauthRedirectUrl: REDIRECT_URI,
+      },
     });
     configId = updated.result.updateAuthProxyConfigResult!.configId as string;
     const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { encryptionPublicKey: string };
@@ -65,18 +69,42 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
 
   it("signs up with an OIDC token, finds the account by it, and logs in with oauth_login without naming the organization", async () => {
     const registration = await idToken({ sub: "google-user-1" });
-    const signedUp = await http().proxySignupV2({ userName: "oidc user", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcToken: registration }] });
-    expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: registration })).toEqual({ organizationId: signedUp.organizationId });
+    const signedUp = await http().proxySignupV2({
+      userName: "oidc user",
+      apiKeys: [],
+      authenticators: [],
+      oauthProviders: [{ providerName: "google", oidcToken: registration }],
+    });
+    expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: registration })).toEqual({
+      organizationId: signedUp.organizationId,
+    });
 
     const sessionKey = generateP256KeyPair();
-    const { session } = await http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "google-user-1", nonce: nonceFor(sessionKey.publicKey) }), publicKey: sessionKey.publicKey });
-    expect(claimsOf(session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId, public_key: sessionKey.publicKey });
+    const { session } = await http().proxyOAuthLogin({
+      oidcToken: await idToken({ sub: "google-user-1", nonce: nonceFor(sessionKey.publicKey) }),
+      publicKey: sessionKey.publicKey,
+    });
+    expect(claimsOf(session)).toMatchObject({
+      organization_id: signedUp.organizationId,
+      user_id: signedUp.userId,
+      public_key: sessionKey.publicKey,
+    });
     const loggedIn = server.client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, signedUp.organizationId);
     expect((await loggedIn.getWhoami({})).userId).toBe(signedUp.userId);
 
-    const wrongNonce = await coreRefusal(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "google-user-1", nonce: "00" }), publicKey: generateP256KeyPair().publicKey }));
+    const wrongNonce = await coreRefusal(
+      http().proxyOAuthLogin({
+        oidcToken: await idToken({ sub: "google-user-1", nonce: "00" }),
+        publicKey: generateP256KeyPair().publicKey,
+      }),
+    );
     expect(wrongNonce.code).toBe(3);
-    const stranger = await coreRefusal(http().proxyOAuthLogin({ oidcToken: await idToken({ sub: "nobody", nonce: nonceFor(sessionKey.publicKey) }), publicKey: sessionKey.publicKey }));
+    const stranger = await coreRefusal(
+      http().proxyOAuthLogin({
+        oidcToken: await idToken({ sub: "nobody", nonce: nonceFor(sessionKey.publicKey) }),
+        publicKey: sessionKey.publicKey,
+      }),
+    );
     expect(stranger.code).toBe(5);
   });
 
@@ -95,17 +123,31 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     const redirect = await fetch(authorizeUrl, { redirect: "manual" });
     const authCode = new URL(redirect.headers.get("location")!).searchParams.get("code")!;
     const sessionKey = generateP256KeyPair();
-    const exchange = { provider: "OAUTH2_PROVIDER_X" as const, authCode, redirectUri: REDIRECT_URI, codeVerifier: verifier, nonce: nonceFor(sessionKey.publicKey), clientId: CLIENT_ID };
+    const exchange = {
+      provider: "OAUTH2_PROVIDER_X" as const,
+      authCode,
+      redirectUri: REDIRECT_URI,
+      codeVerifier: verifier,
+      nonce: nonceFor(sessionKey.publicKey),
+      clientId: CLIENT_ID,
+    };
 
     const notOurs = await coreRefusal(http().proxyOAuth2Authenticate({ ...exchange, clientId: "someone-elses-client" }));
     expect(notOurs.code).toBe(7);
     expect(notOurs.message).toContain("someone-elses-client");
-    const noCredential = await coreRefusal(http().proxyOAuth2Authenticate({ ...exchange, provider: "OAUTH2_PROVIDER_DISCORD", clientId: "discord-client" }));
+    const noCredential = await coreRefusal(
+      http().proxyOAuth2Authenticate({ ...exchange, provider: "OAUTH2_PROVIDER_DISCORD", clientId: "discord-client" }),
+    );
     expect(noCredential.code).toBe(5);
 
     const { oidcToken } = await http().proxyOAuth2Authenticate(exchange);
     expect(claimsOf(oidcToken)).toMatchObject({ sub: "x:424242", aud: CLIENT_ID, nonce: nonceFor(sessionKey.publicKey) });
-    const signedUp = await http().proxySignupV2({ userName: "x user", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "x", oidcToken }] });
+    const signedUp = await http().proxySignupV2({
+      userName: "x user",
+      apiKeys: [],
+      authenticators: [],
+      oauthProviders: [{ providerName: "x", oidcToken }],
+    });
     const { session } = await http().proxyOAuthLogin({ oidcToken, publicKey: sessionKey.publicKey });
     expect(claimsOf(session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId });
   });
@@ -113,11 +155,27 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
   it("with verificationTokenRequiredForGetAccountPii, an OIDC token whose verified email is the contact may look the account up", async () => {
     await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { verificationTokenRequiredForGetAccountPii: true });
     const registration = await idToken({ sub: "olga", email: "olga@example.com", email_verified: true });
-    const signedUp = await http().proxySignupV2({ userName: "olga", userEmail: "olga@example.com", apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcToken: registration }] });
+    const signedUp = await http().proxySignupV2({
+      userName: "olga",
+      userEmail: "olga@example.com",
+      apiKeys: [],
+      authenticators: [],
+      oauthProviders: [{ providerName: "google", oidcToken: registration }],
+    });
     expect((await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com" }))).code).toBe(7);
-    expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: registration })).toEqual({ organizationId: signedUp.organizationId });
-    const otherEmail = await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: await idToken({ sub: "olga", email: "mallory@example.com" }) }));
+    expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: registration })).toEqual({
+      organizationId: signedUp.organizationId,
+    });
+    const otherEmail = await coreRefusal(
+      http().proxyGetAccount({
+        filterType: "EMAIL",
+        filterValue: "olga@example.com",
+        oidcToken: await idToken({ sub: "olga", email: "mallory@example.com" }),
+      }),
+    );
     expect(otherEmail.code).toBe(3);
-    await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { verificationTokenRequiredForGetAccountPii: false });
+    await submit("update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+      verificationTokenRequiredForGetAccountPii: false,
+    });
   });
 });

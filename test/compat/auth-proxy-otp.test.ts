@@ -57,22 +57,49 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
     expect(code).toMatch(/^[0-9]{6}$/); // the config's OTP format
 
     const tokenKey = generateP256KeyPair();
-    const encryptedOtpBundle = await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, tokenKey.publicKey, server.services.signer.publicKeyHex);
+    const encryptedOtpBundle = await encryptOtpCodeToBundle(
+      code,
+      otpEncryptionTargetBundle,
+      tokenKey.publicKey,
+      server.services.signer.publicKeyHex,
+    );
     const { verificationToken } = await http().proxyVerifyOtpV2({ otpId, encryptedOtpBundle });
 
     // With verificationTokenRequiredForGetAccountPii, an email lookup needs a token for that very email.
     expect((await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "zoe@example.com" }))).code).toBe(7);
-    expect((await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "yan@example.com", verificationToken }))).code).toBe(3);
+    expect(
+      (await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "yan@example.com", verificationToken }))).code,
+    ).toBe(3);
     expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "zoe@example.com", verificationToken })).toEqual({});
 
     const signup = { userEmail: "zoe@example.com", verificationToken, apiKeys: [], authenticators: [], oauthProviders: [] };
-    const signed = await clientSignature(getClientSignatureMessageForSignup({ verificationToken, email: "zoe@example.com", apiKeys: [], authenticators: [], oauthProviders: [] }), tokenKey);
-    const signedUp = await http().proxySignupV2({ ...signup, userName: "zoe@example.com", organizationName: "Zoe's", clientSignature: signed });
+    const signed = await clientSignature(
+      getClientSignatureMessageForSignup({
+        verificationToken,
+        email: "zoe@example.com",
+        apiKeys: [],
+        authenticators: [],
+        oauthProviders: [],
+      }),
+      tokenKey,
+    );
+    const signedUp = await http().proxySignupV2({
+      ...signup,
+      userName: "zoe@example.com",
+      organizationName: "Zoe's",
+      clientSignature: signed,
+    });
     zoe = { organizationId: signedUp.organizationId, userId: signedUp.userId };
-    expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "zoe@example.com", verificationToken })).toEqual({ organizationId: zoe.organizationId });
+    expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "zoe@example.com", verificationToken })).toEqual({
+      organizationId: zoe.organizationId,
+    });
 
     // As core's completeOtp does: the token's key becomes the session key; the proxy finds the sub-organization.
-    const login = { verificationToken, publicKey: tokenKey.publicKey, clientSignature: await clientSignature(getClientSignatureMessageForLogin({ verificationToken }), tokenKey) };
+    const login = {
+      verificationToken,
+      publicKey: tokenKey.publicKey,
+      clientSignature: await clientSignature(getClientSignatureMessageForLogin({ verificationToken }), tokenKey),
+    };
     const { session } = await http().proxyOtpLoginV2(login);
     const claims = claimsOf(session);
     expect(claims).toMatchObject({ organization_id: zoe.organizationId, user_id: zoe.userId, public_key: tokenKey.publicKey });
@@ -90,7 +117,9 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
     const key = generateP256KeyPair();
     const noKey = await coreRefusal(http().proxyVerifyOtp({ otpId, otpCode: code }));
     expect(noKey.message).toContain("publicKey");
-    const wrong = await coreRefusal(http().proxyVerifyOtp({ otpId, otpCode: code === "000000" ? "111111" : "000000", publicKey: key.publicKey }));
+    const wrong = await coreRefusal(
+      http().proxyVerifyOtp({ otpId, otpCode: code === "000000" ? "111111" : "000000", publicKey: key.publicKey }),
+    );
     expect(wrong.code).toBe(16);
     expect(wrong.message).toContain("incorrect");
     const { verificationToken } = await http().proxyVerifyOtp({ otpId, otpCode: code, publicKey: key.publicKey });

@@ -6,7 +6,15 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const p256Key = (name: string, expirationSeconds?: string) => {
   const pair = generateP256KeyPair();
-  return { pair, params: { apiKeyName: name, publicKey: pair.publicKey, curveType: "API_KEY_CURVE_P256" as const, ...(expirationSeconds ? { expirationSeconds } : {}) } };
+  return {
+    pair,
+    params: {
+      apiKeyName: name,
+      publicKey: pair.publicKey,
+      curveType: "API_KEY_CURVE_P256" as const,
+      ...(expirationSeconds ? { expirationSeconds } : {}),
+    },
+  };
 };
 
 describe("API keys, OAuth providers and their limits through @turnkey/sdk-server", () => {
@@ -53,7 +61,10 @@ describe("API keys, OAuth providers and their limits through @turnkey/sdk-server
     const key = p256Key("short", "1");
     await server.client().createApiKeys({ userId: server.root.userId, apiKeys: [key.params] });
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const error = await server.client({ apiPublicKey: key.pair.publicKey, apiPrivateKey: key.pair.privateKey }).getWhoami({}).catch((e: unknown) => e);
+    const error = await server
+      .client({ apiPublicKey: key.pair.publicKey, apiPrivateKey: key.pair.privateKey })
+      .getWhoami({})
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TurnkeyRequestError);
     expect((error as TurnkeyRequestError).code).toBe(16);
     expect((error as Error).message).toContain("expired");
@@ -61,7 +72,12 @@ describe("API keys, OAuth providers and their limits through @turnkey/sdk-server
 
   it("links OIDC identities from a token or claims, refuses duplicates, and unlinks them", async () => {
     const { privateKey } = await generateKeyPair("ES256");
-    const token = await new SignJWT({}).setProtectedHeader({ alg: "ES256" }).setIssuer("https://issuer.example").setSubject("user-1").setAudience("client-1").sign(privateKey);
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: "ES256" })
+      .setIssuer("https://issuer.example")
+      .setSubject("user-1")
+      .setAudience("client-1")
+      .sign(privateKey);
     const created = await server.client().createOauthProviders({
       userId,
       oauthProviders: [
@@ -71,11 +87,20 @@ describe("API keys, OAuth providers and their limits through @turnkey/sdk-server
     });
     expect(created.providerIds).toHaveLength(2);
     const { oauthProviders } = await server.client().getOauthProviders({ userId });
-    expect(oauthProviders.find((p) => p.providerName === "from token")).toMatchObject({ providerName: "from token", issuer: "https://issuer.example", subject: "user-1", audience: "client-1" });
+    expect(oauthProviders.find((p) => p.providerName === "from token")).toMatchObject({
+      providerName: "from token",
+      issuer: "https://issuer.example",
+      subject: "user-1",
+      audience: "client-1",
+    });
 
-    const duplicate = await server.client().createOauthProviders({ userId: server.root.userId, oauthProviders: [{ providerName: "again", oidcToken: token }] });
+    const duplicate = await server
+      .client()
+      .createOauthProviders({ userId: server.root.userId, oauthProviders: [{ providerName: "again", oidcToken: token }] });
     expect(duplicate.activity.status).toBe("ACTIVITY_STATUS_FAILED");
-    expect(duplicate.activity.failure?.details).toContainEqual(expect.objectContaining({ turnkeyErrorCode: "OAUTH_PROVIDER_ALREADY_EXISTS" }));
+    expect(duplicate.activity.failure?.details).toContainEqual(
+      expect.objectContaining({ turnkeyErrorCode: "OAUTH_PROVIDER_ALREADY_EXISTS" }),
+    );
 
     await server.client().deleteOauthProviders({ userId, providerIds: created.providerIds });
     expect((await server.client().getOauthProviders({ userId })).oauthProviders).toEqual([]);

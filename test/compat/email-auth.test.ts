@@ -38,21 +38,44 @@ describe("legacy email and OTP authentication and email recovery", () => {
 
   it("init_otp_auth + otp_auth: the code from the email buys a credential bundle whose key acts as the user", async () => {
     const parent = server.client();
-    const started = await parent.initOtpAuth({ organizationId: subOrganizationId, otpType: "OTP_TYPE_EMAIL", contact: "bob@example.com", appName: "Acme" });
+    const started = await parent.initOtpAuth({
+      organizationId: subOrganizationId,
+      otpType: "OTP_TYPE_EMAIL",
+      contact: "bob@example.com",
+      appName: "Acme",
+    });
     expect(started.activity.status, JSON.stringify(started.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     const code = /verification code is ([0-9A-Z]+)/.exec((await mail.next("bob@example.com")).parsed.text ?? "")![1]!;
     const target = generateP256KeyPair();
-    const wrong = await parent.otpAuth({ organizationId: subOrganizationId, otpId: started.otpId, otpCode: code === "000000000" ? "111111111" : "000000000", targetPublicKey: target.publicKeyUncompressed });
+    const wrong = await parent.otpAuth({
+      organizationId: subOrganizationId,
+      otpId: started.otpId,
+      otpCode: code === "000000000" ? "111111111" : "000000000",
+      targetPublicKey: target.publicKeyUncompressed,
+    });
     expect(wrong.activity.failure?.message).toContain("2 attempts left");
-    const result = await parent.otpAuth({ organizationId: subOrganizationId, otpId: started.otpId, otpCode: code, targetPublicKey: target.publicKeyUncompressed });
+    const result = await parent.otpAuth({
+      organizationId: subOrganizationId,
+      otpId: started.otpId,
+      otpCode: code,
+      targetPublicKey: target.publicKeyUncompressed,
+    });
     expect(result.activity.status, JSON.stringify(result.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(result.userId).toBe(bobId);
     const bob = keyFrom(server, result.credentialBundle!, target, subOrganizationId);
     expect((await bob.client.getWhoami({})).userId).toBe(bobId);
     const key = (await parent.getApiKey({ organizationId: subOrganizationId, apiKeyId: result.apiKeyId! })).apiKey;
-    expect(key).toMatchObject({ credential: { publicKey: bob.publicKey, type: "CREDENTIAL_TYPE_OTP_AUTH_KEY_P256" }, expirationSeconds: "900" });
+    expect(key).toMatchObject({
+      credential: { publicKey: bob.publicKey, type: "CREDENTIAL_TYPE_OTP_AUTH_KEY_P256" },
+      expirationSeconds: "900",
+    });
 
-    const unknown = await parent.initOtpAuth({ organizationId: subOrganizationId, otpType: "OTP_TYPE_EMAIL", contact: "nobody@example.com", appName: "Acme" });
+    const unknown = await parent.initOtpAuth({
+      organizationId: subOrganizationId,
+      otpType: "OTP_TYPE_EMAIL",
+      contact: "nobody@example.com",
+      appName: "Acme",
+    });
     expect(unknown.activity.failure?.message).toContain("no user with email nobody@example.com");
   });
 
@@ -91,11 +114,18 @@ describe("legacy email and OTP authentication and email recovery", () => {
     const recovery = keyFrom(server, bundle, target, subOrganizationId);
     const authenticator = new SoftwareAuthenticator();
     const challenge = randomBytes(32).toString("base64url");
-    const recovered = await recovery.client.recoverUser({ userId: bobId, authenticator: { authenticatorName: "new laptop", challenge, attestation: authenticator.attest(challenge) } });
+    const recovered = await recovery.client.recoverUser({
+      userId: bobId,
+      authenticator: { authenticatorName: "new laptop", challenge, attestation: authenticator.attest(challenge) },
+    });
     expect(recovered.activity.status, JSON.stringify(recovered.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     const { authenticators } = await server.client().getAuthenticators({ organizationId: subOrganizationId, userId: bobId });
     expect(authenticators.map((a) => a.authenticatorId)).toEqual(recovered.authenticatorId);
-    expect((await server.client().getApiKeys({ organizationId: subOrganizationId, userId: bobId })).apiKeys.filter((k) => k.credential.type === "CREDENTIAL_TYPE_RECOVER_USER_KEY_P256")).toEqual([]);
+    expect(
+      (await server.client().getApiKeys({ organizationId: subOrganizationId, userId: bobId })).apiKeys.filter(
+        (k) => k.credential.type === "CREDENTIAL_TYPE_RECOVER_USER_KEY_P256",
+      ),
+    ).toEqual([]);
   });
 
   it("a sub-organization created with disableEmailAuth and disableEmailRecovery refuses both", async () => {
@@ -107,9 +137,19 @@ describe("legacy email and OTP authentication and email recovery", () => {
       disableEmailRecovery: true,
     });
     const target = generateP256KeyPair().publicKeyUncompressed;
-    const auth = await server.client().emailAuth({ organizationId: locked.subOrganizationId, email: "dan@example.com", targetPublicKey: target, emailCustomization: { appName: "Acme" } });
+    const auth = await server.client().emailAuth({
+      organizationId: locked.subOrganizationId,
+      email: "dan@example.com",
+      targetPublicKey: target,
+      emailCustomization: { appName: "Acme" },
+    });
     expect(auth.activity.failure?.message).toContain("FEATURE_NAME_EMAIL_AUTH is disabled");
-    const recovery = await server.client().initUserEmailRecovery({ organizationId: locked.subOrganizationId, email: "dan@example.com", targetPublicKey: target, emailCustomization: { appName: "Acme" } });
+    const recovery = await server.client().initUserEmailRecovery({
+      organizationId: locked.subOrganizationId,
+      email: "dan@example.com",
+      targetPublicKey: target,
+      emailCustomization: { appName: "Acme" },
+    });
     expect(recovery.activity.failure?.message).toContain("FEATURE_NAME_EMAIL_RECOVERY is disabled");
   });
 
@@ -118,11 +158,24 @@ describe("legacy email and OTP authentication and email recovery", () => {
     const { subOrganizationId: id, rootUserIds } = await server.client().createSubOrganization({
       subOrganizationName: "Erin's",
       rootQuorumThreshold: 1,
-      rootUsers: [{ userName: "erin", userEmail: "erin@example.com", apiKeys: [{ apiKeyName: "erin", publicKey: erinKey.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }],
+      rootUsers: [
+        {
+          userName: "erin",
+          userEmail: "erin@example.com",
+          apiKeys: [{ apiKeyName: "erin", publicKey: erinKey.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
     });
     const erin = server.client({ apiPublicKey: erinKey.publicKey, apiPrivateKey: erinKey.privateKey }, id);
     const sendLink = () =>
-      server.client().emailAuth({ organizationId: id, email: "erin@example.com", targetPublicKey: generateP256KeyPair().publicKeyUncompressed, emailCustomization: { appName: "Acme" } });
+      server.client().emailAuth({
+        organizationId: id,
+        email: "erin@example.com",
+        targetPublicKey: generateP256KeyPair().publicKeyUncompressed,
+        emailCustomization: { appName: "Acme" },
+      });
 
     const off = await erin.setOrganizationFeature({ name: "FEATURE_NAME_EMAIL_AUTH", value: "false" });
     expect(off.activity.status, JSON.stringify(off.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
@@ -133,16 +186,32 @@ describe("legacy email and OTP authentication and email recovery", () => {
     // A policy that lets a non-root user do anything still does not let them change features.
     const frankKey = generateP256KeyPair();
     const { userIds } = await erin.createUsers({
-      users: [{ userName: "frank", apiKeys: [{ apiKeyName: "frank", publicKey: frankKey.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+      users: [
+        {
+          userName: "frank",
+          apiKeys: [{ apiKeyName: "frank", publicKey: frankKey.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
     });
-    await erin.createPolicy({ policyName: "frank may", effect: "EFFECT_ALLOW", condition: "true", consensus: `approvers.any(user, user.id == '${userIds[0]}')`, notes: "" });
+    await erin.createPolicy({
+      policyName: "frank may",
+      effect: "EFFECT_ALLOW",
+      condition: "true",
+      consensus: `approvers.any(user, user.id == '${userIds[0]}')`,
+      notes: "",
+    });
     const frank = server.client({ apiPublicKey: frankKey.publicKey, apiPrivateKey: frankKey.privateKey }, id);
     expect((await frank.createUserTag({ userTagName: "allowed", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     const notRoot = await refusal(frank.removeOrganizationFeature({ name: "FEATURE_NAME_EMAIL_AUTH" }));
     expect(notRoot.code).toBe(7);
     expect(notRoot.message).toContain("can only be performed by the root quorum");
 
-    const parentWrite = await refusal(server.client().setOrganizationFeature({ organizationId: id, name: "FEATURE_NAME_EMAIL_AUTH", value: "true" }));
+    const parentWrite = await refusal(
+      server.client().setOrganizationFeature({ organizationId: id, name: "FEATURE_NAME_EMAIL_AUTH", value: "true" }),
+    );
     expect(parentWrite.code).toBe(7);
     const unsupported = await refusal(erin.setOrganizationFeature({ name: "FEATURE_NAME_WEBHOOK", value: "https://example.com/hook" }));
     expect(unsupported.code).toBe(3);

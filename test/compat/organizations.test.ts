@@ -42,7 +42,10 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
 
     const parentReads = await server.client(undefined, subId).getUsers({});
     expect(parentReads.users.map((u) => u.userName)).toEqual(["alice"]);
-    const parentWrites = await server.client(undefined, subId).createUserTag({ userTagName: "theirs", userIds: [] }).catch((e: unknown) => e);
+    const parentWrites = await server
+      .client(undefined, subId)
+      .createUserTag({ userTagName: "theirs", userIds: [] })
+      .catch((e: unknown) => e);
     expect((parentWrites as TurnkeyRequestError).code).toBe(7);
     expect((parentWrites as Error).message).toContain("read-only");
 
@@ -51,15 +54,26 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
     expect(configs.configs.features).toContainEqual({ name: "FEATURE_NAME_SMS_AUTH", value: "false" });
 
     expect((await server.client().getSubOrgIds({})).organizationIds).toEqual([subId]);
-    expect((await server.client().getSubOrgIds({ filterType: "EMAIL", filterValue: "ALICE@example.com" })).organizationIds).toEqual([subId]);
-    expect((await server.client().getSubOrgIds({ filterType: "PUBLIC_KEY", filterValue: alice.publicKey })).organizationIds).toEqual([subId]);
+    expect((await server.client().getSubOrgIds({ filterType: "EMAIL", filterValue: "ALICE@example.com" })).organizationIds).toEqual([
+      subId,
+    ]);
+    expect((await server.client().getSubOrgIds({ filterType: "PUBLIC_KEY", filterValue: alice.publicKey })).organizationIds).toEqual([
+      subId,
+    ]);
     expect((await server.client().getSubOrgIds({ filterType: "NAME", filterValue: "Bob" })).organizationIds).toEqual([]);
 
-    const nested = await asAlice.createSubOrganization({ subOrganizationName: "nested", rootQuorumThreshold: 1, rootUsers: [rootUser("n", generateP256KeyPair().publicKey)] });
+    const nested = await asAlice.createSubOrganization({
+      subOrganizationName: "nested",
+      rootQuorumThreshold: 1,
+      rootUsers: [rootUser("n", generateP256KeyPair().publicKey)],
+    });
     expect(nested.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(nested.activity.failure?.details).toContainEqual(expect.objectContaining({ turnkeyErrorCode: "INVALID_ACTIVITY_CALLER" }));
 
-    const byParent = await server.client(undefined, subId).deleteSubOrganization({ deleteWithoutExport: true }).catch((e: unknown) => e);
+    const byParent = await server
+      .client(undefined, subId)
+      .deleteSubOrganization({ deleteWithoutExport: true })
+      .catch((e: unknown) => e);
     expect((byParent as TurnkeyRequestError).code).toBe(7);
     const deleted = await asAlice.deleteSubOrganization({ deleteWithoutExport: true });
     expect(deleted.subOrganizationUuid).toBe(subId);
@@ -67,19 +81,23 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
   });
 
   it("refuses a threshold above the number of root users, creating nothing", async () => {
-    const refused = await refusal(server.client().createSubOrganization({
+    const refused = await refusal(
+      server.client().createSubOrganization({
         subOrganizationName: "Too strict",
         rootQuorumThreshold: 2,
         rootUsers: [rootUser("solo", generateP256KeyPair().publicKey)],
-      }));
+      }),
+    );
     expect(refused.code).toBe(3);
     expect(refused.message).toContain("rootQuorumThreshold");
     expect((await server.client().getSubOrgIds({ filterType: "NAME", filterValue: "Too strict" })).organizationIds).toEqual([]);
   });
 
   it("finds sub-organizations by verified email or phone: proven at signup or by an update with a token, forgotten when the contact changes", async () => {
-    const token = async (verificationType: string, contact: string) => (await issueVerificationToken(server.services.signer, { verificationType, contact }, 300)).token;
-    const verified = async (filterType: string, filterValue: string) => (await server.client().getVerifiedSubOrgIds({ filterType, filterValue })).organizationIds;
+    const token = async (verificationType: string, contact: string) =>
+      (await issueVerificationToken(server.services.signer, { verificationType, contact }, 300)).token;
+    const verified = async (filterType: string, filterValue: string) =>
+      (await server.client().getVerifiedSubOrgIds({ filterType, filterValue })).organizationIds;
 
     const vera = await server.client().createSubOrganization({
       subOrganizationName: "Vera",
@@ -88,16 +106,28 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
       verificationToken: await token("OTP_TYPE_EMAIL", "vera@example.com"),
     });
     const unaKey = generateP256KeyPair();
-    const una = await server.client().createSubOrganization({ subOrganizationName: "Una", rootQuorumThreshold: 1, rootUsers: [rootUser("una", unaKey.publicKey)] });
+    const una = await server
+      .client()
+      .createSubOrganization({ subOrganizationName: "Una", rootQuorumThreshold: 1, rootUsers: [rootUser("una", unaKey.publicKey)] });
     const asUna = server.client({ apiPublicKey: unaKey.publicKey, apiPrivateKey: unaKey.privateKey }, una.subOrganizationId);
     const unaId = una.rootUserIds![0]!;
 
     expect(await verified("EMAIL", "VERA@example.COM")).toEqual([vera.subOrganizationId]);
-    expect((await server.client().getSubOrgIds({ filterType: "EMAIL", filterValue: "una@example.com" })).organizationIds).toEqual([una.subOrganizationId]);
+    expect((await server.client().getSubOrgIds({ filterType: "EMAIL", filterValue: "una@example.com" })).organizationIds).toEqual([
+      una.subOrganizationId,
+    ]);
     expect(await verified("EMAIL", "una@example.com")).toEqual([]);
 
-    await asUna.updateUserEmail({ userId: unaId, userEmail: "una@example.com", verificationToken: await token("OTP_TYPE_EMAIL", "una@example.com") });
-    await asUna.updateUserPhoneNumber({ userId: unaId, userPhoneNumber: "+15550001111", verificationToken: await token("OTP_TYPE_SMS", "+15550001111") });
+    await asUna.updateUserEmail({
+      userId: unaId,
+      userEmail: "una@example.com",
+      verificationToken: await token("OTP_TYPE_EMAIL", "una@example.com"),
+    });
+    await asUna.updateUserPhoneNumber({
+      userId: unaId,
+      userPhoneNumber: "+15550001111",
+      verificationToken: await token("OTP_TYPE_SMS", "+15550001111"),
+    });
     expect(await verified("EMAIL", "una@example.com")).toEqual([una.subOrganizationId]);
     expect(await verified("PHONE_NUMBER", "+15550001111")).toEqual([una.subOrganizationId]);
     await asUna.updateUser({ userId: unaId, userName: "una", userEmail: "una@example.com", userTagIds: [] }); // unchanged: still verified
@@ -115,9 +145,20 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
   });
 
   it("reads the whole organization with @turnkey/http, renames it, and manages invitations", async () => {
-    const http = new TurnkeyClient({ baseUrl: server.url }, new ApiKeyStamper({ apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey! }));
+    const http = new TurnkeyClient(
+      { baseUrl: server.url },
+      new ApiKeyStamper({ apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey! }),
+    );
     const invited = await server.client().createInvitations({
-      invitations: [{ receiverUserName: "dave", receiverUserEmail: "dave@example.com", receiverUserTags: [], accessType: "ACCESS_TYPE_API", senderUserId: server.root.userId }],
+      invitations: [
+        {
+          receiverUserName: "dave",
+          receiverUserEmail: "dave@example.com",
+          receiverUserTags: [],
+          accessType: "ACCESS_TYPE_API",
+          senderUserId: server.root.userId,
+        },
+      ],
     });
     expect(invited.invitationIds).toHaveLength(1);
     const renamed = await server.client().updateOrganizationName({ organizationName: "Renamed" });
@@ -128,7 +169,13 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
       organizationId: server.root.organizationId,
       name: "Renamed",
       rootQuorum: { threshold: 1, userIds: [server.root.userId] },
-      invitations: [expect.objectContaining({ invitationId: invited.invitationIds[0], receiverEmail: "dave@example.com", status: "INVITATION_STATUS_CREATED" })],
+      invitations: [
+        expect.objectContaining({
+          invitationId: invited.invitationIds[0],
+          receiverEmail: "dave@example.com",
+          status: "INVITATION_STATUS_CREATED",
+        }),
+      ],
     });
     await server.client().deleteInvitation({ invitationId: invited.invitationIds[0]! });
     expect((await http.getOrganization({ organizationId: server.root.organizationId })).organizationData.invitations).toEqual([]);
@@ -137,16 +184,28 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
   it("lists activities newest first with filters and pagination, and gets one", async () => {
     for (const name of ["t1", "t2", "t3"]) await server.client().createUserTag({ userTagName: name, userIds: [] });
     const all = await server.client().getActivities({ filterByType: ["ACTIVITY_TYPE_CREATE_USER_TAG"] });
-    expect(all.activities.map((a) => (a.intent as { createUserTagIntent: { userTagName: string } }).createUserTagIntent.userTagName)).toEqual(["t3", "t2", "t1"]);
-    const page1 = await server.client().getActivities({ filterByType: ["ACTIVITY_TYPE_CREATE_USER_TAG"], paginationOptions: { limit: "2" } });
-    const page2 = await server.client().getActivities({ filterByType: ["ACTIVITY_TYPE_CREATE_USER_TAG"], paginationOptions: { limit: "2", after: page1.activities[1]!.id } });
+    expect(
+      all.activities.map((a) => (a.intent as { createUserTagIntent: { userTagName: string } }).createUserTagIntent.userTagName),
+    ).toEqual(["t3", "t2", "t1"]);
+    const page1 = await server
+      .client()
+      .getActivities({ filterByType: ["ACTIVITY_TYPE_CREATE_USER_TAG"], paginationOptions: { limit: "2" } });
+    const page2 = await server.client().getActivities({
+      filterByType: ["ACTIVITY_TYPE_CREATE_USER_TAG"],
+      paginationOptions: { limit: "2", after: page1.activities[1]!.id },
+    });
     expect([...page1.activities, ...page2.activities].map((a) => a.id)).toEqual(all.activities.map((a) => a.id));
     const failed = await server.client().getActivities({ filterByStatus: ["ACTIVITY_STATUS_FAILED"] });
     expect(failed.activities.every((a) => a.status === "ACTIVITY_STATUS_FAILED")).toBe(true);
 
     const one = await server.client().getActivity({ activityId: all.activities[0]!.id });
     expect(one.activity).toEqual(all.activities[0]);
-    expect(one.activity.votes[0]).toMatchObject({ userId: server.root.userId, selection: "VOTE_SELECTION_APPROVED", publicKey: server.root.apiPublicKey, scheme: "SIGNATURE_SCHEME_TK_API_P256" });
+    expect(one.activity.votes[0]).toMatchObject({
+      userId: server.root.userId,
+      selection: "VOTE_SELECTION_APPROVED",
+      publicKey: server.root.apiPublicKey,
+      scheme: "SIGNATURE_SCHEME_TK_API_P256",
+    });
   });
 
   it("answers 404 for an activity id of another organization, naming it", async () => {
@@ -156,7 +215,10 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
       rootUsers: [rootUser("other", generateP256KeyPair().publicKey)],
     });
     const rootActivity = (await server.client().getActivities({})).activities[0]!;
-    const error = await server.client(undefined, subOrganizationId).getActivity({ activityId: rootActivity.id }).catch((e: unknown) => e);
+    const error = await server
+      .client(undefined, subOrganizationId)
+      .getActivity({ activityId: rootActivity.id })
+      .catch((e: unknown) => e);
     expect((error as TurnkeyRequestError).code).toBe(5);
     expect((error as Error).message).toContain(subOrganizationId);
   });
@@ -164,7 +226,15 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
   it("keeps a root user's activity waiting for consensus after the quorum threshold is raised", async () => {
     const second = generateP256KeyPair();
     const { userIds } = await server.client().createUsers({
-      users: [{ userName: "second root", apiKeys: [{ apiKeyName: "s", publicKey: second.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+      users: [
+        {
+          userName: "second root",
+          apiKeys: [{ apiKeyName: "s", publicKey: second.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
     });
     const asSecond = server.client({ apiPublicKey: second.publicKey, apiPrivateKey: second.privateKey });
     const denied = await asSecond.updateRootQuorum({ threshold: 1, userIds }).catch((e: unknown) => e);

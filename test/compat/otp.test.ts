@@ -30,12 +30,24 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
   beforeAll(async () => {
     mail = await startMailReceiver();
     sms = await startWebhookReceiver();
-    server = await startTestServer({ clock: () => new Date(now), env: { SMTP_URL: mail.url, SMTP_FROM: "Acme <no-reply@acme.test>", SMS_WEBHOOK_URL: sms.url } });
+    server = await startTestServer({
+      clock: () => new Date(now),
+      env: { SMTP_URL: mail.url, SMTP_FROM: "Acme <no-reply@acme.test>", SMS_WEBHOOK_URL: sms.url },
+    });
     parent = server.client();
     const created = await parent.createSubOrganization({
       subOrganizationName: "Alice's",
       rootQuorumThreshold: 1,
-      rootUsers: [{ userName: "alice", userEmail: "alice@example.com", userPhoneNumber: "+15555550123", apiKeys: [], authenticators: [], oauthProviders: [] }],
+      rootUsers: [
+        {
+          userName: "alice",
+          userEmail: "alice@example.com",
+          userPhoneNumber: "+15555550123",
+          apiKeys: [],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
     });
     subOrganizationId = created.subOrganizationId;
     aliceId = created.rootUserIds![0]!;
@@ -48,13 +60,22 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
 
   /** init_otp for `contact` (as the parent, for the sub-organization by default) and the code from the message. */
   async function sendCode(contact: string, extra: Record<string, unknown> = {}, organizationId = subOrganizationId) {
-    const started = await parent.initOtp({ organizationId, otpType: "OTP_TYPE_EMAIL", contact, appName: "Acme", ...extra } as Parameters<Client["initOtp"]>[0]);
+    const started = await parent.initOtp({ organizationId, otpType: "OTP_TYPE_EMAIL", contact, appName: "Acme", ...extra } as Parameters<
+      Client["initOtp"]
+    >[0]);
     expect(started.activity.status, JSON.stringify(started.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     const message = await mail.next(contact);
     return { ...started, message, code: codeIn(message.parsed.text ?? "")! };
   }
 
-  async function verify(otpId: string, bundle: string, code: string, key = generateP256KeyPair(), extra: Record<string, unknown> = {}, organizationId = subOrganizationId) {
+  async function verify(
+    otpId: string,
+    bundle: string,
+    code: string,
+    key = generateP256KeyPair(),
+    extra: Record<string, unknown> = {},
+    organizationId = subOrganizationId,
+  ) {
     const encryptedOtpBundle = await encryptOtpCodeToBundle(code, bundle, key.publicKey, server.services.signer.publicKeyHex);
     const result = await parent.verifyOtp({ organizationId, otpId, encryptedOtpBundle, ...extra });
     return { result, key };
@@ -71,12 +92,20 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     const { result, key } = await verify(sent.otpId, sent.otpEncryptionTargetBundle, sent.code.toLowerCase());
     expect(result.activity.status, JSON.stringify(result.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     const token = result.verificationToken;
-    await expect(verifyOtpVerificationToken(token, server.services.signer.publicKeyHex)).resolves.toMatchObject({ contact: "alice@example.com" });
+    await expect(verifyOtpVerificationToken(token, server.services.signer.publicKeyHex)).resolves.toMatchObject({
+      contact: "alice@example.com",
+    });
     const claims = claimsOf(token);
-    expect(claims).toMatchObject({ verification_type: "OTP_TYPE_EMAIL", contact: "alice@example.com", organization_id: subOrganizationId, public_key: key.publicKey });
+    expect(claims).toMatchObject({
+      verification_type: "OTP_TYPE_EMAIL",
+      contact: "alice@example.com",
+      organization_id: subOrganizationId,
+      public_key: key.publicKey,
+    });
     expect(Number(claims.exp) - now).toBe(3600 * 1000); // default: one hour, in milliseconds
 
-    const verifiedSuborgs = async () => (await parent.getVerifiedSubOrgIds({ filterType: "EMAIL", filterValue: "alice@example.com" })).organizationIds;
+    const verifiedSuborgs = async () =>
+      (await parent.getVerifiedSubOrgIds({ filterType: "EMAIL", filterValue: "alice@example.com" })).organizationIds;
     expect(await verifiedSuborgs()).toEqual([]);
     const sessionKey = generateP256KeyPair();
     const login = await parent.otpLogin({
@@ -87,7 +116,11 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     });
     expect(login.activity.status, JSON.stringify(login.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     await expect(verifySessionJwtSignature(login.session, server.services.signer.publicKeyHex)).resolves.toBe(true);
-    expect(claimsOf(login.session)).toMatchObject({ user_id: aliceId, organization_id: subOrganizationId, public_key: sessionKey.publicKey });
+    expect(claimsOf(login.session)).toMatchObject({
+      user_id: aliceId,
+      organization_id: subOrganizationId,
+      public_key: sessionKey.publicKey,
+    });
     const alice = server.client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, subOrganizationId);
     expect(await alice.getWhoami({})).toMatchObject({ userId: aliceId, organizationId: subOrganizationId });
     expect(await verifiedSuborgs()).toEqual([subOrganizationId]); // the login proved alice's email
@@ -109,10 +142,14 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     expect(reused.result.activity.failure?.message).toContain("already used");
 
     // update_user_email: a token for that email works, a token for another email is refused.
-    expect((await alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: token })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(
+      (await alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: token })).activity.status,
+    ).toBe("ACTIVITY_STATUS_COMPLETED");
     const other = await sendCode("someone-else@example.com");
     const otherToken = (await verify(other.otpId, other.otpEncryptionTargetBundle, other.code)).result.verificationToken;
-    const refused = await refusal(alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: otherToken }));
+    const refused = await refusal(
+      alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: otherToken }),
+    );
     expect(refused.code).toBe(3);
     expect(refused.message).toContain("another contact");
   });
@@ -126,22 +163,52 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     const sessionKey = generateP256KeyPair();
     const stranger = generateP256KeyPair();
     const wrongSigner = await refusal(
-      parent.otpLogin({ organizationId: subOrganizationId, verificationToken: token, publicKey: sessionKey.publicKey, clientSignature: await loginSignature(stranger, tokenId, sessionKey.publicKey) }),
+      parent.otpLogin({
+        organizationId: subOrganizationId,
+        verificationToken: token,
+        publicKey: sessionKey.publicKey,
+        clientSignature: await loginSignature(stranger, tokenId, sessionKey.publicKey),
+      }),
     );
     expect(wrongSigner.message).toContain("clientSignature");
     const forged = { ...(await loginSignature(stranger, tokenId, sessionKey.publicKey)), publicKey: key.publicKey };
-    expect((await refusal(parent.otpLogin({ organizationId: subOrganizationId, verificationToken: token, publicKey: sessionKey.publicKey, clientSignature: forged }))).message).toContain("does not verify");
+    expect(
+      (
+        await refusal(
+          parent.otpLogin({
+            organizationId: subOrganizationId,
+            verificationToken: token,
+            publicKey: sessionKey.publicKey,
+            clientSignature: forged,
+          }),
+        )
+      ).message,
+    ).toContain("does not verify");
     const otherKey = await refusal(
-      parent.otpLogin({ organizationId: subOrganizationId, verificationToken: token, publicKey: sessionKey.publicKey, clientSignature: await loginSignature(key, tokenId, stranger.publicKey) }),
+      parent.otpLogin({
+        organizationId: subOrganizationId,
+        verificationToken: token,
+        publicKey: sessionKey.publicKey,
+        clientSignature: await loginSignature(key, tokenId, stranger.publicKey),
+      }),
     );
     expect(otherKey.message).toContain("not the publicKey");
     // A sub-organization's token is no good in its parent.
     const inParent = await refusal(
-      parent.otpLogin({ verificationToken: token, publicKey: sessionKey.publicKey, clientSignature: await loginSignature(key, tokenId, sessionKey.publicKey) }),
+      parent.otpLogin({
+        verificationToken: token,
+        publicKey: sessionKey.publicKey,
+        clientSignature: await loginSignature(key, tokenId, sessionKey.publicKey),
+      }),
     );
     expect(inParent.message).toContain("neither");
     // None of these refusals used the token up.
-    const ok = await parent.otpLogin({ organizationId: subOrganizationId, verificationToken: token, publicKey: sessionKey.publicKey, clientSignature: await loginSignature(key, tokenId, sessionKey.publicKey) });
+    const ok = await parent.otpLogin({
+      organizationId: subOrganizationId,
+      verificationToken: token,
+      publicKey: sessionKey.publicKey,
+      clientSignature: await loginSignature(key, tokenId, sessionKey.publicKey),
+    });
     expect(ok.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
   });
 
@@ -151,7 +218,12 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     const token = result.verificationToken;
     expect(claimsOf(token).organization_id).toBe(server.root.organizationId);
     const sessionKey = generateP256KeyPair();
-    const login = await parent.otpLogin({ organizationId: subOrganizationId, verificationToken: token, publicKey: sessionKey.publicKey, clientSignature: await loginSignature(key, claimsOf(token).id!, sessionKey.publicKey) });
+    const login = await parent.otpLogin({
+      organizationId: subOrganizationId,
+      verificationToken: token,
+      publicKey: sessionKey.publicKey,
+      clientSignature: await loginSignature(key, claimsOf(token).id!, sessionKey.publicKey),
+    });
     expect(login.activity.status, JSON.stringify(login.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(claimsOf(login.session).user_id).toBe(aliceId);
     // The parent itself has no user with that email.
@@ -175,11 +247,18 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
       expect(result.activity.status).toBe("ACTIVITY_STATUS_FAILED");
       messages.push(result.activity.failure?.message ?? "");
     }
-    expect(messages).toEqual([expect.stringContaining("2 attempts left"), expect.stringContaining("1 attempt left"), expect.stringContaining("now locked")]);
+    expect(messages).toEqual([
+      expect.stringContaining("2 attempts left"),
+      expect.stringContaining("1 attempt left"),
+      expect.stringContaining("now locked"),
+    ]);
     const right = await verify(sent.otpId, sent.otpEncryptionTargetBundle, sent.code);
     expect(right.result.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(right.result.activity.failure?.message).toContain("locked after 3 wrong attempts");
-    const [row] = await server.services.db.query<{ attempts: number; used_at: Date | null }>("SELECT attempts, used_at FROM otp_codes WHERE id = $1", [sent.otpId]);
+    const [row] = await server.services.db.query<{ attempts: number; used_at: Date | null }>(
+      "SELECT attempts, used_at FROM otp_codes WHERE id = $1",
+      [sent.otpId],
+    );
     expect(row).toEqual({ attempts: 3, used_at: null });
   });
 
@@ -187,8 +266,14 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     const sent = await sendCode("racing@example.com", { otpLength: 6, alphanumeric: false });
     const wrong = sent.code === "000000" ? "111111" : "000000";
     const key = generateP256KeyPair();
-    const bundles = await Promise.all(Array.from({ length: 6 }, () => encryptOtpCodeToBundle(wrong, sent.otpEncryptionTargetBundle, key.publicKey, server.services.signer.publicKeyHex)));
-    const results = await Promise.all(bundles.map((encryptedOtpBundle) => parent.verifyOtp({ organizationId: subOrganizationId, otpId: sent.otpId, encryptedOtpBundle })));
+    const bundles = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        encryptOtpCodeToBundle(wrong, sent.otpEncryptionTargetBundle, key.publicKey, server.services.signer.publicKeyHex),
+      ),
+    );
+    const results = await Promise.all(
+      bundles.map((encryptedOtpBundle) => parent.verifyOtp({ organizationId: subOrganizationId, otpId: sent.otpId, encryptedOtpBundle })),
+    );
     const messages = results.map((r) => r.activity.failure?.message ?? "");
     expect(messages.filter((m) => m.includes("incorrect"))).toHaveLength(3);
     expect(messages.filter((m) => m.includes("locked after 3"))).toHaveLength(3);
@@ -196,7 +281,19 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
 
   it("refuses an expired code and an expired verification token (controlled clock)", async () => {
     const sent = await sendCode("late@example.com", { expirationSeconds: "60" });
-    expect((await refusal(parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_EMAIL", contact: "late@example.com", appName: "Acme", expirationSeconds: "601" }))).message).toContain("expirationSeconds");
+    expect(
+      (
+        await refusal(
+          parent.initOtp({
+            organizationId: subOrganizationId,
+            otpType: "OTP_TYPE_EMAIL",
+            contact: "late@example.com",
+            appName: "Acme",
+            expirationSeconds: "601",
+          }),
+        )
+      ).message,
+    ).toContain("expirationSeconds");
     now += 61_000;
     const late = await verify(sent.otpId, sent.otpEncryptionTargetBundle, sent.code);
     expect(late.result.activity.status).toBe("ACTIVITY_STATUS_FAILED");
@@ -204,11 +301,18 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
 
     const fresh = await sendCode("alice@example.com");
     const { result, key } = await verify(fresh.otpId, fresh.otpEncryptionTargetBundle, fresh.code, undefined, { expirationSeconds: "120" });
-    expect((await refusal(verify(fresh.otpId, fresh.otpEncryptionTargetBundle, fresh.code, undefined, { expirationSeconds: "86401" }))).message).toContain("expirationSeconds");
+    expect(
+      (await refusal(verify(fresh.otpId, fresh.otpEncryptionTargetBundle, fresh.code, undefined, { expirationSeconds: "86401" }))).message,
+    ).toContain("expirationSeconds");
     now += 121_000;
     const sessionKey = generateP256KeyPair();
     const expired = await refusal(
-      parent.otpLogin({ organizationId: subOrganizationId, verificationToken: result.verificationToken, publicKey: sessionKey.publicKey, clientSignature: await loginSignature(key, claimsOf(result.verificationToken).id!, sessionKey.publicKey) }),
+      parent.otpLogin({
+        organizationId: subOrganizationId,
+        verificationToken: result.verificationToken,
+        publicKey: sessionKey.publicKey,
+        clientSignature: await loginSignature(key, claimsOf(result.verificationToken).id!, sessionKey.publicKey),
+      }),
     );
     expect(expired.code).toBe(3);
     expect(expired.message).toContain("expired");
@@ -217,14 +321,25 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
 
   it("rate-limits a userIdentifier to 3 codes per 3 minutes and a contact to 3 active codes", async () => {
     for (let i = 0; i < 3; i++) await sendCode(`limited${i}@example.com`, { userIdentifier: "client-ip-hash" });
-    const fourth = await parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_EMAIL", contact: "limited3@example.com", appName: "Acme", userIdentifier: "client-ip-hash" });
+    const fourth = await parent.initOtp({
+      organizationId: subOrganizationId,
+      otpType: "OTP_TYPE_EMAIL",
+      contact: "limited3@example.com",
+      appName: "Acme",
+      userIdentifier: "client-ip-hash",
+    });
     expect(fourth.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(fourth.activity.failure?.message).toContain("at most 3 codes per 3 minutes");
     now += 181_000;
     await sendCode("limited3@example.com", { userIdentifier: "client-ip-hash" });
 
     for (let i = 0; i < 3; i++) await sendCode("busy@example.com");
-    const tooMany = await parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_EMAIL", contact: "BUSY@example.com", appName: "Acme" });
+    const tooMany = await parent.initOtp({
+      organizationId: subOrganizationId,
+      otpType: "OTP_TYPE_EMAIL",
+      contact: "BUSY@example.com",
+      appName: "Acme",
+    });
     expect(tooMany.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(tooMany.activity.failure?.message).toContain("already has 3 active codes");
     expect(mail.received.filter((m) => m.recipients.includes("BUSY@example.com"))).toHaveLength(0);
@@ -252,19 +367,55 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     const { result, key } = await verify(started.otpId, started.otpEncryptionTargetBundle, code!);
     expect(claimsOf(result.verificationToken)).toMatchObject({ verification_type: "OTP_TYPE_SMS", contact: "+15555550123" });
     const sessionKey = generateP256KeyPair();
-    const login = await parent.otpLogin({ organizationId: subOrganizationId, verificationToken: result.verificationToken, publicKey: sessionKey.publicKey, clientSignature: await loginSignature(key, claimsOf(result.verificationToken).id!, sessionKey.publicKey) });
+    const login = await parent.otpLogin({
+      organizationId: subOrganizationId,
+      verificationToken: result.verificationToken,
+      publicKey: sessionKey.publicKey,
+      clientSignature: await loginSignature(key, claimsOf(result.verificationToken).id!, sessionKey.publicKey),
+    });
     expect(claimsOf(login.session).user_id).toBe(aliceId);
 
-    const whatsapp = await parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_WHATSAPP", contact: "+15555550199", appName: "Acme" });
+    const whatsapp = await parent.initOtp({
+      organizationId: subOrganizationId,
+      otpType: "OTP_TYPE_WHATSAPP",
+      contact: "+15555550199",
+      appName: "Acme",
+    });
     expect(whatsapp.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     const deliveries = await sms.until((all) => all.length >= 2);
-    expect(JSON.parse(deliveries[1]!.body.toString())).toMatchObject({ to: "+15555550199", channel: "WHATSAPP", text: expect.stringMatching(/^Your Acme code is [0-9A-Z]{9}$/) });
+    expect(JSON.parse(deliveries[1]!.body.toString())).toMatchObject({
+      to: "+15555550199",
+      channel: "WHATSAPP",
+      text: expect.stringMatching(/^Your Acme code is [0-9A-Z]{9}$/),
+    });
 
-    const bad = await refusal(parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_SMS", contact: "555-0123", appName: "Acme" }));
+    const bad = await refusal(
+      parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_SMS", contact: "555-0123", appName: "Acme" }),
+    );
     expect(bad.message).toContain("E.164");
-    const badTemplate = await refusal(parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_SMS", contact: "+15555550123", appName: "Acme", smsCustomization: { template: "no code" } }));
+    const badTemplate = await refusal(
+      parent.initOtp({
+        organizationId: subOrganizationId,
+        otpType: "OTP_TYPE_SMS",
+        contact: "+15555550123",
+        appName: "Acme",
+        smsCustomization: { template: "no code" },
+      }),
+    );
     expect(badTemplate.message).toContain("{{.OtpCode}}");
-    expect((await refusal(parent.initOtp({ organizationId: subOrganizationId, otpType: "OTP_TYPE_EMAIL", contact: "a@b.co", appName: "Acme", otpLength: 5 }))).message).toContain("otpLength");
+    expect(
+      (
+        await refusal(
+          parent.initOtp({
+            organizationId: subOrganizationId,
+            otpType: "OTP_TYPE_EMAIL",
+            contact: "a@b.co",
+            appName: "Acme",
+            otpLength: 5,
+          }),
+        )
+      ).message,
+    ).toContain("otpLength");
   });
 
   it("respects a sub-organization created with disableOtpEmailAuth", async () => {
@@ -274,7 +425,12 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
       rootUsers: [{ userName: "carol", userEmail: "carol@example.com", apiKeys: [], authenticators: [], oauthProviders: [] }],
       disableOtpEmailAuth: true,
     });
-    const refused = await parent.initOtp({ organizationId: locked.subOrganizationId, otpType: "OTP_TYPE_EMAIL", contact: "carol@example.com", appName: "Acme" });
+    const refused = await parent.initOtp({
+      organizationId: locked.subOrganizationId,
+      otpType: "OTP_TYPE_EMAIL",
+      contact: "carol@example.com",
+      appName: "Acme",
+    });
     expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(refused.activity.failure?.message).toContain("FEATURE_NAME_OTP_EMAIL_AUTH is disabled");
   });

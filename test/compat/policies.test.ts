@@ -14,7 +14,15 @@ type KeyPair = ReturnType<typeof generateP256KeyPair>;
 async function addUser(server: TestServer, name: string, userTags: string[] = []) {
   const key = generateP256KeyPair();
   const { userIds } = await server.client().createUsers({
-    users: [{ userName: name, apiKeys: [{ apiKeyName: `${name} key`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags }],
+    users: [
+      {
+        userName: name,
+        apiKeys: [{ apiKeyName: `${name} key`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+        authenticators: [],
+        oauthProviders: [],
+        userTags,
+      },
+    ],
   });
   return { userId: userIds[0]!, key, client: server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
 }
@@ -78,11 +86,17 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
 
     it("counts the identical body from another user as their approval instead of a second activity", async () => {
       const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "resubmitted", userIds: [] });
-      const first = await post(`${server.url}/public/v1/submit/create_user_tag`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
+      const first = await post(`${server.url}/public/v1/submit/create_user_tag`, body, {
+        "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!),
+      });
       expect((first.json.activity as { status: string }).status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
-      const repeat = await post(`${server.url}/public/v1/submit/create_user_tag`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
+      const repeat = await post(`${server.url}/public/v1/submit/create_user_tag`, body, {
+        "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!),
+      });
       expect((repeat.json.activity as { votes: unknown[] }).votes).toHaveLength(1);
-      const second = await post(`${server.url}/public/v1/submit/create_user_tag`, body, { "X-Stamp": p256Stamp(body, carol.key.publicKey, carol.key.privateKey) });
+      const second = await post(`${server.url}/public/v1/submit/create_user_tag`, body, {
+        "X-Stamp": p256Stamp(body, carol.key.publicKey, carol.key.privateKey),
+      });
       const activity = second.json.activity as { id: string; status: string; votes: unknown[] };
       expect(activity.id).toBe((first.json.activity as { id: string }).id);
       expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
@@ -104,10 +118,14 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
     afterAll(async () => server.close());
 
     it("refuses expressions that do not parse or type-check with 400, pointing at the position", async () => {
-      const bad = await refusal(server.client().createPolicy({ policyName: "bad", effect: "EFFECT_ALLOW", condition: "activity.type == ", notes: "" }));
+      const bad = await refusal(
+        server.client().createPolicy({ policyName: "bad", effect: "EFFECT_ALLOW", condition: "activity.type == ", notes: "" }),
+      );
       expect(bad.code).toBe(3);
       expect(bad.message).toContain("condition: invalid policy condition: at position 17: expected a value");
-      const wrongField = await refusal(server.client().createPolicy({ policyName: "bad", effect: "EFFECT_ALLOW", condition: "approvers.count() > 1", notes: "" }));
+      const wrongField = await refusal(
+        server.client().createPolicy({ policyName: "bad", effect: "EFFECT_ALLOW", condition: "approvers.count() > 1", notes: "" }),
+      );
       expect(wrongField.message).toContain("unknown name 'approvers'");
       expect((await server.client().getPolicies({})).policies).toEqual([]);
     });
@@ -122,7 +140,12 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
         notes: "",
       });
       expect((await alice.client.createUserTag({ userTagName: "a2", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
-      const deny = await server.client().createPolicy({ policyName: "no tags named x", effect: "EFFECT_DENY", condition: "activity.resource == 'USER' && activity.action == 'CREATE'", notes: "" });
+      const deny = await server.client().createPolicy({
+        policyName: "no tags named x",
+        effect: "EFFECT_DENY",
+        condition: "activity.resource == 'USER' && activity.action == 'CREATE'",
+        notes: "",
+      });
       const denied = await refusal(alice.client.createUserTag({ userTagName: "a3", userIds: [] }));
       expect(denied.code).toBe(7);
       expect(denied.message).toContain(deny.policyId);
@@ -150,7 +173,9 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
     it("allows signing only to allow-listed addresses (eth.tx.to)", async () => {
       const { addresses } = await server.client().createWallet({
         walletName: "hot",
-        accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+        accounts: [
+          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+        ],
       });
       const allowed = privateKeyToAccount(`0x${"11".repeat(32)}`).address;
       await server.client().createPolicy({
@@ -160,10 +185,30 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
         condition: `activity.type == 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2' && eth.tx.to == '${allowed}'`,
         notes: "",
       });
-      const tx = (to: `0x${string}`) => serializeTransaction({ type: "eip1559", chainId: 1, nonce: 0, to, value: 1n, gas: 21000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }).slice(2);
-      const ok = await alice.client.signTransaction({ signWith: addresses[0]!, type: "TRANSACTION_TYPE_ETHEREUM", unsignedTransaction: tx(allowed) });
+      const tx = (to: `0x${string}`) =>
+        serializeTransaction({
+          type: "eip1559",
+          chainId: 1,
+          nonce: 0,
+          to,
+          value: 1n,
+          gas: 21000n,
+          maxFeePerGas: 2n,
+          maxPriorityFeePerGas: 1n,
+        }).slice(2);
+      const ok = await alice.client.signTransaction({
+        signWith: addresses[0]!,
+        type: "TRANSACTION_TYPE_ETHEREUM",
+        unsignedTransaction: tx(allowed),
+      });
       expect(ok.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
-      const other = await refusal(alice.client.signTransaction({ signWith: addresses[0]!, type: "TRANSACTION_TYPE_ETHEREUM", unsignedTransaction: tx("0x2222222222222222222222222222222222222222") }));
+      const other = await refusal(
+        alice.client.signTransaction({
+          signWith: addresses[0]!,
+          type: "TRANSACTION_TYPE_ETHEREUM",
+          unsignedTransaction: tx("0x2222222222222222222222222222222222222222"),
+        }),
+      );
       expect(other.code).toBe(7);
     });
   });
@@ -177,7 +222,8 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
     afterAll(async () => server.close());
 
     it("after which the earlier approvals no longer count", async () => {
-      const client = (key: { publicKey: string; privateKey: string }) => new TurnkeyClient({ baseUrl: server.url }, new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }));
+      const client = (key: { publicKey: string; privateKey: string }) =>
+        new TurnkeyClient({ baseUrl: server.url }, new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }));
       const orgId = server.root.organizationId;
       const timestampMs = () => String(now);
       const rootKey = { publicKey: server.root.apiPublicKey, privateKey: server.root.apiPrivateKey! };
@@ -187,24 +233,62 @@ describe("policies and consensus through @turnkey/sdk-server", () => {
         type: "ACTIVITY_TYPE_CREATE_USERS_V4",
         timestampMs: timestampMs(),
         organizationId: orgId,
-        parameters: { users: keys.map((k, i) => ({ userName: `quorum ${i}`, apiKeys: [{ apiKeyName: "k", publicKey: k.publicKey, curveType: "API_KEY_CURVE_P256" as const }], authenticators: [], oauthProviders: [], userTags: [] })) },
+        parameters: {
+          users: keys.map((k, i) => ({
+            userName: `quorum ${i}`,
+            apiKeys: [{ apiKeyName: "k", publicKey: k.publicKey, curveType: "API_KEY_CURVE_P256" as const }],
+            authenticators: [],
+            oauthProviders: [],
+            userTags: [],
+          })),
+        },
       });
       const [xId, yId] = created.activity.result.createUsersResult!.userIds;
-      await root.updateRootQuorum({ type: "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM", timestampMs: timestampMs(), organizationId: orgId, parameters: { threshold: 3, userIds: [server.root.userId, xId!, yId!] } });
+      await root.updateRootQuorum({
+        type: "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM",
+        timestampMs: timestampMs(),
+        organizationId: orgId,
+        parameters: { threshold: 3, userIds: [server.root.userId, xId!, yId!] },
+      });
       const x = client({ publicKey: keys[0]!.publicKey, privateKey: keys[0]!.privateKey });
       const y = client({ publicKey: keys[1]!.publicKey, privateKey: keys[1]!.privateKey });
 
-      const submitted = await root.createUserTag({ type: "ACTIVITY_TYPE_CREATE_USER_TAG", timestampMs: timestampMs(), organizationId: orgId, parameters: { userTagName: "slow", userIds: [] } });
+      const submitted = await root.createUserTag({
+        type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+        timestampMs: timestampMs(),
+        organizationId: orgId,
+        parameters: { userTagName: "slow", userIds: [] },
+      });
       const fingerprint = submitted.activity.fingerprint;
       now += 2 * 3_600_000;
-      const one = await x.approveActivity({ type: "ACTIVITY_TYPE_APPROVE_ACTIVITY", timestampMs: timestampMs(), organizationId: orgId, parameters: { fingerprint } });
+      const one = await x.approveActivity({
+        type: "ACTIVITY_TYPE_APPROVE_ACTIVITY",
+        timestampMs: timestampMs(),
+        organizationId: orgId,
+        parameters: { fingerprint },
+      });
       expect(one.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
       now += 23 * 3_600_000;
-      const late = await y.approveActivity({ type: "ACTIVITY_TYPE_APPROVE_ACTIVITY", timestampMs: timestampMs(), organizationId: orgId, parameters: { fingerprint } });
+      const late = await y.approveActivity({
+        type: "ACTIVITY_TYPE_APPROVE_ACTIVITY",
+        timestampMs: timestampMs(),
+        organizationId: orgId,
+        parameters: { fingerprint },
+      });
       expect(late.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
-      const again = await root.approveActivity({ type: "ACTIVITY_TYPE_APPROVE_ACTIVITY", timestampMs: timestampMs(), organizationId: orgId, parameters: { fingerprint } });
+      const again = await root.approveActivity({
+        type: "ACTIVITY_TYPE_APPROVE_ACTIVITY",
+        timestampMs: timestampMs(),
+        organizationId: orgId,
+        parameters: { fingerprint },
+      });
       expect(again.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
-      const done = await x.approveActivity({ type: "ACTIVITY_TYPE_APPROVE_ACTIVITY", timestampMs: timestampMs(), organizationId: orgId, parameters: { fingerprint } });
+      const done = await x.approveActivity({
+        type: "ACTIVITY_TYPE_APPROVE_ACTIVITY",
+        timestampMs: timestampMs(),
+        organizationId: orgId,
+        parameters: { fingerprint },
+      });
       expect(done.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     });
   });
@@ -220,18 +304,31 @@ describe("app proofs", () => {
   it("come with an activity when generateAppProofs is set, and verifyAppProofSignature accepts them", async () => {
     const created = await server.client().createWallet({
       walletName: "proven",
-      accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+      accounts: [
+        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+      ],
       generateAppProofs: true,
     } as never);
     const proofs = created.activity.appProofs!;
-    expect(proofs.map((p) => JSON.parse(p.proofPayload).type)).toEqual(["APP_PROOF_TYPE_POLICY_OUTCOME", "APP_PROOF_TYPE_ADDRESS_DERIVATION"]);
+    expect(proofs.map((p) => JSON.parse(p.proofPayload).type)).toEqual([
+      "APP_PROOF_TYPE_POLICY_OUTCOME",
+      "APP_PROOF_TYPE_ADDRESS_DERIVATION",
+    ]);
     for (const proof of proofs) expect(() => verifyAppProofSignature(proof as never)).not.toThrow();
     const derivation = JSON.parse(proofs[1]!.proofPayload).addressDerivationProof;
-    expect(derivation).toEqual({ organizationId: server.root.organizationId, walletId: created.walletId, derivationPath: "m/44'/60'/0'/0/0", address: created.addresses[0] });
+    expect(derivation).toEqual({
+      organizationId: server.root.organizationId,
+      walletId: created.walletId,
+      derivationPath: "m/44'/60'/0'/0/0",
+      address: created.addresses[0],
+    });
     expect(proofs[0]!.publicKey.slice(130)).toBe(server.services.signer.publicKeyHex);
     expect((await server.client().getAppProofs({ activityId: created.activity.id })).appProofs).toEqual(proofs);
 
-    const tampered = { ...proofs[1]!, proofPayload: proofs[1]!.proofPayload.replace(created.addresses[0]!, "0x0000000000000000000000000000000000000000") };
+    const tampered = {
+      ...proofs[1]!,
+      proofPayload: proofs[1]!.proofPayload.replace(created.addresses[0]!, "0x0000000000000000000000000000000000000000"),
+    };
     expect(() => verifyAppProofSignature(tampered as never)).toThrow();
     const plain = await server.client().createWallet({ walletName: "unproven", accounts: [] });
     expect(plain.activity.appProofs).toBeUndefined();

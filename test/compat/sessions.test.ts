@@ -15,7 +15,9 @@ describe("sessions through @turnkey/sdk-server", () => {
 
   it("a read-write session key is decrypted with decryptCredentialBundle, acts for the user, and is refused once expired", async () => {
     const target = generateP256KeyPair();
-    const created = await server.client().createReadWriteSession({ targetPublicKey: target.publicKeyUncompressed, expirationSeconds: "600" });
+    const created = await server
+      .client()
+      .createReadWriteSession({ targetPublicKey: target.publicKeyUncompressed, expirationSeconds: "600" });
     expect(created).toMatchObject({ organizationId: server.root.organizationId, userId: server.root.userId, username: "Root user" });
     const privateKey = decryptCredentialBundle(created.credentialBundle, target.privateKey);
     const publicKey = Buffer.from(p256.getPublicKey(Buffer.from(privateKey, "hex"), true)).toString("hex");
@@ -26,10 +28,15 @@ describe("sessions through @turnkey/sdk-server", () => {
     expect(key).toMatchObject({ credential: { publicKey, type: "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256" }, expirationSeconds: "600" });
     expect(key.apiKeyName).toMatch(/^Read Write Session - /);
 
-    const second = await server.client().createReadWriteSession({ targetPublicKey: target.publicKeyUncompressed, invalidateExisting: true });
+    const second = await server
+      .client()
+      .createReadWriteSession({ targetPublicKey: target.publicKeyUncompressed, invalidateExisting: true });
     expect((await refusal(session.getWhoami({}))).code).toBe(16);
     const fresh = decryptCredentialBundle(second.credentialBundle, target.privateKey);
-    const freshClient = server.client({ apiPublicKey: Buffer.from(p256.getPublicKey(Buffer.from(fresh, "hex"), true)).toString("hex"), apiPrivateKey: fresh });
+    const freshClient = server.client({
+      apiPublicKey: Buffer.from(p256.getPublicKey(Buffer.from(fresh, "hex"), true)).toString("hex"),
+      apiPrivateKey: fresh,
+    });
     expect((await freshClient.getWhoami({})).userId).toBe(server.root.userId);
     now += 16 * 60_000; // the default lifetime is 15 minutes
     const expired = await refusal(freshClient.getWhoami({}));
@@ -45,7 +52,12 @@ describe("sessions through @turnkey/sdk-server", () => {
     const [, payload] = session.split(".");
     expect(payload).not.toMatch(/[-_]/);
     const claims = JSON.parse(Buffer.from(payload!, "base64url").toString()) as Record<string, unknown>;
-    expect(claims).toMatchObject({ session_type: "SESSION_TYPE_READ_WRITE", user_id: server.root.userId, organization_id: server.root.organizationId, public_key: key.publicKey });
+    expect(claims).toMatchObject({
+      session_type: "SESSION_TYPE_READ_WRITE",
+      user_id: server.root.userId,
+      organization_id: server.root.organizationId,
+      public_key: key.publicKey,
+    });
     expect(Number(claims.exp)).toBeGreaterThan(Math.floor(Date.now() / 1000) + 800);
     const loggedIn = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
     expect((await loggedIn.getWhoami({})).userId).toBe(server.root.userId);
@@ -58,7 +70,12 @@ describe("sessions through @turnkey/sdk-server", () => {
     const read = await post(`${server.url}/public/v1/query/whoami`, whoami, { "X-Session": created.session });
     expect(read.status, JSON.stringify(read.json)).toBe(200);
     expect(read.json.userId).toBe(server.root.userId);
-    const submit = JSON.stringify({ type: "ACTIVITY_TYPE_CREATE_USER_TAG", timestampMs: String(Date.now()), organizationId: server.root.organizationId, parameters: { userTagName: "x", userIds: [] } });
+    const submit = JSON.stringify({
+      type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+      timestampMs: String(Date.now()),
+      organizationId: server.root.organizationId,
+      parameters: { userTagName: "x", userIds: [] },
+    });
     const write = await post(`${server.url}/public/v1/submit/create_user_tag`, submit, { "X-Session": created.session });
     expect(write.status).toBe(403);
     expect(String(write.json.message)).toContain("read-only session");

@@ -14,7 +14,12 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 const typedData = {
   domain: { name: "Strongroom", version: "1", chainId: 1, verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC" },
-  types: { Mail: [{ name: "from", type: "address" }, { name: "contents", type: "string" }] },
+  types: {
+    Mail: [
+      { name: "from", type: "address" },
+      { name: "contents", type: "string" },
+    ],
+  },
   primaryType: "Mail",
   message: { from: "0x1111111111111111111111111111111111111111", contents: "hello" },
 } as const;
@@ -27,7 +32,10 @@ describe("signing through the unchanged @turnkey/viem, @turnkey/ethers and @turn
 
   beforeAll(async () => {
     server = await startTestServer();
-    http = new TurnkeyClient({ baseUrl: server.url }, new ApiKeyStamper({ apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey! }));
+    http = new TurnkeyClient(
+      { baseUrl: server.url },
+      new ApiKeyStamper({ apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey! }),
+    );
     const { addresses } = await server.client().createWallet({
       walletName: "signing",
       accounts: [
@@ -60,10 +68,23 @@ describe("signing through the unchanged @turnkey/viem, @turnkey/ethers and @turn
         },
       } as const;
       expect(await verifyTypedData({ ...withDomain, address: ethAddress, signature: await account.signTypedData(withDomain) })).toBe(true);
-      const signed = await account.signTransaction({ type: "eip1559", chainId: 1, nonce: 0, to: "0x2222222222222222222222222222222222222222", value: 1n, gas: 21000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n });
+      const signed = await account.signTransaction({
+        type: "eip1559",
+        chainId: 1,
+        nonce: 0,
+        to: "0x2222222222222222222222222222222222222222",
+        value: 1n,
+        gas: 21000n,
+        maxFeePerGas: 2n,
+        maxPriorityFeePerGas: 1n,
+      });
       expect(parseTransaction(signed).value).toBe(1n);
       expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(ethAddress);
-      const authorization = await account.signAuthorization!({ chainId: 1, nonce: 3, contractAddress: "0x3333333333333333333333333333333333333333" });
+      const authorization = await account.signAuthorization!({
+        chainId: 1,
+        nonce: 3,
+        contractAddress: "0x3333333333333333333333333333333333333333",
+      });
       expect(await recoverAuthorizationAddress({ authorization })).toBe(ethAddress);
     }
   });
@@ -73,8 +94,24 @@ describe("signing through the unchanged @turnkey/viem, @turnkey/ethers and @turn
     expect(await signer.getAddress()).toBe(ethAddress);
     expect(ethersVerifyMessage("hello", await signer.signMessage("hello"))).toBe(ethAddress);
     const types = { Mail: typedData.types.Mail.map((f) => ({ ...f })) };
-    expect(ethersVerifyTypedData(typedData.domain, types, typedData.message, await signer.signTypedData(typedData.domain, types, typedData.message))).toBe(ethAddress);
-    const signed = await signer.signTransaction({ type: 2, chainId: 11155111, nonce: 1, to: "0x2222222222222222222222222222222222222222", value: 5n, gasLimit: 21000n, maxFeePerGas: 3n, maxPriorityFeePerGas: 1n });
+    expect(
+      ethersVerifyTypedData(
+        typedData.domain,
+        types,
+        typedData.message,
+        await signer.signTypedData(typedData.domain, types, typedData.message),
+      ),
+    ).toBe(ethAddress);
+    const signed = await signer.signTransaction({
+      type: 2,
+      chainId: 11155111,
+      nonce: 1,
+      to: "0x2222222222222222222222222222222222222222",
+      value: 5n,
+      gasLimit: 21000n,
+      maxFeePerGas: 3n,
+      maxPriorityFeePerGas: 1n,
+    });
     expect(EthersTransaction.from(signed).from).toBe(ethAddress);
   });
 
@@ -83,13 +120,24 @@ describe("signing through the unchanged @turnkey/viem, @turnkey/ethers and @turn
     const from = new PublicKey(solAddress);
     const to = Keypair.generate().publicKey;
     const recentBlockhash = new PublicKey(Buffer.alloc(32, 4)).toBase58();
-    const legacy = new Transaction({ feePayer: from, recentBlockhash }).add(SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: 10 }));
+    const legacy = new Transaction({ feePayer: from, recentBlockhash }).add(
+      SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: 10 }),
+    );
     const signedLegacy = (await signer.signTransaction(legacy, solAddress)) as Transaction;
     expect(signedLegacy.verifySignatures()).toBe(true);
 
-    const versioned = new VersionedTransaction(new TransactionMessage({ payerKey: from, recentBlockhash, instructions: [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: 2 })] }).compileToV0Message());
+    const versioned = new VersionedTransaction(
+      new TransactionMessage({
+        payerKey: from,
+        recentBlockhash,
+        instructions: [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: 2 })],
+      }).compileToV0Message(),
+    );
     const signed = (await signer.signTransaction(versioned, solAddress)) as VersionedTransaction;
-    const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(from.toBytes()).toString("base64url") }, format: "jwk" });
+    const key = createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(from.toBytes()).toString("base64url") },
+      format: "jwk",
+    });
     expect(verify(null, Buffer.from(signed.message.serialize()), key, Buffer.from(signed.signatures[0]!))).toBe(true);
 
     const message = new TextEncoder().encode("gm");
@@ -104,12 +152,31 @@ describe("signing through the unchanged @turnkey/viem, @turnkey/ethers and @turn
       hashFunction: "HASH_FUNCTION_NOT_APPLICABLE",
     });
     expect(signatures).toHaveLength(2);
-    const badHex = await refusal(server.client().signRawPayloads({ signWith: solAddress, payloads: ["aa", "xyz"], encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NOT_APPLICABLE" }));
+    const badHex = await refusal(
+      server.client().signRawPayloads({
+        signWith: solAddress,
+        payloads: ["aa", "xyz"],
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_NOT_APPLICABLE",
+      }),
+    );
     expect(badHex.code).toBe(3);
     expect(badHex.message).toContain("payloads[1]");
-    const badHash = await refusal(server.client().signRawPayload({ signWith: solAddress, payload: "aa", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_SHA256" }));
+    const badHash = await refusal(
+      server.client().signRawPayload({
+        signWith: solAddress,
+        payload: "aa",
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_SHA256",
+      }),
+    );
     expect(badHash.message).toContain("hashFunction");
-    const unknown = await server.client().signRawPayload({ signWith: "0x0000000000000000000000000000000000000000", payload: "aa", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_SHA256" });
+    const unknown = await server.client().signRawPayload({
+      signWith: "0x0000000000000000000000000000000000000000",
+      payload: "aa",
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hashFunction: "HASH_FUNCTION_SHA256",
+    });
     expect(unknown.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(unknown.activity.failure?.message).toContain("signWith");
   });

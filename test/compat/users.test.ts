@@ -34,7 +34,14 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     const { users } = await server.client().getUsers({});
     expect(users.map((u) => u.userName).sort()).toEqual(["Root user", "bob"]);
     const { user } = await server.client().getUser({ userId: bob.userId });
-    expect(user).toMatchObject({ userId: bob.userId, userName: "bob", userEmail: "bob@example.com", userTags: [], oauthProviders: [], authenticators: [] });
+    expect(user).toMatchObject({
+      userId: bob.userId,
+      userName: "bob",
+      userEmail: "bob@example.com",
+      userTags: [],
+      oauthProviders: [],
+      authenticators: [],
+    });
     expect(user.apiKeys[0]?.credential).toEqual({ publicKey: bob.key.publicKey, type: "CREDENTIAL_TYPE_API_KEY_P256" });
   });
 
@@ -52,7 +59,9 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     const renamed = await server.client().updateUserName({ userId: bob.userId, userName: "robert" });
     expect(renamed.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await server.client().getUser({ userId: bob.userId })).user.userName).toBe("robert");
-    const denied = await asBob().deleteUsers({ userIds: [server.root.userId] }).catch((e: unknown) => e);
+    const denied = await asBob()
+      .deleteUsers({ userIds: [server.root.userId] })
+      .catch((e: unknown) => e);
     expect(denied).toBeInstanceOf(TurnkeyRequestError);
     expect((denied as TurnkeyRequestError).code).toBe(7);
     expect((denied as Error).message).toContain(bob.userId);
@@ -73,18 +82,26 @@ describe("users and user tags through @turnkey/sdk-server", () => {
   });
 
   it("updates and removes an email, checking verification tokens", async () => {
-    const { token } = await issueVerificationToken(server.services.signer, { verificationType: "OTP_TYPE_EMAIL", contact: "new@example.com" }, 300);
+    const { token } = await issueVerificationToken(
+      server.services.signer,
+      { verificationType: "OTP_TYPE_EMAIL", contact: "new@example.com" },
+      300,
+    );
     const ok = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "new@example.com", verificationToken: token });
     expect(ok.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
 
-    const wrongContact = await refusal(server.client().updateUserEmail({ userId: bob.userId, userEmail: "other@example.com", verificationToken: token }));
+    const wrongContact = await refusal(
+      server.client().updateUserEmail({ userId: bob.userId, userEmail: "other@example.com", verificationToken: token }),
+    );
     expect(wrongContact.code).toBe(3);
     expect(wrongContact.message).toContain("another contact");
 
     const foreignSigner = serverKeyFromSecret(p256.utils.randomSecretKey());
     const forged = await issueVerificationToken(foreignSigner, { verificationType: "OTP_TYPE_EMAIL", contact: "forged@example.com" }, 300);
-    const refused = await refusal(server.client().updateUserEmail({ userId: bob.userId, userEmail: "forged@example.com", verificationToken: forged.token }));
+    const refused = await refusal(
+      server.client().updateUserEmail({ userId: bob.userId, userEmail: "forged@example.com", verificationToken: forged.token }),
+    );
     expect(refused.code).toBe(3);
     expect((await server.client().getUser({ userId: bob.userId })).user.userEmail).toBe("new@example.com");
 
@@ -98,7 +115,12 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     const duplicate = await server.client().createUserTag({ userTagName: "ops", userIds: [] });
     expect(duplicate.activity.status).toBe("ACTIVITY_STATUS_FAILED");
 
-    await server.client().updateUserTag({ userTagId: created.userTagId, newUserTagName: "operators", addUserIds: [server.root.userId], removeUserIds: [bob.userId] });
+    await server.client().updateUserTag({
+      userTagId: created.userTagId,
+      newUserTagName: "operators",
+      addUserIds: [server.root.userId],
+      removeUserIds: [bob.userId],
+    });
     const { userTags } = await server.client().listUserTags({});
     expect(userTags).toEqual([expect.objectContaining({ tagId: created.userTagId, tagName: "operators", tagType: "TAG_TYPE_USER" })]);
     expect((await server.client().getUser({ userId: server.root.userId })).user.userTags).toEqual([created.userTagId]);
@@ -111,18 +133,32 @@ describe("users and user tags through @turnkey/sdk-server", () => {
   it("update_user changes only the fields given; by someone allowed to, never by the user alone", async () => {
     const before = (await server.client().getUser({ userId: bob.userId })).user;
     // update_user has no verification token: a contact set on oneself through it would be unproven.
-    expect((await refusal(asBob().updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] }))).code).toBe(7);
-    const profile = await server.client().updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] });
+    expect(
+      (
+        await refusal(
+          asBob().updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] }),
+        )
+      ).code,
+    ).toBe(7);
+    const profile = await server
+      .client()
+      .updateUser({ userId: bob.userId, userEmail: "bob@example.org", userPhoneNumber: "+13214567890", userTagIds: [] });
     expect(profile.activity.status, JSON.stringify(profile.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(profile.activity.intent).toHaveProperty("updateUserIntent.userPhoneNumber", "+13214567890");
     expect(profile.userId).toBe(bob.userId);
-    expect((await server.client().getUser({ userId: bob.userId })).user).toMatchObject({ userName: before.userName, userEmail: "bob@example.org", userPhoneNumber: "+13214567890" });
+    expect((await server.client().getUser({ userId: bob.userId })).user).toMatchObject({
+      userName: before.userName,
+      userEmail: "bob@example.org",
+      userPhoneNumber: "+13214567890",
+    });
 
     const { userTagId: reviewers } = await server.client().createUserTag({ userTagName: "reviewers", userIds: [] });
     const { userTagId: signers } = await server.client().createUserTag({ userTagName: "signers", userIds: [bob.userId] });
     const selfTagged = await refusal(asBob().updateUser({ userId: bob.userId, userTagIds: [reviewers] }));
     expect(selfTagged.code).toBe(7);
-    const retagged = await server.client().updateUser({ userId: bob.userId, userName: "bobby", userEmail: "", userTagIds: [reviewers, reviewers] });
+    const retagged = await server
+      .client()
+      .updateUser({ userId: bob.userId, userName: "bobby", userEmail: "", userTagIds: [reviewers, reviewers] });
     expect(retagged.activity.status, JSON.stringify(retagged.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     const after = (await server.client().getUser({ userId: bob.userId })).user;
     expect(after).toMatchObject({ userName: "bobby", userPhoneNumber: "+13214567890", userTags: [reviewers] });
@@ -135,18 +171,28 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     const badPhone = await refusal(server.client().updateUser({ userId: bob.userId, userPhoneNumber: "555-0100" }));
     expect(badPhone.code).toBe(3);
     expect(badPhone.message).toContain("userPhoneNumber");
-    expect((await server.client().getUser({ userId: bob.userId })).user).toMatchObject({ userName: "bobby", userPhoneNumber: "+13214567890", userTags: [reviewers] });
+    expect((await server.client().getUser({ userId: bob.userId })).user).toMatchObject({
+      userName: "bobby",
+      userPhoneNumber: "+13214567890",
+      userTags: [reviewers],
+    });
     await server.client().deleteUserTags({ userTagIds: [reviewers, signers] });
   });
 
   it("update_user_phone_number sets and removes a phone number, checking verification tokens", async () => {
-    const { token } = await issueVerificationToken(server.services.signer, { verificationType: "OTP_TYPE_SMS", contact: "+447700900123" }, 300);
+    const { token } = await issueVerificationToken(
+      server.services.signer,
+      { verificationType: "OTP_TYPE_SMS", contact: "+447700900123" },
+      300,
+    );
     const set = await asBob().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "+447700900123", verificationToken: token });
     expect(set.activity.status, JSON.stringify(set.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(set.userId).toBe(bob.userId);
     expect((await server.client().getUser({ userId: bob.userId })).user.userPhoneNumber).toBe("+447700900123");
 
-    const wrongContact = await refusal(server.client().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "+447700900999", verificationToken: token }));
+    const wrongContact = await refusal(
+      server.client().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "+447700900999", verificationToken: token }),
+    );
     expect(wrongContact.code).toBe(3);
     expect(wrongContact.message).toContain("another contact");
     const notE164 = await refusal(server.client().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "07700 900123" }));

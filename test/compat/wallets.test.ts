@@ -9,11 +9,25 @@ import { MNEMONIC_LANGUAGES, WORDLISTS } from "../../src/crypto/mnemonic.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
 const ethAt = (index: number) => ({ ...ETH, path: `m/44'/60'/0'/0/${index}` });
-const SOL = { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" } as const;
-const BTC = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/84'/0'/0'/0/0", addressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH" } as const;
-
+const SOL = {
+  curve: "CURVE_ED25519",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/501'/0'/0'",
+  addressFormat: "ADDRESS_FORMAT_SOLANA",
+} as const;
+const BTC = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/84'/0'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH",
+} as const;
 
 describe("wallets and private keys through @turnkey/sdk-server", () => {
   let server: TestServer;
@@ -21,7 +35,9 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
 
   async function exportMnemonic(walletId: string, language?: (typeof MNEMONIC_LANGUAGES)[number]): Promise<string> {
     const target = generateP256KeyPair();
-    const { exportBundle } = await server.client().exportWallet({ walletId, targetPublicKey: target.publicKeyUncompressed, ...(language ? { language } : {}) });
+    const { exportBundle } = await server
+      .client()
+      .exportWallet({ walletId, targetPublicKey: target.publicKeyUncompressed, ...(language ? { language } : {}) });
     const hex = await decryptExportBundle({
       exportBundle,
       embeddedKey: target.privateKey,
@@ -51,10 +67,17 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
 
     const { accounts } = await server.client().getWalletAccounts({ walletId: created.walletId, includeWalletDetails: true });
     expect(accounts.map((a) => a.address)).toEqual(created.addresses);
-    expect(accounts[0]).toMatchObject({ organizationId: server.root.organizationId, walletId: created.walletId, ...ETH, walletDetails: { walletName: "main" } });
+    expect(accounts[0]).toMatchObject({
+      organizationId: server.root.organizationId,
+      walletId: created.walletId,
+      ...ETH,
+      walletDetails: { walletName: "main" },
+    });
     expect(accounts[0]!.publicKey).toMatch(/^0[23][0-9a-f]{64}$/);
     expect(accounts[2]!.publicKey).toMatch(/^[0-9a-f]{64}$/);
-    const page = await server.client().getWalletAccounts({ walletId: created.walletId, paginationOptions: { limit: "2", after: accounts[0]!.walletAccountId } });
+    const page = await server
+      .client()
+      .getWalletAccounts({ walletId: created.walletId, paginationOptions: { limit: "2", after: accounts[0]!.walletAccountId } });
     expect(page.accounts.map((a) => a.address)).toEqual(created.addresses.slice(1, 3));
 
     const byPath = await server.client().getWalletAccount({ walletId: created.walletId, path: SOL.path });
@@ -126,8 +149,16 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   it("exports one wallet account's key", async () => {
     const { addresses } = await server.client().createWallet({ walletName: "account export", accounts: [ETH, SOL] });
     const target = generateP256KeyPair();
-    const { exportBundle } = await server.client().exportWalletAccount({ address: addresses[0]!, targetPublicKey: target.publicKeyUncompressed });
-    const key = await decryptExportBundle({ exportBundle, embeddedKey: target.privateKey, organizationId: server.root.organizationId, returnMnemonic: false, dangerouslyOverrideSignerPublicKey: signerKey() });
+    const { exportBundle } = await server
+      .client()
+      .exportWalletAccount({ address: addresses[0]!, targetPublicKey: target.publicKeyUncompressed });
+    const key = await decryptExportBundle({
+      exportBundle,
+      embeddedKey: target.privateKey,
+      organizationId: server.root.organizationId,
+      returnMnemonic: false,
+      dangerouslyOverrideSignerPublicKey: signerKey(),
+    });
     expect(privateKeyToAccount(`0x${key}`).address).toBe(addresses[0]);
     const solana = await server.client().exportWalletAccount({ address: addresses[1]!, targetPublicKey: target.publicKeyUncompressed });
     const secret = await decryptExportBundle({
@@ -145,7 +176,13 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     const mnemonic = "test test test test test test test test test test test junk";
     const userId = server.root.userId;
     const { importBundle } = await server.client().initImportWallet({ userId });
-    const encryptedBundle = await encryptWalletToBundle({ mnemonic, importBundle, userId, organizationId: server.root.organizationId, dangerouslyOverrideSignerPublicKey: signerKey() });
+    const encryptedBundle = await encryptWalletToBundle({
+      mnemonic,
+      importBundle,
+      userId,
+      organizationId: server.root.organizationId,
+      dangerouslyOverrideSignerPublicKey: signerKey(),
+    });
     const imported = await server.client().importWallet({ userId, walletName: "imported", encryptedBundle, accounts: [ETH] });
     expect(imported.addresses).toEqual([mnemonicToAccount(mnemonic).address]);
     expect((await server.client().getWallet({ walletId: imported.walletId })).wallet).toMatchObject({ imported: true, exported: false });
@@ -160,7 +197,12 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     const { privateKeyTagId } = await server.client().createPrivateKeyTag({ privateKeyTagName: "hot", privateKeyIds: [] });
     const created = await server.client().createPrivateKeys({
       privateKeys: [
-        { privateKeyName: "eth key", curve: "CURVE_SECP256K1", privateKeyTags: [privateKeyTagId], addressFormats: ["ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_COMPRESSED"] },
+        {
+          privateKeyName: "eth key",
+          curve: "CURVE_SECP256K1",
+          privateKeyTags: [privateKeyTagId],
+          addressFormats: ["ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_COMPRESSED"],
+        },
         { privateKeyName: "sol key", curve: "CURVE_ED25519", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_SOLANA"] },
       ],
     });
@@ -168,14 +210,39 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     const { privateKeys } = await server.client().getPrivateKeys({});
     expect(privateKeys).toHaveLength(2);
     expect(Object.keys(privateKeys[0]!).sort()).toEqual(
-      ["privateKeyId", "publicKey", "privateKeyName", "curve", "addresses", "privateKeyTags", "createdAt", "updatedAt", "exported", "imported"].sort(),
+      [
+        "privateKeyId",
+        "publicKey",
+        "privateKeyName",
+        "curve",
+        "addresses",
+        "privateKeyTags",
+        "createdAt",
+        "updatedAt",
+        "exported",
+        "imported",
+      ].sort(),
     );
-    expect(privateKeys[0]).toMatchObject({ privateKeyId: eth!.privateKeyId, privateKeyTags: [privateKeyTagId], exported: false, imported: false, addresses: eth!.addresses });
+    expect(privateKeys[0]).toMatchObject({
+      privateKeyId: eth!.privateKeyId,
+      privateKeyTags: [privateKeyTagId],
+      exported: false,
+      imported: false,
+      addresses: eth!.addresses,
+    });
     expect((await server.client().listPrivateKeyTags({})).privateKeyTags.map((t) => t.tagName)).toEqual(["hot"]);
 
     const target = generateP256KeyPair();
-    const exported = await server.client().exportPrivateKey({ privateKeyId: eth!.privateKeyId!, targetPublicKey: target.publicKeyUncompressed });
-    const key = await decryptExportBundle({ exportBundle: exported.exportBundle, embeddedKey: target.privateKey, organizationId: server.root.organizationId, returnMnemonic: false, dangerouslyOverrideSignerPublicKey: signerKey() });
+    const exported = await server
+      .client()
+      .exportPrivateKey({ privateKeyId: eth!.privateKeyId!, targetPublicKey: target.publicKeyUncompressed });
+    const key = await decryptExportBundle({
+      exportBundle: exported.exportBundle,
+      embeddedKey: target.privateKey,
+      organizationId: server.root.organizationId,
+      returnMnemonic: false,
+      dangerouslyOverrideSignerPublicKey: signerKey(),
+    });
     expect(privateKeyToAccount(`0x${key}`).address).toBe(eth!.addresses![0]!.address);
     expect((await server.client().getPrivateKey({ privateKeyId: eth!.privateKeyId! })).privateKey.exported).toBe(true);
 
@@ -196,11 +263,21 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
       organizationId: server.root.organizationId,
       dangerouslyOverrideSignerPublicKey: signerKey(),
     });
-    const imported = await server.client().importPrivateKey({ userId, privateKeyName: "imported sol", encryptedBundle, curve: "CURVE_ED25519", addressFormats: ["ADDRESS_FORMAT_SOLANA"] });
+    const imported = await server.client().importPrivateKey({
+      userId,
+      privateKeyName: "imported sol",
+      encryptedBundle,
+      curve: "CURVE_ED25519",
+      addressFormats: ["ADDRESS_FORMAT_SOLANA"],
+    });
     expect(imported.addresses).toEqual([{ format: "ADDRESS_FORMAT_SOLANA", address: solana.publicKey.toBase58() }]);
     expect((await server.client().getPrivateKey({ privateKeyId: imported.privateKeyId })).privateKey.imported).toBe(true);
 
-    const wrongCurve = await refusal(server.client().createPrivateKeys({ privateKeys: [{ privateKeyName: "bad", curve: "CURVE_ED25519", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] }] }));
+    const wrongCurve = await refusal(
+      server.client().createPrivateKeys({
+        privateKeys: [{ privateKeyName: "bad", curve: "CURVE_ED25519", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] }],
+      }),
+    );
     expect(wrongCurve.code).toBe(3);
     expect(wrongCurve.message).toContain("privateKeys[0].addressFormats[0]");
   });
@@ -210,12 +287,21 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     const sub = await server.client().createSubOrganization({
       subOrganizationName: "with wallet",
       rootQuorumThreshold: 1,
-      rootUsers: [{ userName: "owner", apiKeys: [{ apiKeyName: "k", publicKey: root.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }],
+      rootUsers: [
+        {
+          userName: "owner",
+          apiKeys: [{ apiKeyName: "k", publicKey: root.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
       wallet: { walletName: "default", accounts: [ETH, SOL] },
     });
     expect(sub.wallet?.addresses).toHaveLength(2);
     const owner = server.client({ apiPublicKey: root.publicKey, apiPrivateKey: root.privateKey }, sub.subOrganizationId);
-    expect((await owner.getWalletAccounts({ walletId: sub.wallet!.walletId })).accounts.map((a) => a.address)).toEqual(sub.wallet!.addresses);
+    expect((await owner.getWalletAccounts({ walletId: sub.wallet!.walletId })).accounts.map((a) => a.address)).toEqual(
+      sub.wallet!.addresses,
+    );
     const refused = await owner.deleteSubOrganization({});
     expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(refused.activity.failure?.message).toContain(sub.wallet!.walletId);

@@ -50,7 +50,10 @@ describe("passkeys: registration by attestation and X-Stamp-WebAuthn with @turnk
       type: "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
       timestampMs: String(Date.now()),
       organizationId: server.root.organizationId,
-      parameters: { userId, apiKeys: [{ apiKeyName: "from passkey", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }] },
+      parameters: {
+        userId,
+        apiKeys: [{ apiKeyName: "from passkey", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }],
+      },
     });
     expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(activity.votes[0]).toMatchObject({ userId, scheme: "SIGNATURE_SCHEME_TK_API_WEBAUTHN" });
@@ -59,7 +62,9 @@ describe("passkeys: registration by attestation and X-Stamp-WebAuthn with @turnk
   it("refuses a signature counter that did not grow", async () => {
     await passkeyClient().getWhoami({ organizationId: server.root.organizationId });
     authenticator.counter -= 2;
-    const error = await passkeyClient().getWhoami({ organizationId: server.root.organizationId }).catch((e: unknown) => e);
+    const error = await passkeyClient()
+      .getWhoami({ organizationId: server.root.organizationId })
+      .catch((e: unknown) => e);
     expect((error as { code?: number }).code).toBe(16);
     expect((error as Error).message).toContain("counter");
     authenticator.counter += 10;
@@ -80,7 +85,9 @@ describe("passkeys: registration by attestation and X-Stamp-WebAuthn with @turnk
   it("refuses an unknown credential, naming the organization", async () => {
     const stranger = new SoftwareAuthenticator();
     stranger.install();
-    const error = await passkeyClient().getWhoami({ organizationId: server.root.organizationId }).catch((e: unknown) => e);
+    const error = await passkeyClient()
+      .getWhoami({ organizationId: server.root.organizationId })
+      .catch((e: unknown) => e);
     authenticator.install();
     expect((error as { code?: number }).code).toBe(16);
     expect((error as Error).message).toContain(server.root.organizationId);
@@ -88,7 +95,9 @@ describe("passkeys: registration by attestation and X-Stamp-WebAuthn with @turnk
 
   it("deletes the passkey, after which its stamps are refused", async () => {
     await server.client().deleteAuthenticators({ userId, authenticatorIds: [authenticatorId] });
-    const error = await passkeyClient().getWhoami({ organizationId: server.root.organizationId }).catch((e: unknown) => e);
+    const error = await passkeyClient()
+      .getWhoami({ organizationId: server.root.organizationId })
+      .catch((e: unknown) => e);
     expect((error as { code?: number }).code).toBe(16);
   });
 });

@@ -55,7 +55,11 @@ const BUDGET: Record<Exclude<Kind, "signature">, number> = { user: 80, wallet: 8
 async function oneOperation(client: Client, kind: Kind, tag: string, signWith: string): Promise<Acknowledged> {
   switch (kind) {
     case "user": {
-      const r = completed(await client.createUsers({ users: [{ userName: `user ${tag}`, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }] }));
+      const r = completed(
+        await client.createUsers({
+          users: [{ userName: `user ${tag}`, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }],
+        }),
+      );
       return { kind, activityId: r.activity.id, userId: r.userIds[0]!, name: `user ${tag}` };
     }
     case "wallet": {
@@ -63,7 +67,14 @@ async function oneOperation(client: Client, kind: Kind, tag: string, signWith: s
       return { kind, activityId: r.activity.id, walletId: r.walletId, addresses: r.addresses };
     }
     case "signature": {
-      const r = completed(await client.signRawPayload({ signWith, payload: Buffer.from(tag).toString("hex"), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_KECCAK256" }));
+      const r = completed(
+        await client.signRawPayload({
+          signWith,
+          payload: Buffer.from(tag).toString("hex"),
+          encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+          hashFunction: "HASH_FUNCTION_KECCAK256",
+        }),
+      );
       return { kind, activityId: r.activity.id, r: r.r };
     }
     case "tag": {
@@ -79,7 +90,14 @@ async function roundOrganization(url: string, root: RootCredentials, round: numb
     await sdkClient(url, root, root.organizationId).createSubOrganization({
       subOrganizationName: `round ${round}`,
       rootQuorumThreshold: 1,
-      rootUsers: [{ userName: "root", apiKeys: [{ apiKeyName: "root", publicKey: root.apiPublicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] }],
+      rootUsers: [
+        {
+          userName: "root",
+          apiKeys: [{ apiKeyName: "root", publicKey: root.apiPublicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
       wallet: { walletName: "signer", accounts: [ACCOUNTS[0]] },
     }),
   );
@@ -107,7 +125,8 @@ async function loadUntilKilled(server: ServerProcess, client: Client, signWith: 
     }
   });
   // Kill once the load is flowing (the first answer is in), at a random moment after that.
-  for (let waited = 0; acknowledged.length === 0 && unexpected.length === 0 && waited < 20_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  for (let waited = 0; acknowledged.length === 0 && unexpected.length === 0 && waited < 20_000; waited += 20)
+    await new Promise((r) => setTimeout(r, 20));
   await new Promise((r) => setTimeout(r, killAfterMs));
   await server.kill();
   alive = false;
@@ -139,7 +158,10 @@ async function expectNothingHalfApplied(store: StoreOptions, acknowledgedCount: 
   try {
     const count = async (sql: string) => Number((await db.query<{ n: number }>(sql))[0]!.n);
     expect(await count("SELECT count(*)::int AS n FROM activities WHERE status = 'ACTIVITY_STATUS_PENDING'"), "PENDING leftovers").toBe(0);
-    expect(await count("SELECT count(*)::int AS n FROM wallets w WHERE NOT EXISTS (SELECT 1 FROM wallet_accounts a WHERE a.wallet_id = w.id)"), "wallets without accounts").toBe(0);
+    expect(
+      await count("SELECT count(*)::int AS n FROM wallets w WHERE NOT EXISTS (SELECT 1 FROM wallet_accounts a WHERE a.wallet_id = w.id)"),
+      "wallets without accounts",
+    ).toBe(0);
     expect(
       await count(`SELECT count(*)::int AS n FROM activities a WHERE a.type = 'ACTIVITY_TYPE_CREATE_WALLET' AND a.status = 'ACTIVITY_STATUS_COMPLETED'
                    AND NOT EXISTS (SELECT 1 FROM wallets w WHERE w.id = a.result->'createWalletResult'->>'walletId')`),
@@ -151,7 +173,9 @@ async function expectNothingHalfApplied(store: StoreOptions, acknowledgedCount: 
       "completed create_users without its user",
     ).toBe(0);
     expect(
-      await count(`SELECT count(*)::int AS n FROM activities a WHERE a.status = 'ACTIVITY_STATUS_COMPLETED' AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.activity_id = a.id)`),
+      await count(
+        `SELECT count(*)::int AS n FROM activities a WHERE a.status = 'ACTIVITY_STATUS_COMPLETED' AND NOT EXISTS (SELECT 1 FROM votes v WHERE v.activity_id = a.id)`,
+      ),
       "completed activities without their vote",
     ).toBe(0);
     // Objects without the activity that made them: the handler's writes and the activity row share one transaction.
@@ -159,7 +183,9 @@ async function expectNothingHalfApplied(store: StoreOptions, acknowledgedCount: 
       await count(`SELECT count(*)::int AS n FROM activities WHERE status = 'ACTIVITY_STATUS_COMPLETED'
                    AND (type = 'ACTIVITY_TYPE_CREATE_WALLET' OR jsonb_path_exists(result, '$.*.wallet.walletId'))`),
     );
-    expect(await count("SELECT count(*)::int AS n FROM activities WHERE status = 'ACTIVITY_STATUS_COMPLETED'")).toBeGreaterThanOrEqual(acknowledgedCount);
+    expect(await count("SELECT count(*)::int AS n FROM activities WHERE status = 'ACTIVITY_STATUS_COMPLETED'")).toBeGreaterThanOrEqual(
+      acknowledgedCount,
+    );
   } finally {
     await db.close();
   }
@@ -175,7 +201,11 @@ async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{
     for (let round = 0; round < KILLS; round++) {
       const { organizationId, signWith } = await roundOrganization(server.url, root, round);
       const client = sdkClient(server.url, root, organizationId);
-      const { acknowledged: acks, unexpected, cutOff: lost } = await loadUntilKilled(server, client, signWith, Math.floor(Math.random() * 1500));
+      const {
+        acknowledged: acks,
+        unexpected,
+        cutOff: lost,
+      } = await loadUntilKilled(server, client, signWith, Math.floor(Math.random() * 1500));
       kills++;
       cutOff += lost;
       if (process.env.STRONGROOM_CRASH_TRACE) process.stderr.write(`[crash] round ${round}: ${acks.length} acknowledged, restarting\n`);
@@ -200,7 +230,9 @@ describe("SIGKILL under load", () => {
     try {
       const env = embeddedEnv(dataDir);
       const { kills, acknowledged, cutOff } = await crashLoop(env, { dataDir });
-      process.stdout.write(`[crash] PGlite: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`);
+      process.stdout.write(
+        `[crash] PGlite: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`,
+      );
       expect(kills).toBe(KILLS);
       expect(acknowledged).toBeGreaterThanOrEqual(KILLS);
     } finally {
@@ -208,15 +240,21 @@ describe("SIGKILL under load", () => {
     }
   }, 600_000);
 
-  it.skipIf(!process.env.DATABASE_URL)(`PostgreSQL survives ${KILLS} kills with nothing lost or half-applied (needs DATABASE_URL)`, async () => {
-    const database = await sharedPostgres();
-    try {
-      const { kills, acknowledged, cutOff } = await crashLoop(database.env, { databaseUrl: database.url, dataDir: "memory://" });
-      process.stdout.write(`[crash] PostgreSQL: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`);
-      expect(kills).toBe(KILLS);
-      expect(acknowledged).toBeGreaterThanOrEqual(KILLS);
-    } finally {
-      await database.drop();
-    }
-  }, 600_000);
+  it.skipIf(!process.env.DATABASE_URL)(
+    `PostgreSQL survives ${KILLS} kills with nothing lost or half-applied (needs DATABASE_URL)`,
+    async () => {
+      const database = await sharedPostgres();
+      try {
+        const { kills, acknowledged, cutOff } = await crashLoop(database.env, { databaseUrl: database.url, dataDir: "memory://" });
+        process.stdout.write(
+          `[crash] PostgreSQL: ${kills} kills survived, ${acknowledged} acknowledged activities all present, ${cutOff} requests cut off in flight\n`,
+        );
+        expect(kills).toBe(KILLS);
+        expect(acknowledged).toBeGreaterThanOrEqual(KILLS);
+      } finally {
+        await database.drop();
+      }
+    },
+    600_000,
+  );
 });

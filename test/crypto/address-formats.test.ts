@@ -13,14 +13,22 @@ import { deriveAddress as xrplAddress } from "ripple-keypairs";
 import * as ecc from "tiny-secp256k1";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { ADDRESS_FORMATS, AddressFormatError, curvesForAddressFormat, defaultPathForAddressFormat, deriveAddress, type AddressFormat } from "../../src/crypto/addresses/index.js";
+import {
+  ADDRESS_FORMATS,
+  AddressFormatError,
+  curvesForAddressFormat,
+  defaultPathForAddressFormat,
+  deriveAddress,
+  type AddressFormat,
+} from "../../src/crypto/addresses/index.js";
 import { deriveKey, type Curve } from "../../src/crypto/hd/derive.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 
 bitcoin.initEccLib(ecc);
 
 const seed = mnemonicToSeedSync("legal winner thank year wave sausage worth useful legal winner thank yellow");
-const keyFor = (format: AddressFormat, curve: Curve = curvesForAddressFormat(format)[0]!) => deriveKey(seed, curve, defaultPathForAddressFormat(format));
+const keyFor = (format: AddressFormat, curve: Curve = curvesForAddressFormat(format)[0]!) =>
+  deriveKey(seed, curve, defaultPathForAddressFormat(format));
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
 /** Each format's address from an independent library, given the same private key. */
@@ -41,16 +49,56 @@ const ORACLES: Partial<Record<AddressFormat, (privateKey: Uint8Array, publicKey:
   ADDRESS_FORMAT_APTOS: (priv) => Account.fromPrivateKey({ privateKey: new Ed25519PrivateKey(priv) }).accountAddress.toStringLong(),
   ADDRESS_FORMAT_XLM: (priv) => StellarKeypair.fromRawEd25519Seed(Buffer.from(priv)).publicKey(),
   ADDRESS_FORMAT_DOGE_MAINNET: (_priv, pub) =>
-    bitcoin.payments.p2pkh({ pubkey: Buffer.from(pub), network: { messagePrefix: "\x19Dogecoin Signed Message:\n", bech32: "doge", bip32: { public: 0x02facafd, private: 0x02fac398 }, pubKeyHash: 0x1e, scriptHash: 0x16, wif: 0x9e } }).address!,
+    bitcoin.payments.p2pkh({
+      pubkey: Buffer.from(pub),
+      network: {
+        messagePrefix: "\x19Dogecoin Signed Message:\n",
+        bech32: "doge",
+        bip32: { public: 0x02facafd, private: 0x02fac398 },
+        pubKeyHash: 0x1e,
+        scriptHash: 0x16,
+        wif: 0x9e,
+      },
+    }).address!,
   ADDRESS_FORMAT_DOGE_TESTNET: (_priv, pub) =>
-    bitcoin.payments.p2pkh({ pubkey: Buffer.from(pub), network: { messagePrefix: "\x19Dogecoin Signed Message:\n", bech32: "tdge", bip32: { public: 0x043587cf, private: 0x04358394 }, pubKeyHash: 0x71, scriptHash: 0xc4, wif: 0xf1 } }).address!,
-  ADDRESS_FORMAT_TON_V3R2: (_priv, pub) => WalletContractV3R2.create({ workchain: 0, publicKey: Buffer.from(pub) }).address.toString({ urlSafe: true, bounceable: false, testOnly: false }),
-  ADDRESS_FORMAT_TON_V4R2: (_priv, pub) => WalletContractV4.create({ workchain: 0, publicKey: Buffer.from(pub) }).address.toString({ urlSafe: true, bounceable: false, testOnly: false }),
-  ADDRESS_FORMAT_TON_V5R1: (_priv, pub) => WalletContractV5R1.create({ workchain: 0, publicKey: Buffer.from(pub) }).address.toString({ urlSafe: true, bounceable: false, testOnly: false }),
+    bitcoin.payments.p2pkh({
+      pubkey: Buffer.from(pub),
+      network: {
+        messagePrefix: "\x19Dogecoin Signed Message:\n",
+        bech32: "tdge",
+        bip32: { public: 0x043587cf, private: 0x04358394 },
+        pubKeyHash: 0x71,
+        scriptHash: 0xc4,
+        wif: 0xf1,
+      },
+    }).address!,
+  ADDRESS_FORMAT_TON_V3R2: (_priv, pub) =>
+    WalletContractV3R2.create({ workchain: 0, publicKey: Buffer.from(pub) }).address.toString({
+      urlSafe: true,
+      bounceable: false,
+      testOnly: false,
+    }),
+  ADDRESS_FORMAT_TON_V4R2: (_priv, pub) =>
+    WalletContractV4.create({ workchain: 0, publicKey: Buffer.from(pub) }).address.toString({
+      urlSafe: true,
+      bounceable: false,
+      testOnly: false,
+    }),
+  ADDRESS_FORMAT_TON_V5R1: (_priv, pub) =>
+    WalletContractV5R1.create({ workchain: 0, publicKey: Buffer.from(pub) }).address.toString({
+      urlSafe: true,
+      bounceable: false,
+      testOnly: false,
+    }),
   ADDRESS_FORMAT_XRP: (_priv, pub) => xrplAddress(hex(pub).toUpperCase()),
 };
 
-const BITCOIN_NETWORKS = { MAINNET: bitcoin.networks.bitcoin, TESTNET: bitcoin.networks.testnet, SIGNET: bitcoin.networks.testnet, REGTEST: bitcoin.networks.regtest };
+const BITCOIN_NETWORKS = {
+  MAINNET: bitcoin.networks.bitcoin,
+  TESTNET: bitcoin.networks.testnet,
+  SIGNET: bitcoin.networks.testnet,
+  REGTEST: bitcoin.networks.regtest,
+};
 
 function bitcoinOracle(format: AddressFormat, publicKey: Uint8Array): string | undefined {
   const match = /^ADDRESS_FORMAT_BITCOIN_(MAINNET|TESTNET|SIGNET|REGTEST)_(P2PKH|P2SH|P2WPKH|P2WSH|P2TR)$/.exec(format);
@@ -94,7 +142,10 @@ describe("address formats, each checked against its chain's own library", () => 
   });
 
   it("Spark addresses are bech32m of the identity key behind the 0x0a 0x21 header", () => {
-    for (const [format, prefix] of [["ADDRESS_FORMAT_SPARK_MAINNET", "spark"], ["ADDRESS_FORMAT_SPARK_REGTEST", "sparkrt"]] as const) {
+    for (const [format, prefix] of [
+      ["ADDRESS_FORMAT_SPARK_MAINNET", "spark"],
+      ["ADDRESS_FORMAT_SPARK_REGTEST", "sparkrt"],
+    ] as const) {
       const { publicKey } = keyFor(format);
       const address = deriveAddress(format, "CURVE_SECP256K1", publicKey);
       const decoded = bech32m.decode(address as `${string}1${string}`, 1000);
@@ -111,6 +162,8 @@ describe("address formats, each checked against its chain's own library", () => 
     const ed = deriveKey(seed, "CURVE_ED25519", "m/0'").publicKey;
     expect(() => deriveAddress("ADDRESS_FORMAT_ETHEREUM", "CURVE_ED25519", ed)).toThrow(AddressFormatError);
     expect(() => deriveAddress("ADDRESS_FORMAT_UNCOMPRESSED", "CURVE_ED25519", ed)).toThrow(/CURVE_SECP256K1 or CURVE_P256/);
-    expect(() => deriveAddress("ADDRESS_FORMAT_SOLANA", "CURVE_SECP256K1", keyFor("ADDRESS_FORMAT_ETHEREUM").publicKey)).toThrow(/needs curve CURVE_ED25519, not CURVE_SECP256K1/);
+    expect(() => deriveAddress("ADDRESS_FORMAT_SOLANA", "CURVE_SECP256K1", keyFor("ADDRESS_FORMAT_ETHEREUM").publicKey)).toThrow(
+      /needs curve CURVE_ED25519, not CURVE_SECP256K1/,
+    );
   });
 });

@@ -15,7 +15,9 @@ describe("addresses", () => {
     expect(bitcoinAddress(key(abandon, "m/44'/0'/0'/0/0").publicKey, mainnet, "P2PKH")).toBe("1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabA");
     expect(bitcoinAddress(key(abandon, "m/49'/0'/0'/0/0").publicKey, mainnet, "P2SH")).toBe("37VucYSaXLCAsxYyAPfbSi9eh4iEcbShgf");
     expect(bitcoinAddress(key(abandon, "m/84'/0'/0'/0/0").publicKey, mainnet, "P2WPKH")).toBe("bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu");
-    expect(bitcoinAddress(key(abandon, "m/86'/0'/0'/0/0").publicKey, mainnet, "P2TR")).toBe("bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr");
+    expect(bitcoinAddress(key(abandon, "m/86'/0'/0'/0/0").publicKey, mainnet, "P2TR")).toBe(
+      "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr",
+    );
   });
 
   it("use each network's prefixes", () => {

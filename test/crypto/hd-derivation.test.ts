@@ -28,7 +28,9 @@ describe("HD derivation", () => {
     for (const path of ["m/44'/501'/0'/0'", "m/44'/784'/0'/0'/0'", "m/0'"]) {
       expect(hex(deriveKey(seed, "CURVE_ED25519", path).privateKey)).toBe(hex(derivePath(path, hex(seed)).key));
     }
-    expect(hex(deriveKey(vectorSeed, "CURVE_ED25519", "m").privateKey)).toBe("2b4be7f19ee27bbf30c667b642d5f4aa69fd169872f8fc3059c08ebae2eb19e7");
+    expect(hex(deriveKey(vectorSeed, "CURVE_ED25519", "m").privateKey)).toBe(
+      "2b4be7f19ee27bbf30c667b642d5f4aa69fd169872f8fc3059c08ebae2eb19e7",
+    );
   });
 
   it("derives non-hardened Ed25519 segments as hardened ones", () => {
@@ -37,8 +39,12 @@ describe("HD derivation", () => {
   });
 
   it("follows SLIP-0010 test vector 1 for NIST P-256", () => {
-    expect(hex(deriveKey(vectorSeed, "CURVE_P256", "m").privateKey)).toBe("612091aaa12e22dd2abef664f8a01a82cae99ad7441b7ef8110424915c268bc2");
-    expect(hex(deriveKey(vectorSeed, "CURVE_P256", "m/0'").privateKey)).toBe("6939694369114c67917a182c59ddb8cafc3004e63ca5d3b84403ba8613debc0c");
+    expect(hex(deriveKey(vectorSeed, "CURVE_P256", "m").privateKey)).toBe(
+      "612091aaa12e22dd2abef664f8a01a82cae99ad7441b7ef8110424915c268bc2",
+    );
+    expect(hex(deriveKey(vectorSeed, "CURVE_P256", "m/0'").privateKey)).toBe(
+      "6939694369114c67917a182c59ddb8cafc3004e63ca5d3b84403ba8613debc0c",
+    );
   });
 
   it("refuses malformed paths clearly", () => {

@@ -14,7 +14,14 @@ import { ECPairFactory } from "ecpair";
 import { Transaction as EthersTransaction, Wallet } from "ethers";
 import { createPublicKey, verify } from "node:crypto";
 import * as ecc from "tiny-secp256k1";
-import { parseTransaction, recoverPublicKey, recoverTransactionAddress, serializeSignature, serializeTransaction, type TransactionSerializable } from "viem";
+import {
+  parseTransaction,
+  recoverPublicKey,
+  recoverTransactionAddress,
+  serializeSignature,
+  serializeTransaction,
+  type TransactionSerializable,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { publicKeyOf } from "../../src/crypto/keys.js";
@@ -28,7 +35,12 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 const fixedKey = (seed: string) => sha256(new TextEncoder().encode(seed));
 const secpKey = (seed: string, addressFormat?: string) => {
   const privateKey = fixedKey(seed);
-  return { curve: "CURVE_SECP256K1" as const, privateKey, publicKey: publicKeyOf("CURVE_SECP256K1", privateKey), ...(addressFormat ? { addressFormat } : {}) };
+  return {
+    curve: "CURVE_SECP256K1" as const,
+    privateKey,
+    publicKey: publicKeyOf("CURVE_SECP256K1", privateKey),
+    ...(addressFormat ? { addressFormat } : {}),
+  };
 };
 const edKey = (seed: string) => {
   const privateKey = fixedKey(seed);
@@ -53,10 +65,39 @@ describe("sign_transaction: Ethereum", () => {
     { type: "legacy", nonce: 1, gasPrice: 10n, gas: 21000n, to, value: 5n },
     { type: "legacy", chainId: 1, nonce: 1, gasPrice: 10n, gas: 21000n, to, value: 5n },
     { type: "legacy", chainId: 137, nonce: 0, gasPrice: 30_000_000_000n, gas: 60000n, to, value: 0n, data: "0xa9059cbb" },
-    { type: "eip2930", chainId: 10, nonce: 2, gasPrice: 10n, gas: 30000n, to, value: 1n, accessList: [{ address: to, storageKeys: [`0x${"00".repeat(31)}01`] }] },
-    { type: "eip1559", chainId: 8453, nonce: 3, maxFeePerGas: 20n, maxPriorityFeePerGas: 1n, gas: 21000n, to, value: 7n, data: "0xa9059cbb" },
+    {
+      type: "eip2930",
+      chainId: 10,
+      nonce: 2,
+      gasPrice: 10n,
+      gas: 30000n,
+      to,
+      value: 1n,
+      accessList: [{ address: to, storageKeys: [`0x${"00".repeat(31)}01`] }],
+    },
+    {
+      type: "eip1559",
+      chainId: 8453,
+      nonce: 3,
+      maxFeePerGas: 20n,
+      maxPriorityFeePerGas: 1n,
+      gas: 21000n,
+      to,
+      value: 7n,
+      data: "0xa9059cbb",
+    },
     { type: "eip1559", chainId: 1, nonce: 4, maxFeePerGas: 20n, maxPriorityFeePerGas: 1n, gas: 100000n, value: 0n, data: "0x6080604052" },
-    { type: "eip4844", chainId: 1, nonce: 5, maxFeePerGas: 20n, maxPriorityFeePerGas: 1n, maxFeePerBlobGas: 3n, gas: 21000n, to, blobVersionedHashes: [`0x01${"ab".repeat(31)}`] },
+    {
+      type: "eip4844",
+      chainId: 1,
+      nonce: 5,
+      maxFeePerGas: 20n,
+      maxPriorityFeePerGas: 1n,
+      maxFeePerBlobGas: 3n,
+      gas: 21000n,
+      to,
+      blobVersionedHashes: [`0x01${"ab".repeat(31)}`],
+    },
     {
       type: "eip7702",
       chainId: 1,
@@ -83,7 +124,11 @@ describe("sign_transaction: Ethereum", () => {
         expect(viemParsed.nonce ?? 0).toBe(transaction.nonce);
         if (transaction.type === "legacy") {
           const v = viemParsed.v!;
-          expect(transaction.chainId ? v === BigInt(transaction.chainId * 2 + 35) || v === BigInt(transaction.chainId * 2 + 36) : v === 27n || v === 28n).toBe(true);
+          expect(
+            transaction.chainId
+              ? v === BigInt(transaction.chainId * 2 + 35) || v === BigInt(transaction.chainId * 2 + 36)
+              : v === 27n || v === 28n,
+          ).toBe(true);
         } else {
           expect([0, 1]).toContain(viemParsed.yParity);
         }
@@ -97,7 +142,17 @@ describe("sign_transaction: Ethereum", () => {
       { type: 0, chainId: 11155111, nonce: 9, gasPrice: 5n, gasLimit: 21000n, to, value: 1n },
       { type: 1, chainId: 5, nonce: 1, gasPrice: 5n, gasLimit: 21000n, to, value: 1n, accessList: [] },
       { type: 2, chainId: 11155111, nonce: 1, maxFeePerGas: 3n, maxPriorityFeePerGas: 1n, gasLimit: 21000n, to, value: 5n },
-      { type: 4, chainId: 1, nonce: 2, maxFeePerGas: 3n, maxPriorityFeePerGas: 1n, gasLimit: 60000n, to, value: 0n, authorizationList: [await wallet.authorize({ address: to, nonce: 3, chainId: 1 })] },
+      {
+        type: 4,
+        chainId: 1,
+        nonce: 2,
+        maxFeePerGas: 3n,
+        maxPriorityFeePerGas: 1n,
+        gasLimit: 60000n,
+        to,
+        value: 0n,
+        authorizationList: [await wallet.authorize({ address: to, nonce: 3, chainId: 1 })],
+      },
     ];
     for (const request of requests) {
       const unsigned = EthersTransaction.from(request).unsignedSerialized;
@@ -110,16 +165,31 @@ describe("sign_transaction: Ethereum", () => {
 
   it("re-signs a transaction that already carries a signature", async () => {
     const other = privateKeyToAccount(`0x${hex(fixedKey("someone else"))}`);
-    const alreadySigned = await other.signTransaction({ type: "eip1559", chainId: 1, nonce: 0, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, gas: 21000n, to, value: 1n });
+    const alreadySigned = await other.signTransaction({
+      type: "eip1559",
+      chainId: 1,
+      nonce: 0,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+      gas: 21000n,
+      to,
+      value: 1n,
+    });
     const signed = signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", alreadySigned);
     expect(await recoverTransactionAddress({ serializedTransaction: `0x${signed}` as never })).toBe(address);
   });
 
   it("refuses what is not an Ethereum transaction", () => {
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "c0ffee"))).toMatch(/^unsignedTransaction: not an Ethereum transaction/);
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x"))).toMatch(/^unsignedTransaction: empty Ethereum transaction/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "c0ffee"))).toMatch(
+      /^unsignedTransaction: not an Ethereum transaction/,
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x"))).toMatch(
+      /^unsignedTransaction: empty Ethereum transaction/,
+    );
     expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "xyz"))).toBe("unsignedTransaction: not valid hexadecimal");
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x05c0"))).toMatch(/^unsignedTransaction: not an Ethereum transaction/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x05c0"))).toMatch(
+      /^unsignedTransaction: not an Ethereum transaction/,
+    );
   });
 });
 
@@ -130,17 +200,35 @@ describe("sign_transaction: Solana", () => {
   const third = Keypair.fromSeed(fixedKey("third signer"));
   const blockhash = new PublicKey(Buffer.alloc(32, 9)).toBase58();
   const verifyEd25519 = (publicKey: PublicKey, message: Uint8Array, signature: Uint8Array) =>
-    verify(null, message, createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.toBytes()).toString("base64url") }, format: "jwk" }), signature);
+    verify(
+      null,
+      message,
+      createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.toBytes()).toString("base64url") }, format: "jwk" }),
+      signature,
+    );
 
   it("legacy, key as fee payer: Transaction.from(...).verifySignatures()", () => {
-    const tx = new Transaction({ feePayer: signer.publicKey, recentBlockhash: blockhash }).add(SystemProgram.transfer({ fromPubkey: signer.publicKey, toPubkey: feePayer.publicKey, lamports: 5 }));
-    const signed = Transaction.from(Buffer.from(signTransaction(key, "TRANSACTION_TYPE_SOLANA", tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("hex")), "hex"));
+    const tx = new Transaction({ feePayer: signer.publicKey, recentBlockhash: blockhash }).add(
+      SystemProgram.transfer({ fromPubkey: signer.publicKey, toPubkey: feePayer.publicKey, lamports: 5 }),
+    );
+    const signed = Transaction.from(
+      Buffer.from(
+        signTransaction(
+          key,
+          "TRANSACTION_TYPE_SOLANA",
+          tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("hex"),
+        ),
+        "hex",
+      ),
+    );
     expect(signed.verifySignatures()).toBe(true);
     expect(signed.signatures[0]!.publicKey.equals(signer.publicKey)).toBe(true);
   });
 
   it("legacy, key as second signer after a partial signature: both signatures verify", () => {
-    const tx = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: blockhash }).add(SystemProgram.transfer({ fromPubkey: signer.publicKey, toPubkey: feePayer.publicKey, lamports: 5 }));
+    const tx = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: blockhash }).add(
+      SystemProgram.transfer({ fromPubkey: signer.publicKey, toPubkey: feePayer.publicKey, lamports: 5 }),
+    );
     tx.partialSign(feePayer);
     const input = tx.serialize({ requireAllSignatures: false }).toString("hex");
     const signed = Transaction.from(Buffer.from(signTransaction(key, "TRANSACTION_TYPE_SOLANA", input), "hex"));
@@ -153,7 +241,12 @@ describe("sign_transaction: Solana", () => {
   it("v0 with an address lookup table, key in the middle slot; the empty slot stays empty", () => {
     const table = new AddressLookupTableAccount({
       key: new PublicKey(Buffer.alloc(32, 7)),
-      state: { deactivationSlot: BigInt("18446744073709551615"), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: [new PublicKey(Buffer.alloc(32, 3)), new PublicKey(Buffer.alloc(32, 4))] },
+      state: {
+        deactivationSlot: BigInt("18446744073709551615"),
+        lastExtendedSlot: 0,
+        lastExtendedSlotStartIndex: 0,
+        addresses: [new PublicKey(Buffer.alloc(32, 3)), new PublicKey(Buffer.alloc(32, 4))],
+      },
     });
     const instruction = new TransactionInstruction({
       programId: new PublicKey(Buffer.alloc(32, 5)),
@@ -165,11 +258,17 @@ describe("sign_transaction: Solana", () => {
       ],
       data: Buffer.from([1, 2, 3]),
     });
-    const message = new TransactionMessage({ payerKey: feePayer.publicKey, recentBlockhash: blockhash, instructions: [instruction] }).compileToV0Message([table]);
+    const message = new TransactionMessage({
+      payerKey: feePayer.publicKey,
+      recentBlockhash: blockhash,
+      instructions: [instruction],
+    }).compileToV0Message([table]);
     expect(message.addressTableLookups).toHaveLength(1);
     const tx = new VersionedTransaction(message);
     tx.sign([feePayer]);
-    const signed = VersionedTransaction.deserialize(Buffer.from(signTransaction(key, "TRANSACTION_TYPE_SOLANA", hex(tx.serialize())), "hex"));
+    const signed = VersionedTransaction.deserialize(
+      Buffer.from(signTransaction(key, "TRANSACTION_TYPE_SOLANA", hex(tx.serialize())), "hex"),
+    );
     const signers = signed.message.staticAccountKeys.slice(0, signed.message.header.numRequiredSignatures);
     const slot = signers.findIndex((k) => k.equals(signer.publicKey));
     expect(slot).toBeGreaterThan(0);
@@ -181,19 +280,28 @@ describe("sign_transaction: Solana", () => {
   });
 
   it("refuses a key that is not a required signer (even when the transaction mentions it), a bare message, garbage and other versions", () => {
-    const tx = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: blockhash }).add(SystemProgram.transfer({ fromPubkey: feePayer.publicKey, toPubkey: signer.publicKey, lamports: 5 }));
+    const tx = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: blockhash }).add(
+      SystemProgram.transfer({ fromPubkey: feePayer.publicKey, toPubkey: signer.publicKey, lamports: 5 }),
+    );
     const serialized = tx.serialize({ requireAllSignatures: false }).toString("hex");
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", serialized))).toBe("unsignedTransaction: the signing key is not one of the transaction's 1 required signers");
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", tx.serializeMessage().toString("hex")))).toMatch(/^unsignedTransaction: .*not the message alone/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", serialized))).toBe(
+      "unsignedTransaction: the signing key is not one of the transaction's 1 required signers",
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", tx.serializeMessage().toString("hex")))).toMatch(
+      /^unsignedTransaction: .*not the message alone/,
+    );
     expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", "01"))).toMatch(/^unsignedTransaction: /);
     expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", ""))).toMatch(/^unsignedTransaction: empty/);
     const v1 = `01${"00".repeat(64)}81010001${"11".repeat(64)}`;
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", v1))).toMatch(/^unsignedTransaction: Solana message version 1 is not supported/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", v1))).toMatch(
+      /^unsignedTransaction: Solana message version 1 is not supported/,
+    );
   });
 });
 
 describe("sign_transaction: Bitcoin PSBT", () => {
-  const validator = (pub: Uint8Array, msghash: Uint8Array, signature: Uint8Array) => (pub.length === 32 ? ecc.verifySchnorr(msghash, pub, signature) : ecc.verify(msghash, pub, signature));
+  const validator = (pub: Uint8Array, msghash: Uint8Array, signature: Uint8Array) =>
+    pub.length === 32 ? ecc.verifySchnorr(msghash, pub, signature) : ecc.verify(msghash, pub, signature);
   const funding = (script: Uint8Array, value: bigint, seed: number) => {
     const tx = new bitcoin.Transaction();
     tx.addInput(Buffer.alloc(32, seed), 0);
@@ -211,7 +319,12 @@ describe("sign_transaction: Bitcoin PSBT", () => {
     const prev = funding(p2pkh.output!, 50_000n, 1);
     const psbt = new bitcoin.Psbt({ network });
     psbt.addInput({ hash: Buffer.alloc(32, 2), index: 0, witnessUtxo: { script: p2wpkh.output!, value: 100_000n } });
-    psbt.addInput({ hash: Buffer.alloc(32, 3), index: 1, witnessUtxo: { script: p2tr.output!, value: 100_000n }, tapInternalKey: pubkey.slice(1) });
+    psbt.addInput({
+      hash: Buffer.alloc(32, 3),
+      index: 1,
+      witnessUtxo: { script: p2tr.output!, value: 100_000n },
+      tapInternalKey: pubkey.slice(1),
+    });
     psbt.addInput({ hash: prev.getHash(), index: 0, nonWitnessUtxo: prev.toBuffer() });
     psbt.addOutput({ address: p2wpkh.address!, value: 240_000n });
 
@@ -253,8 +366,18 @@ describe("sign_transaction: Bitcoin PSBT", () => {
     const wrapped = bitcoin.payments.p2sh({ redeem: bitcoin.payments.p2wpkh({ pubkey, network }), network });
     const wsh = bitcoin.payments.p2wsh({ redeem: bitcoin.payments.p2pk({ pubkey, network }), network });
     const psbt = new bitcoin.Psbt({ network });
-    psbt.addInput({ hash: Buffer.alloc(32, 2), index: 0, witnessUtxo: { script: wrapped.output!, value: 100_000n }, redeemScript: wrapped.redeem!.output! });
-    psbt.addInput({ hash: Buffer.alloc(32, 3), index: 0, witnessUtxo: { script: wsh.output!, value: 100_000n }, witnessScript: wsh.redeem!.output! });
+    psbt.addInput({
+      hash: Buffer.alloc(32, 2),
+      index: 0,
+      witnessUtxo: { script: wrapped.output!, value: 100_000n },
+      redeemScript: wrapped.redeem!.output!,
+    });
+    psbt.addInput({
+      hash: Buffer.alloc(32, 3),
+      index: 0,
+      witnessUtxo: { script: wsh.output!, value: 100_000n },
+      witnessScript: wsh.redeem!.output!,
+    });
     psbt.addOutput({ address: wsh.address!, value: 150_000n });
     const signed = bitcoin.Psbt.fromHex(signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()), { network });
     expect(signed.validateSignaturesOfAllInputs(validator)).toBe(true);
@@ -289,7 +412,13 @@ describe("sign_transaction: Bitcoin PSBT", () => {
     const single = bitcoin.Transaction.SIGHASH_SINGLE | bitcoin.Transaction.SIGHASH_ANYONECANPAY;
     const psbt = new bitcoin.Psbt({ network });
     psbt.addInput({ hash: Buffer.alloc(32, 7), index: 0, witnessUtxo: { script: wpkh.output!, value: 20_000n }, sighashType: single });
-    psbt.addInput({ hash: Buffer.alloc(32, 8), index: 0, witnessUtxo: { script: tr.output!, value: 20_000n }, tapInternalKey: key.publicKey.slice(1), sighashType: bitcoin.Transaction.SIGHASH_ALL });
+    psbt.addInput({
+      hash: Buffer.alloc(32, 8),
+      index: 0,
+      witnessUtxo: { script: tr.output!, value: 20_000n },
+      tapInternalKey: key.publicKey.slice(1),
+      sighashType: bitcoin.Transaction.SIGHASH_ALL,
+    });
     psbt.addOutput({ address: wpkh.address!, value: 19_000n });
     psbt.addOutput({ address: tr.address!, value: 19_000n });
     const signed = bitcoin.Psbt.fromHex(signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()), { network });
@@ -308,16 +437,24 @@ describe("sign_transaction: Bitcoin PSBT", () => {
     const psbt = new bitcoin.Psbt({ network });
     psbt.addInput({ hash: Buffer.alloc(32, 9), index: 0, witnessUtxo: { script: other.output!, value: 1_000n } });
     psbt.addOutput({ address: other.address!, value: 500n });
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()))).toMatch(/^unsignedTransaction: the signing key can spend none of the PSBT's 1 inputs/);
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toBase64()))).toBe("unsignedTransaction: this PSBT is base64; send the PSBT as hex");
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", "70736274ff00"))).toMatch(/^unsignedTransaction: not a PSBT \(hex\)/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()))).toMatch(
+      /^unsignedTransaction: the signing key can spend none of the PSBT's 1 inputs/,
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toBase64()))).toBe(
+      "unsignedTransaction: this PSBT is base64; send the PSBT as hex",
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", "70736274ff00"))).toMatch(
+      /^unsignedTransaction: not a PSBT \(hex\)/,
+    );
     expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", "zz"))).toBe("unsignedTransaction: not valid hexadecimal");
 
     const mine = bitcoin.payments.p2wpkh({ pubkey: key.publicKey, network });
     const bad = new bitcoin.Psbt({ network });
     bad.addInput({ hash: Buffer.alloc(32, 10), index: 0, witnessUtxo: { script: mine.output!, value: 1_000n }, sighashType: 0x05 });
     bad.addOutput({ address: mine.address!, value: 500n });
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", bad.toHex()))).toMatch(/^unsignedTransaction: input 0 belongs to the signing key but cannot be signed/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", bad.toHex()))).toMatch(
+      /^unsignedTransaction: input 0 belongs to the signing key but cannot be signed/,
+    );
   });
 });
 
@@ -359,9 +496,14 @@ describe("sign_transaction: Tron", () => {
     }
     return [...out, Number(n)];
   };
-  const bytesField = (field: number, value: Uint8Array) => Buffer.from([...varint(BigInt(field * 8 + 2)), ...varint(BigInt(value.length)), ...value]);
+  const bytesField = (field: number, value: Uint8Array) =>
+    Buffer.from([...varint(BigInt(field * 8 + 2)), ...varint(BigInt(value.length)), ...value]);
   const intField = (field: number, value: bigint) => Buffer.from([...varint(BigInt(field * 8)), ...varint(value)]);
-  const transfer = Buffer.concat([bytesField(1, Buffer.from("41a614f803b6fd780986a42c78ec9c7f77e6ded13c", "hex")), bytesField(2, Buffer.from("41f0c2a2a0e9c4f59ff1b5b7e2cd12f2a6d6a8ea5c", "hex")), intField(3, 100n)]);
+  const transfer = Buffer.concat([
+    bytesField(1, Buffer.from("41a614f803b6fd780986a42c78ec9c7f77e6ded13c", "hex")),
+    bytesField(2, Buffer.from("41f0c2a2a0e9c4f59ff1b5b7e2cd12f2a6d6a8ea5c", "hex")),
+    intField(3, 100n),
+  ]);
   const any = Buffer.concat([bytesField(1, Buffer.from("type.googleapis.com/protocol.TransferContract")), bytesField(2, transfer)]);
   const contract = Buffer.concat([intField(1, 1n), bytesField(2, any)]);
   const rawDataHex = Buffer.concat([
@@ -380,7 +522,11 @@ describe("sign_transaction: Tron", () => {
     expect([0, 1]).toContain(signature[64]);
     const recovered = await recoverPublicKey({
       hash: `0x${hex(sha256(rawData))}`,
-      signature: serializeSignature({ r: `0x${hex(signature.slice(0, 32))}`, s: `0x${hex(signature.slice(32, 64))}`, yParity: signature[64]! }),
+      signature: serializeSignature({
+        r: `0x${hex(signature.slice(0, 32))}`,
+        s: `0x${hex(signature.slice(32, 64))}`,
+        yParity: signature[64]!,
+      }),
     });
     expect(recovered).toBe(`0x${hex(uncompressed)}`);
   };
@@ -407,19 +553,39 @@ describe("sign_transaction: Tron", () => {
   });
 
   it("refuses JSON, non-protobuf bytes and protobuf without a contract", () => {
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", JSON.stringify({ raw_data_hex: rawDataHex })))).toMatch(/^unsignedTransaction: give the Tron transaction's raw_data_hex/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", JSON.stringify({ raw_data_hex: rawDataHex })))).toMatch(
+      /^unsignedTransaction: give the Tron transaction's raw_data_hex/,
+    );
     expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", "ffff"))).toMatch(/^unsignedTransaction: not a Tron transaction/);
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", rawDataHex.slice(0, 30)))).toMatch(/^unsignedTransaction: not a Tron transaction/);
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", bytesField(1, Buffer.from("6310", "hex")).toString("hex")))).toMatch(/^unsignedTransaction: not a Tron transaction/);
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", rawDataHex.slice(0, 30)))).toMatch(
+      /^unsignedTransaction: not a Tron transaction/,
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", bytesField(1, Buffer.from("6310", "hex")).toString("hex")))).toMatch(
+      /^unsignedTransaction: not a Tron transaction/,
+    );
     expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", ""))).toMatch(/^unsignedTransaction: empty/);
   });
 });
 
 describe("sign_transaction: types and curves", () => {
   it("refuses a key of the wrong curve and TEMPO", () => {
-    expect(refused(() => signTransaction(edKey("x"), "TRANSACTION_TYPE_ETHEREUM", "00"))).toMatch(/^signWith: TRANSACTION_TYPE_ETHEREUM needs a CURVE_SECP256K1 key/);
-    expect(refused(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_SOLANA", "00"))).toMatch(/^signWith: TRANSACTION_TYPE_SOLANA needs a CURVE_ED25519 key/);
-    expect(refused(() => signTransaction({ curve: "CURVE_P256", privateKey: fixedKey("p"), publicKey: new Uint8Array(33) }, "TRANSACTION_TYPE_BITCOIN", "00"))).toMatch(/^signWith: /);
-    expect(refused(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_TEMPO", "76c0"))).toMatch(/^type: TRANSACTION_TYPE_TEMPO is not supported/);
+    expect(refused(() => signTransaction(edKey("x"), "TRANSACTION_TYPE_ETHEREUM", "00"))).toMatch(
+      /^signWith: TRANSACTION_TYPE_ETHEREUM needs a CURVE_SECP256K1 key/,
+    );
+    expect(refused(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_SOLANA", "00"))).toMatch(
+      /^signWith: TRANSACTION_TYPE_SOLANA needs a CURVE_ED25519 key/,
+    );
+    expect(
+      refused(() =>
+        signTransaction(
+          { curve: "CURVE_P256", privateKey: fixedKey("p"), publicKey: new Uint8Array(33) },
+          "TRANSACTION_TYPE_BITCOIN",
+          "00",
+        ),
+      ),
+    ).toMatch(/^signWith: /);
+    expect(refused(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_TEMPO", "76c0"))).toMatch(
+      /^type: TRANSACTION_TYPE_TEMPO is not supported/,
+    );
   });
 });

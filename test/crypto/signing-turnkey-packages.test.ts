@@ -40,7 +40,12 @@ function fakeClient(keys: Record<string, Key>) {
       },
       async signRawPayloads(params: { signWith: string; payloads: string[]; encoding: PayloadEncoding; hashFunction: HashFunction }) {
         requests.push({ method: "signRawPayloads", ...params });
-        return { activity: completed, signatures: params.payloads.map((payload) => signRawPayload(keyOf(params.signWith), payload, params.encoding, params.hashFunction)) };
+        return {
+          activity: completed,
+          signatures: params.payloads.map((payload) =>
+            signRawPayload(keyOf(params.signWith), payload, params.encoding, params.hashFunction),
+          ),
+        };
       },
       async signTransaction(params: { signWith: string; unsignedTransaction: string; type: TransactionType }) {
         requests.push({ method: "signTransaction", ...params });
@@ -52,12 +57,22 @@ function fakeClient(keys: Record<string, Key>) {
 
 const ethKey = (): Key & { address: `0x${string}` } => {
   const privateKey = sha256(new TextEncoder().encode("turnkey packages ethereum"));
-  return { curve: "CURVE_SECP256K1", privateKey, publicKey: publicKeyOf("CURVE_SECP256K1", privateKey), address: privateKeyToAccount(`0x${hex(privateKey)}`).address };
+  return {
+    curve: "CURVE_SECP256K1",
+    privateKey,
+    publicKey: publicKeyOf("CURVE_SECP256K1", privateKey),
+    address: privateKeyToAccount(`0x${hex(privateKey)}`).address,
+  };
 };
 
 const typedData = {
   domain: { name: "Strongroom", version: "1", chainId: 1, verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC" },
-  types: { Mail: [{ name: "contents", type: "string" }, { name: "amount", type: "uint256" }] },
+  types: {
+    Mail: [
+      { name: "contents", type: "string" },
+      { name: "amount", type: "uint256" },
+    ],
+  },
   primaryType: "Mail",
   message: { contents: "hello", amount: 10n ** 30n },
 } as const;
@@ -84,7 +99,16 @@ describe("@turnkey/viem", () => {
       { type: "legacy", chainId: 1, nonce: 0, gasPrice: 2n, gas: 21000n, to, value: 1n },
       { type: "eip2930", chainId: 1, nonce: 0, gasPrice: 2n, gas: 21000n, to, value: 1n, accessList: [] },
       { type: "eip1559", chainId: 1, nonce: 0, to, value: 1n, gas: 21000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
-      { type: "eip7702", chainId: 1, nonce: 0, to, gas: 60000n, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n, authorizationList: [{ chainId: 1, address: to, nonce: 1, r: `0x${"11".repeat(32)}`, s: `0x${"22".repeat(32)}`, yParity: 1 }] },
+      {
+        type: "eip7702",
+        chainId: 1,
+        nonce: 0,
+        to,
+        gas: 60000n,
+        maxFeePerGas: 2n,
+        maxPriorityFeePerGas: 1n,
+        authorizationList: [{ chainId: 1, address: to, nonce: 1, r: `0x${"11".repeat(32)}`, s: `0x${"22".repeat(32)}`, yParity: 1 }],
+      },
     ] as const) {
       const signed = await account.signTransaction(transaction as never);
       expect(signed).toMatch(/^0x[0-9a-f]+$/);
@@ -95,7 +119,11 @@ describe("@turnkey/viem", () => {
     }
 
     const authorization = await account.signAuthorization!({ contractAddress: to, chainId: 1, nonce: 3 });
-    expect(requests.at(-1)).toMatchObject({ encoding: "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", hashFunction: "HASH_FUNCTION_NO_OP", payload: JSON.stringify({ address: to, chainId: 1, nonce: 3 }) });
+    expect(requests.at(-1)).toMatchObject({
+      encoding: "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION",
+      hashFunction: "HASH_FUNCTION_NO_OP",
+      payload: JSON.stringify({ address: to, chainId: 1, nonce: 3 }),
+    });
     expect(await recoverAuthorizationAddress({ authorization })).toBe(key.address);
   });
 });
@@ -137,10 +165,22 @@ describe("@turnkey/solana", () => {
     const signer = new SolanaTurnkeySigner({ organizationId: "org", client: client as never });
     const blockhash = new PublicKey(Buffer.alloc(32, 9)).toBase58();
     const recipient = Keypair.generate().publicKey;
-    const legacy = () => new Transaction({ feePayer: keypair.publicKey, recentBlockhash: blockhash }).add(SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: recipient, lamports: 5 }));
+    const legacy = () =>
+      new Transaction({ feePayer: keypair.publicKey, recentBlockhash: blockhash }).add(
+        SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: recipient, lamports: 5 }),
+      );
     const versioned = () =>
-      new VersionedTransaction(new TransactionMessage({ payerKey: keypair.publicKey, recentBlockhash: blockhash, instructions: [SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: recipient, lamports: 1 })] }).compileToV0Message());
-    const nodeKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(key.publicKey).toString("base64url") }, format: "jwk" });
+      new VersionedTransaction(
+        new TransactionMessage({
+          payerKey: keypair.publicKey,
+          recentBlockhash: blockhash,
+          instructions: [SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: recipient, lamports: 1 })],
+        }).compileToV0Message(),
+      );
+    const nodeKey = createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(key.publicKey).toString("base64url") },
+      format: "jwk",
+    });
 
     const signedLegacy = (await signer.signTransaction(legacy(), address)) as Transaction;
     expect(signedLegacy.verifySignatures()).toBe(true);
@@ -153,7 +193,11 @@ describe("@turnkey/solana", () => {
     const viaRawPayload = legacy();
     await signer.addSignature(viaRawPayload, address);
     expect(viaRawPayload.verifySignatures()).toBe(true);
-    expect(requests.at(-1)).toMatchObject({ method: "signRawPayload", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NOT_APPLICABLE" });
+    expect(requests.at(-1)).toMatchObject({
+      method: "signRawPayload",
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hashFunction: "HASH_FUNCTION_NOT_APPLICABLE",
+    });
 
     const [first, second] = (await signer.signAllTransactions([legacy(), versioned()], address)) as [Transaction, VersionedTransaction];
     expect(first.verifySignatures()).toBe(true);

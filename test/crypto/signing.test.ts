@@ -11,7 +11,16 @@ import { recoverAuthorizationAddress } from "viem/utils";
 import { describe, expect, it } from "vitest";
 import type { Curve } from "../../src/crypto/hd/derive.js";
 import { generatePrivateKey, publicKeyOf } from "../../src/crypto/keys.js";
-import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, SigningInputError, signRawPayload, type HashFunction, type PayloadEncoding, type RawSignature, type SigningKey } from "../../src/crypto/signing/raw-payload.js";
+import {
+  HASH_FUNCTIONS,
+  PAYLOAD_ENCODINGS,
+  SigningInputError,
+  signRawPayload,
+  type HashFunction,
+  type PayloadEncoding,
+  type RawSignature,
+  type SigningKey,
+} from "../../src/crypto/signing/raw-payload.js";
 
 bitcoin.initEccLib(ecc);
 
@@ -32,7 +41,13 @@ function refused(fn: () => unknown): string {
 }
 
 const typedData = {
-  domain: { name: "Strongroom", version: "1", chainId: 8453n, verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC", salt: `0x${"11".repeat(32)}` },
+  domain: {
+    name: "Strongroom",
+    version: "1",
+    chainId: 8453n,
+    verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
+    salt: `0x${"11".repeat(32)}`,
+  },
   types: {
     Person: [
       { name: "name", type: "string" },
@@ -52,7 +67,14 @@ const typedData = {
   },
   primaryType: "Mail",
   message: {
-    from: { name: "Cow", wallet: "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826", balance: 12345678901234567890123n, delta: -5, memo: "0xdeadbeef", tag: "0x01020304" },
+    from: {
+      name: "Cow",
+      wallet: "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826",
+      balance: 12345678901234567890123n,
+      delta: -5,
+      memo: "0xdeadbeef",
+      tag: "0x01020304",
+    },
     to: [{ name: "Bob", wallet: "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB", balance: 1n, delta: 7, memo: "0x", tag: "0xffffffff" }],
     pair: [1n, 2n],
     urgent: true,
@@ -67,7 +89,10 @@ const EIP712_DOMAIN = [
   { name: "salt", type: "bytes32" },
 ];
 /** The payload as @turnkey/viem sends it (serializeTypedData; bigints become decimal strings). */
-const viemTypedPayload = serializeTypedData({ ...typedData, types: { EIP712Domain: EIP712_DOMAIN, ...typedData.types } } as unknown as TypedDataDefinition);
+const viemTypedPayload = serializeTypedData({
+  ...typedData,
+  types: { EIP712Domain: EIP712_DOMAIN, ...typedData.types },
+} as unknown as TypedDataDefinition);
 /** The payload as @turnkey/ethers sends it (JSON of TypedDataEncoder.getPayload). */
 const ethersTypedPayload = JSON.stringify(TypedDataEncoder.getPayload(typedData.domain, typedData.types as never, typedData.message));
 
@@ -75,15 +100,69 @@ describe("sign_raw_payload: secp256k1 ECDSA", () => {
   const message = "strongroom ✓";
   const messageBytes = utf8(message);
   const cases: { name: string; payload: string; encoding: PayloadEncoding; hash: HashFunction; digest: Uint8Array }[] = [
-    { name: "hex NO_OP (0x)", payload: `0x${hex(keccak_256(messageBytes))}`, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_NO_OP", digest: keccak_256(messageBytes) },
-    { name: "hex NO_OP (no 0x, upper case)", payload: hex(sha256(messageBytes)).toUpperCase(), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_NO_OP", digest: sha256(messageBytes) },
-    { name: "hex NO_OP (0X)", payload: `0X${hex(sha256(messageBytes))}`, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_NO_OP", digest: sha256(messageBytes) },
-    { name: "hex SHA256", payload: hex(messageBytes), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_SHA256", digest: sha256(messageBytes) },
-    { name: "hex KECCAK256 (0x)", payload: `0x${hex(messageBytes)}`, encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_KECCAK256", digest: keccak_256(messageBytes) },
-    { name: "empty hex SHA256", payload: "", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hash: "HASH_FUNCTION_SHA256", digest: sha256(new Uint8Array()) },
-    { name: "UTF-8 SHA256", payload: message, encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_SHA256", digest: sha256(messageBytes) },
-    { name: "UTF-8 KECCAK256", payload: message, encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_KECCAK256", digest: keccak_256(messageBytes) },
-    { name: "UTF-8 NO_OP (32 bytes of text)", payload: "a".repeat(32), encoding: "PAYLOAD_ENCODING_TEXT_UTF8", hash: "HASH_FUNCTION_NO_OP", digest: utf8("a".repeat(32)) },
+    {
+      name: "hex NO_OP (0x)",
+      payload: `0x${hex(keccak_256(messageBytes))}`,
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hash: "HASH_FUNCTION_NO_OP",
+      digest: keccak_256(messageBytes),
+    },
+    {
+      name: "hex NO_OP (no 0x, upper case)",
+      payload: hex(sha256(messageBytes)).toUpperCase(),
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hash: "HASH_FUNCTION_NO_OP",
+      digest: sha256(messageBytes),
+    },
+    {
+      name: "hex NO_OP (0X)",
+      payload: `0X${hex(sha256(messageBytes))}`,
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hash: "HASH_FUNCTION_NO_OP",
+      digest: sha256(messageBytes),
+    },
+    {
+      name: "hex SHA256",
+      payload: hex(messageBytes),
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hash: "HASH_FUNCTION_SHA256",
+      digest: sha256(messageBytes),
+    },
+    {
+      name: "hex KECCAK256 (0x)",
+      payload: `0x${hex(messageBytes)}`,
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hash: "HASH_FUNCTION_KECCAK256",
+      digest: keccak_256(messageBytes),
+    },
+    {
+      name: "empty hex SHA256",
+      payload: "",
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hash: "HASH_FUNCTION_SHA256",
+      digest: sha256(new Uint8Array()),
+    },
+    {
+      name: "UTF-8 SHA256",
+      payload: message,
+      encoding: "PAYLOAD_ENCODING_TEXT_UTF8",
+      hash: "HASH_FUNCTION_SHA256",
+      digest: sha256(messageBytes),
+    },
+    {
+      name: "UTF-8 KECCAK256",
+      payload: message,
+      encoding: "PAYLOAD_ENCODING_TEXT_UTF8",
+      hash: "HASH_FUNCTION_KECCAK256",
+      digest: keccak_256(messageBytes),
+    },
+    {
+      name: "UTF-8 NO_OP (32 bytes of text)",
+      payload: "a".repeat(32),
+      encoding: "PAYLOAD_ENCODING_TEXT_UTF8",
+      hash: "HASH_FUNCTION_NO_OP",
+      digest: utf8("a".repeat(32)),
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: viem and ethers recover the signer from the digest`, async () => {
@@ -109,7 +188,9 @@ describe("sign_raw_payload: secp256k1 ECDSA", () => {
       expect(sig.r).toHaveLength(64);
       expect(sig.s).toHaveLength(64);
       vs.add(sig.v);
-      expect(await recoverAddress({ hash: `0x${hex(digest)}`, signature: ethSignature(sig) })).toBe(privateKeyToAccount(`0x${hex(key.privateKey)}`).address);
+      expect(await recoverAddress({ hash: `0x${hex(digest)}`, signature: ethSignature(sig) })).toBe(
+        privateKeyToAccount(`0x${hex(key.privateKey)}`).address,
+      );
     }
     expect([...vs].sort()).toEqual(["00", "01"]);
   });
@@ -120,7 +201,9 @@ describe("sign_raw_payload: secp256k1 ECDSA", () => {
     for (const payload of [viemTypedPayload, ethersTypedPayload]) {
       for (const hash of ["HASH_FUNCTION_NO_OP", "HASH_FUNCTION_KECCAK256"] as const) {
         const sig = signRawPayload(key, payload, "PAYLOAD_ENCODING_EIP712", hash);
-        expect(await verifyTypedData({ ...(typedData as unknown as TypedDataDefinition), address, signature: ethSignature(sig) })).toBe(true);
+        expect(await verifyTypedData({ ...(typedData as unknown as TypedDataDefinition), address, signature: ethSignature(sig) })).toBe(
+          true,
+        );
         expect(ethersVerifyTypedData(typedData.domain, typedData.types as never, typedData.message, ethSignature(sig))).toBe(address);
       }
     }
@@ -133,12 +216,22 @@ describe("sign_raw_payload: secp256k1 ECDSA", () => {
     const cases = [
       { payload: { address: target, chainId: 1, nonce: 7 }, expected: { chainId: 1, nonce: 7 } },
       { payload: { contractAddress: target, chainId: 0, nonce: 0 }, expected: { chainId: 0, nonce: 0 } },
-      { payload: { address: target, chainId: "0x2105", nonce: "18446744073709551615" }, expected: { chainId: 8453, nonce: 18446744073709551615n } },
+      {
+        payload: { address: target, chainId: "0x2105", nonce: "18446744073709551615" },
+        expected: { chainId: 8453, nonce: 18446744073709551615n },
+      },
     ];
     for (const c of cases) {
       for (const hash of ["HASH_FUNCTION_NO_OP", "HASH_FUNCTION_KECCAK256"] as const) {
         const sig = signRawPayload(key, JSON.stringify(c.payload), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", hash);
-        const authorization = { address: target, chainId: c.expected.chainId, nonce: c.expected.nonce as number, r: `0x${sig.r}`, s: `0x${sig.s}`, yParity: Number(sig.v) } as const;
+        const authorization = {
+          address: target,
+          chainId: c.expected.chainId,
+          nonce: c.expected.nonce as number,
+          r: `0x${sig.r}`,
+          s: `0x${sig.s}`,
+          yParity: Number(sig.v),
+        } as const;
         expect(await recoverAuthorizationAddress({ authorization })).toBe(address);
       }
     }
@@ -148,7 +241,15 @@ describe("sign_raw_payload: secp256k1 ECDSA", () => {
 describe("sign_raw_payload: P-256 ECDSA", () => {
   const privateKey = fixedKey("p256");
   const uncompressed = p256.getPublicKey(privateKey, false);
-  const nodeKey = createPublicKey({ key: { kty: "EC", crv: "P-256", x: Buffer.from(uncompressed.slice(1, 33)).toString("base64url"), y: Buffer.from(uncompressed.slice(33)).toString("base64url") }, format: "jwk" });
+  const nodeKey = createPublicKey({
+    key: {
+      kty: "EC",
+      crv: "P-256",
+      x: Buffer.from(uncompressed.slice(1, 33)).toString("base64url"),
+      y: Buffer.from(uncompressed.slice(33)).toString("base64url"),
+    },
+    format: "jwk",
+  });
   const key: SigningKey = { curve: "CURVE_P256", privateKey };
   const message = "hello p256";
   const p1363 = (sig: RawSignature) => Buffer.from(sig.r + sig.s, "hex");
@@ -169,7 +270,10 @@ describe("sign_raw_payload: P-256 ECDSA", () => {
   it("KECCAK256 and EIP-712 digests verify as prehashed signatures, and v recovers the key", () => {
     const cases = [
       { sig: signRawPayload(key, message, "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_KECCAK256"), digest: keccak_256(utf8(message)) },
-      { sig: signRawPayload(key, ethersTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"), digest: Buffer.from(TypedDataEncoder.hash(typedData.domain, typedData.types as never, typedData.message).slice(2), "hex") },
+      {
+        sig: signRawPayload(key, ethersTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"),
+        digest: Buffer.from(TypedDataEncoder.hash(typedData.domain, typedData.types as never, typedData.message).slice(2), "hex"),
+      },
     ];
     for (const { sig, digest } of cases) {
       expect(p256.verify(p1363(sig), digest, uncompressed, { prehash: false })).toBe(true);
@@ -206,7 +310,12 @@ describe("sign_raw_payload: Ed25519", () => {
 describe("sign_raw_payload: Schnorr for P2TR and Spark keys", () => {
   const digest = sha256(utf8("taproot"));
 
-  for (const format of ["ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR", "ADDRESS_FORMAT_BITCOIN_TESTNET_P2TR", "ADDRESS_FORMAT_BITCOIN_SIGNET_P2TR", "ADDRESS_FORMAT_BITCOIN_REGTEST_P2TR"]) {
+  for (const format of [
+    "ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR",
+    "ADDRESS_FORMAT_BITCOIN_TESTNET_P2TR",
+    "ADDRESS_FORMAT_BITCOIN_SIGNET_P2TR",
+    "ADDRESS_FORMAT_BITCOIN_REGTEST_P2TR",
+  ]) {
     it(`${format}: BIP-340 over the digest with the BIP-86 tweak, verified against bitcoinjs-lib's P2TR output key`, () => {
       const privateKey = fixedKey(format);
       const internal = Buffer.from(publicKeyOf("CURVE_SECP256K1", privateKey).slice(1));
@@ -231,17 +340,29 @@ describe("sign_raw_payload: Schnorr for P2TR and Spark keys", () => {
     it(`${format}: plain BIP-340 over the digest with the untweaked key`, () => {
       const privateKey = fixedKey(format);
       const xOnly = Buffer.from(publicKeyOf("CURVE_SECP256K1", privateKey).slice(1));
-      const sig = signRawPayload({ curve: "CURVE_SECP256K1", privateKey, addressFormat: format }, hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP");
+      const sig = signRawPayload(
+        { curve: "CURVE_SECP256K1", privateKey, addressFormat: format },
+        hex(digest),
+        "PAYLOAD_ENCODING_HEXADECIMAL",
+        "HASH_FUNCTION_NO_OP",
+      );
       expect(sig.v).toBe("00");
       expect(ecc.verifySchnorr(digest, xOnly, Buffer.from(sig.r + sig.s, "hex"))).toBe(true);
     });
   }
 
   it("other address formats of a secp256k1 key sign ECDSA", async () => {
-    for (const format of ["ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH", "ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_TRON", "ADDRESS_FORMAT_COMPRESSED"]) {
+    for (const format of [
+      "ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH",
+      "ADDRESS_FORMAT_ETHEREUM",
+      "ADDRESS_FORMAT_TRON",
+      "ADDRESS_FORMAT_COMPRESSED",
+    ]) {
       const key: SigningKey = { curve: "CURVE_SECP256K1", privateKey: fixedKey(format), addressFormat: format };
       const sig = signRawPayload(key, hex(digest), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP");
-      expect(await recoverAddress({ hash: `0x${hex(digest)}`, signature: ethSignature(sig) })).toBe(privateKeyToAccount(`0x${hex(key.privateKey)}`).address);
+      expect(await recoverAddress({ hash: `0x${hex(digest)}`, signature: ethSignature(sig) })).toBe(
+        privateKeyToAccount(`0x${hex(key.privateKey)}`).address,
+      );
     }
   });
 });
@@ -249,8 +370,18 @@ describe("sign_raw_payload: Schnorr for P2TR and Spark keys", () => {
 describe("sign_raw_payload: the encoding × hash function matrix", () => {
   const modes: { name: string; key: SigningKey }[] = [
     { name: "secp256k1", key: { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1") } },
-    { name: "secp256k1 P2TR", key: { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1"), addressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR" } },
-    { name: "secp256k1 Spark", key: { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1"), addressFormat: "ADDRESS_FORMAT_SPARK_MAINNET" } },
+    {
+      name: "secp256k1 P2TR",
+      key: {
+        curve: "CURVE_SECP256K1",
+        privateKey: generatePrivateKey("CURVE_SECP256K1"),
+        addressFormat: "ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR",
+      },
+    },
+    {
+      name: "secp256k1 Spark",
+      key: { curve: "CURVE_SECP256K1", privateKey: generatePrivateKey("CURVE_SECP256K1"), addressFormat: "ADDRESS_FORMAT_SPARK_MAINNET" },
+    },
     { name: "P-256", key: { curve: "CURVE_P256", privateKey: generatePrivateKey("CURVE_P256") } },
     { name: "Ed25519", key: { curve: "CURVE_ED25519", privateKey: generatePrivateKey("CURVE_ED25519") } },
   ];
@@ -291,29 +422,65 @@ describe("sign_raw_payload: refusals name the field and the problem", () => {
   const ed: SigningKey = { curve: "CURVE_ED25519", privateKey: generatePrivateKey("CURVE_ED25519") };
 
   it("bad hex, wrong digest length, wrong hash function for the curve", () => {
-    expect(refused(() => signRawPayload(secp, "zz", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe("payload: not valid hexadecimal");
-    expect(refused(() => signRawPayload(secp, "abc", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe("payload: not valid hexadecimal");
-    expect(refused(() => signRawPayload(ed, "0xg0", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toBe("payload: not valid hexadecimal");
-    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toBe("payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 2 bytes");
-    expect(refused(() => signRawPayload(secp, "hello", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_NO_OP"))).toBe("payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 5 bytes");
-    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(/^hashFunction: HASH_FUNCTION_NOT_APPLICABLE is only for ed25519 keys/);
-    expect(refused(() => signRawPayload(ed, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toMatch(/^hashFunction: ed25519 signs the payload itself; use HASH_FUNCTION_NOT_APPLICABLE/);
-    expect(refused(() => signRawPayload(ed, "ab".repeat(32), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toMatch(/^hashFunction: ed25519 signs the payload itself/);
-    expect(refused(() => signRawPayload(ed, "{}", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(/^encoding: PAYLOAD_ENCODING_EIP712 is for secp256k1/);
+    expect(refused(() => signRawPayload(secp, "zz", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe(
+      "payload: not valid hexadecimal",
+    );
+    expect(refused(() => signRawPayload(secp, "abc", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe(
+      "payload: not valid hexadecimal",
+    );
+    expect(refused(() => signRawPayload(ed, "0xg0", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toBe(
+      "payload: not valid hexadecimal",
+    );
+    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toBe(
+      "payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 2 bytes",
+    );
+    expect(refused(() => signRawPayload(secp, "hello", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_NO_OP"))).toBe(
+      "payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 5 bytes",
+    );
+    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(
+      /^hashFunction: HASH_FUNCTION_NOT_APPLICABLE is only for ed25519 keys/,
+    );
+    expect(refused(() => signRawPayload(ed, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toMatch(
+      /^hashFunction: ed25519 signs the payload itself; use HASH_FUNCTION_NOT_APPLICABLE/,
+    );
+    expect(refused(() => signRawPayload(ed, "ab".repeat(32), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toMatch(
+      /^hashFunction: ed25519 signs the payload itself/,
+    );
+    expect(refused(() => signRawPayload(ed, "{}", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(
+      /^encoding: PAYLOAD_ENCODING_EIP712 is for secp256k1/,
+    );
   });
 
   it("malformed EIP-712 and EIP-7702 payloads", () => {
-    expect(refused(() => signRawPayload(secp, "{", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not EIP-712 typed data as JSON/);
+    expect(refused(() => signRawPayload(secp, "{", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(
+      /^payload: not EIP-712 typed data as JSON/,
+    );
     expect(refused(() => signRawPayload(secp, "[1]", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not EIP-712/);
-    expect(refused(() => signRawPayload(secp, JSON.stringify({ domain: {}, message: {} }), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: EIP-712 typed data needs types and primaryType/);
-    const badAddress = { ...JSON.parse(viemTypedPayload), message: { ...typedData.message, from: { ...typedData.message.from, wallet: "0x123", balance: "1" }, to: [], pair: ["1", "2"] } };
-    expect(refused(() => signRawPayload(secp, JSON.stringify(badAddress), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: /);
-    expect(refused(() => signRawPayload(secp, viemTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_SHA256"))).toMatch(/^hashFunction: PAYLOAD_ENCODING_EIP712 payloads are hashed by their own rules; use HASH_FUNCTION_NO_OP/);
-    const auth = (value: object) => () => signRawPayload(secp, JSON.stringify(value), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP");
+    expect(
+      refused(() => signRawPayload(secp, JSON.stringify({ domain: {}, message: {} }), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP")),
+    ).toMatch(/^payload: EIP-712 typed data needs types and primaryType/);
+    const badAddress = {
+      ...JSON.parse(viemTypedPayload),
+      message: { ...typedData.message, from: { ...typedData.message.from, wallet: "0x123", balance: "1" }, to: [], pair: ["1", "2"] },
+    };
+    expect(refused(() => signRawPayload(secp, JSON.stringify(badAddress), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(
+      /^payload: /,
+    );
+    expect(refused(() => signRawPayload(secp, viemTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_SHA256"))).toMatch(
+      /^hashFunction: PAYLOAD_ENCODING_EIP712 payloads are hashed by their own rules; use HASH_FUNCTION_NO_OP/,
+    );
+    const auth = (value: object) => () =>
+      signRawPayload(secp, JSON.stringify(value), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP");
     expect(refused(auth({ chainId: 1, nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization address must be/);
     expect(refused(auth({ address: "0x12", chainId: 1, nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization address must be/);
-    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization chainId must be a non-negative integer/);
-    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", chainId: 1, nonce: -1 }))).toMatch(/^payload: EIP-7702 authorization nonce must be a non-negative integer/);
-    expect(refused(() => signRawPayload(secp, "not json", "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not an EIP-7702 authorization/);
+    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", nonce: 0 }))).toMatch(
+      /^payload: EIP-7702 authorization chainId must be a non-negative integer/,
+    );
+    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", chainId: 1, nonce: -1 }))).toMatch(
+      /^payload: EIP-7702 authorization nonce must be a non-negative integer/,
+    );
+    expect(refused(() => signRawPayload(secp, "not json", "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP"))).toMatch(
+      /^payload: not an EIP-7702 authorization/,
+    );
   });
 });

@@ -32,12 +32,14 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
         definitions: Record<string, SwaggerSchema>;
       })
     : undefined;
-  const deref = (schema: SwaggerSchema): SwaggerSchema => (schema.$ref ? deref(swagger!.definitions[schema.$ref.split("/").pop()!]!) : schema);
+  const deref = (schema: SwaggerSchema): SwaggerSchema =>
+    schema.$ref ? deref(swagger!.definitions[schema.$ref.split("/").pop()!]!) : schema;
 
   /** Every field we accept must exist upstream at the same place; every upstream-required field must be accepted. */
   function compare(ours: TSchema, theirs: SwaggerSchema, at: string, drift: string[]): void {
     const upstream = deref(theirs);
-    if (ours.type === "array" && upstream.type === "array" && ours.items && upstream.items) return compare(ours.items as TSchema, upstream.items, `${at}[]`, drift);
+    if (ours.type === "array" && upstream.type === "array" && ours.items && upstream.items)
+      return compare(ours.items as TSchema, upstream.items, `${at}[]`, drift);
     if (ours.type !== "object" || !ours.properties || !upstream.properties) return;
     for (const [name, schema] of Object.entries(ours.properties as Record<string, TSchema>)) {
       const theirsField = upstream.properties[name];
@@ -58,8 +60,10 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
         const intent = deref(swagger!.definitions.v1Intent!).properties![definition.intentKey];
         if (!intent) drift.push(`${definition.operation}: no upstream intent key ${definition.intentKey}`);
         else compare(definition.parameters, intent, `${definition.operation}.parameters`, drift);
-        if (!deref(swagger!.definitions.v1Result!).properties![definition.resultKey]) drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
-        if (!deref(swagger!.definitions.v1ActivityType!).enum?.includes(definition.type)) drift.push(`${definition.operation}: no upstream activity type ${definition.type}`);
+        if (!deref(swagger!.definitions.v1Result!).properties![definition.resultKey])
+          drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
+        if (!deref(swagger!.definitions.v1ActivityType!).enum?.includes(definition.type))
+          drift.push(`${definition.operation}: no upstream activity type ${definition.type}`);
         continue;
       }
       if (!path) {
@@ -68,12 +72,15 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
       }
       const request = deref(path.post.parameters[0]!.schema);
       const type = deref(request.properties!.type!);
-      if (!type.enum?.includes(definition.type)) drift.push(`${definition.operation}: type ${definition.type} is not upstream's ${type.enum?.join(",")}`);
+      if (!type.enum?.includes(definition.type))
+        drift.push(`${definition.operation}: type ${definition.type} is not upstream's ${type.enum?.join(",")}`);
       const intent = deref(swagger!.definitions.v1Intent!).properties!;
       const params = request.properties!.parameters!;
-      if (intent[definition.intentKey]?.$ref !== params.$ref) drift.push(`${definition.operation}: intent key ${definition.intentKey} does not hold ${params.$ref}`);
+      if (intent[definition.intentKey]?.$ref !== params.$ref)
+        drift.push(`${definition.operation}: intent key ${definition.intentKey} does not hold ${params.$ref}`);
       // approve/reject answer with the activity voted on, so they have no result key of their own.
-      if (!definition.vote && !deref(swagger!.definitions.v1Result!).properties![definition.resultKey]) drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
+      if (!definition.vote && !deref(swagger!.definitions.v1Result!).properties![definition.resultKey])
+        drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
       compare(definition.parameters, params, `${definition.operation}.parameters`, drift);
     }
     expect(drift).toEqual([]);

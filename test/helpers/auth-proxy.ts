@@ -14,9 +14,17 @@ export interface SubmittedActivity {
 export const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 
 /** Submits an activity as the root user of the test server's root organization (HTTP 200 expected). */
-export async function submitAsRoot(server: TestServer, operation: string, type: string, parameters: unknown, organizationId = server.root.organizationId): Promise<SubmittedActivity> {
+export async function submitAsRoot(
+  server: TestServer,
+  operation: string,
+  type: string,
+  parameters: unknown,
+  organizationId = server.root.organizationId,
+): Promise<SubmittedActivity> {
   const body = activityBody(type, organizationId, parameters);
-  const response = await post(`${server.url}/public/v1/submit/${operation}`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
+  const response = await post(`${server.url}/public/v1/submit/${operation}`, body, {
+    "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!),
+  });
   expect(response.status, JSON.stringify(response.json)).toBe(200);
   return response.json.activity as SubmittedActivity;
 }

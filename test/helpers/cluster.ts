@@ -11,7 +11,9 @@ export interface RootCredentials {
 }
 
 /** A fresh database on the PostgreSQL at DATABASE_URL, and the environment for `strongroom` processes sharing it. */
-export async function sharedPostgres(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ url: string; env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+export async function sharedPostgres(
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL!;
   const name = `strongroom_procs_${randomUUID().replace(/-/g, "")}`;
   const admin = new pg.Client({ connectionString: base });
@@ -22,7 +24,13 @@ export async function sharedPostgres(extraEnv: NodeJS.ProcessEnv = {}): Promise<
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    env: { ...process.env, LOG_LEVEL: "warn", ...extraEnv, DATABASE_URL: url.toString(), STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex") },
+    env: {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      ...extraEnv,
+      DATABASE_URL: url.toString(),
+      STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
+    },
     async drop() {
       const c = new pg.Client({ connectionString: base });
       await c.connect();

@@ -13,7 +13,9 @@ export async function startLoggedServer(env: Record<string, string> = {}) {
       done();
     },
   });
-  const services = await openServices(resolveConfig({ dataDir: "memory://" }, { STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"), ...env }));
+  const services = await openServices(
+    resolveConfig({ dataDir: "memory://" }, { STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"), ...env }),
+  );
   const app = await buildApp(services, { logLevel: "debug", logStream: stream });
   await app.listen({ host: "127.0.0.1", port: 0 });
   return {

@@ -25,7 +25,11 @@ export async function startMailReceiver(credentials = { user: "mailer", pass: "s
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((parsed) => {
-          received.push({ recipients: session.envelope.rcptTo.map((r) => r.address), authenticatedAs: session.user as string | undefined, parsed });
+          received.push({
+            recipients: session.envelope.rcptTo.map((r) => r.address),
+            authenticatedAs: session.user as string | undefined,
+            parsed,
+          });
           callback();
         })
         .catch(callback);

@@ -15,7 +15,12 @@ export async function freePort(): Promise<number> {
 
 /** `strongroom <args>` run to completion from the sources. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv) {
-  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env, encoding: "utf8", timeout: 60_000 });
+  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: repoRoot,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
 }
 
 export interface ServerProcess {
@@ -28,13 +33,22 @@ export interface ServerProcess {
 /** `strongroom serve` in a process of its own, answering /health. */
 export async function startServerProcess(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), "--auth-proxy-port", "0", ...args], { cwd: repoRoot, env, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), "--auth-proxy-port", "0", ...args],
+    { cwd: repoRoot, env, stdio: ["ignore", "ignore", "inherit"] },
+  );
   const url = `http://127.0.0.1:${port}`;
   // Generous: a busy two-core machine may take tens of seconds to load the sources.
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}`);
-    if ((await fetch(`${url}/health`).then((r) => r.ok).catch(() => false)) === true) break;
+    if (
+      (await fetch(`${url}/health`)
+        .then((r) => r.ok)
+        .catch(() => false)) === true
+    )
+      break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error("strongroom serve did not start");

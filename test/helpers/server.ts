@@ -34,7 +34,9 @@ async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; dr
   };
 }
 
-export async function startTestServer(options: { clock?: () => Date; env?: Record<string, string>; logStream?: NodeJS.WritableStream } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { clock?: () => Date; env?: Record<string, string>; logStream?: NodeJS.WritableStream } = {},
+): Promise<TestServer> {
   const baseUrl = process.env.DATABASE_URL;
   const database = baseUrl ? await freshPostgresDatabase(baseUrl) : undefined;
   const config = resolveConfig(

@@ -34,14 +34,36 @@ export class SoftwareAuthenticator {
 
   private coseKey(): Uint8Array {
     const point = p256.getPublicKey(this.secret, false);
-    return isoCBOR.encode(new Map<number, number | Uint8Array>([[1, 2], [3, -7], [-1, 1], [-2, point.slice(1, 33)], [-3, point.slice(33, 65)]]));
+    return isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, point.slice(1, 33)],
+        [-3, point.slice(33, 65)],
+      ]),
+    );
   }
 
   /** The `attestation` parameter of create_authenticators for the given base64url challenge. */
   attest(challenge: string) {
     const idLength = new Uint8Array([this.credentialId.length >> 8, this.credentialId.length & 0xff]);
-    const authData = Buffer.concat([this.rpIdHash(), new Uint8Array([0x45]), this.counterBytes(), new Uint8Array(16), idLength, this.credentialId, this.coseKey()]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([["fmt", "none"], ["attStmt", new Map()], ["authData", new Uint8Array(authData)]]) as never);
+    const authData = Buffer.concat([
+      this.rpIdHash(),
+      new Uint8Array([0x45]),
+      this.counterBytes(),
+      new Uint8Array(16),
+      idLength,
+      this.credentialId,
+      this.coseKey(),
+    ]);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ["fmt", "none"],
+        ["attStmt", new Map()],
+        ["authData", new Uint8Array(authData)],
+      ]) as never,
+    );
     const clientDataJson = JSON.stringify({ type: "webauthn.create", challenge, origin: this.origin, crossOrigin: false });
     return {
       credentialId: this.credentialIdB64url,
@@ -56,16 +78,29 @@ export class SoftwareAuthenticator {
     this.counter += 1;
     const authData = new Uint8Array(Buffer.concat([this.rpIdHash(), new Uint8Array([0x05]), this.counterBytes()]));
     const clientDataJSON = new TextEncoder().encode(
-      JSON.stringify({ type: "webauthn.get", challenge: Buffer.from(options.publicKey.challenge).toString("base64url"), origin: this.origin, crossOrigin: false }),
+      JSON.stringify({
+        type: "webauthn.get",
+        challenge: Buffer.from(options.publicKey.challenge).toString("base64url"),
+        origin: this.origin,
+        crossOrigin: false,
+      }),
     );
-    const signature = p256.sign(sha256(new Uint8Array(Buffer.concat([authData, sha256(clientDataJSON)]))), this.secret, { prehash: false, format: "der" });
+    const signature = p256.sign(sha256(new Uint8Array(Buffer.concat([authData, sha256(clientDataJSON)]))), this.secret, {
+      prehash: false,
+      format: "der",
+    });
     const buffer = (bytes: Uint8Array) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
     return {
       type: "public-key",
       id: this.credentialIdB64url,
       rawId: buffer(this.credentialId),
       authenticatorAttachment: "platform",
-      response: { clientDataJSON: buffer(clientDataJSON), authenticatorData: buffer(authData), signature: buffer(signature), userHandle: null },
+      response: {
+        clientDataJSON: buffer(clientDataJSON),
+        authenticatorData: buffer(authData),
+        signature: buffer(signature),
+        userHandle: null,
+      },
       getClientExtensionResults: () => ({}),
     };
   }

@@ -43,7 +43,8 @@ export async function startWebhookReceiver(respond: (index: number) => number = 
     async until(predicate: (all: ReceivedDelivery[]) => boolean, timeoutMs = 10_000): Promise<ReceivedDelivery[]> {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {
-        if (Date.now() > deadline) throw new Error(`webhook receiver: condition not met within ${timeoutMs} ms (${received.length} deliveries)`);
+        if (Date.now() > deadline)
+          throw new Error(`webhook receiver: condition not met within ${timeoutMs} ms (${received.length} deliveries)`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return received;

@@ -46,7 +46,14 @@ describe("a handler's error", () => {
       runHandler(
         tx,
         {} as Services,
-        { id: "activity", requesterUserId: "user", byRootQuorum: false, organization: { id: "organization" } as OrganizationRow, definition: throwing(error), params: {} },
+        {
+          id: "activity",
+          requesterUserId: "user",
+          byRootQuorum: false,
+          organization: { id: "organization" } as OrganizationRow,
+          definition: throwing(error),
+          params: {},
+        },
         new Date(),
         () => undefined,
         undefined,

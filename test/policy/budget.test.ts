@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { Budget, compilePolicyExpression, costRefusal, estimateCost, evaluateExpression, PolicyBudgetExceededError, POLICY_LIMITS, PolicySyntaxError } from "../../src/policy/language/index.js";
+import {
+  Budget,
+  compilePolicyExpression,
+  costRefusal,
+  estimateCost,
+  evaluateExpression,
+  PolicyBudgetExceededError,
+  POLICY_LIMITS,
+  PolicySyntaxError,
+} from "../../src/policy/language/index.js";
 import { appendixAExpressions } from "./appendix-a.js";
 
 const NOW = Date.UTC(2026, 5, 15, 12, 0, 0);
@@ -28,13 +37,27 @@ describe("the cost of a policy expression", () => {
     const cheap = estimateCost(compilePolicyExpression(nestedAll(10, 2), "condition")).steps;
     const costly = estimateCost(compilePolicyExpression(nestedAll(10, 3), "condition")).steps;
     expect(costly / cheap).toBeGreaterThan(9);
-    expect(costRefusal(compilePolicyExpression(nestedAll(20, 4), "condition"))).toMatch(/estimated cost is \d+ steps, more than the 100000/);
+    expect(costRefusal(compilePolicyExpression(nestedAll(20, 4), "condition"))).toMatch(
+      /estimated cost is \d+ steps, more than the 100000/,
+    );
     expect(costRefusal(compilePolicyExpression("approvers.all(a, credentials.any(c, c.user_id == a.id))", "consensus"))).toBeUndefined();
   });
 
   it("the estimate bounds what an evaluation charges, for lists of the assumed length", () => {
-    const keywords = { approvers: Array.from({ length: POLICY_LIMITS.assumedListLength }, (_, i) => ({ id: `u${i}`, tags: ["a", "b"], email: "", alias: "" })), credentials: [] };
-    for (const source of ["approvers.all(a, approvers.any(b, b.id == a.id && 'a' in b.tags))", nestedAll(12, 3, "v3 >= 0"), "approvers.filter(a, a.tags.contains('b')).count() == 16"]) {
+    const keywords = {
+      approvers: Array.from({ length: POLICY_LIMITS.assumedListLength }, (_, i) => ({
+        id: `u${i}`,
+        tags: ["a", "b"],
+        email: "",
+        alias: "",
+      })),
+      credentials: [],
+    };
+    for (const source of [
+      "approvers.all(a, approvers.any(b, b.id == a.id && 'a' in b.tags))",
+      nestedAll(12, 3, "v3 >= 0"),
+      "approvers.filter(a, a.tags.contains('b')).count() == 16",
+    ]) {
       const expr = compilePolicyExpression(source, "consensus");
       const budget = Budget.forEvaluation();
       evaluateExpression(expr, { keywords, now: NOW, budget });
@@ -82,12 +105,19 @@ describe("the cost of a policy expression", () => {
   it("refuses nesting beyond the limit in the parser, and accepts long flat chains", () => {
     const nested = (depth: number) => `${"(".repeat(depth)}true${")".repeat(depth)}`;
     expect(() => compilePolicyExpression(nested(POLICY_LIMITS.maxNesting - 1), "condition")).not.toThrow();
-    for (const source of [nested(POLICY_LIMITS.maxNesting + 1), `${"!".repeat(100_000)}true`, `activity${".params".repeat(100)} == 'x'`, `${"[".repeat(100)}1${"]".repeat(100)} == []`]) {
+    for (const source of [
+      nested(POLICY_LIMITS.maxNesting + 1),
+      `${"!".repeat(100_000)}true`,
+      `activity${".params".repeat(100)} == 'x'`,
+      `${"[".repeat(100)}1${"]".repeat(100)} == []`,
+    ]) {
       expect(() => compilePolicyExpression(source, "condition")).toThrow(PolicySyntaxError);
       expect(() => compilePolicyExpression(source, "condition")).toThrow(/nests more than 64 levels deep/);
     }
     const flat = Array.from({ length: 5_000 }, (_, i) => `activity.type == 'T${i}'`).join(" && ");
     const expr = compilePolicyExpression(flat, "condition");
-    expect(evaluateExpression(expr, { keywords: { activity: { type: "T0", kind: "", resource: "", action: "", params: {} } }, now: NOW })).toBe(false);
+    expect(
+      evaluateExpression(expr, { keywords: { activity: { type: "T0", kind: "", resource: "", action: "", params: {} } }, now: NOW }),
+    ).toBe(false);
   });
 });

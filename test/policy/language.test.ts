@@ -1,17 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { compilePolicyExpression, evaluateExpression, PolicyEvaluationError, PolicySyntaxError, type PolicyField, type Value } from "../../src/policy/language/index.js";
+import {
+  compilePolicyExpression,
+  evaluateExpression,
+  PolicyEvaluationError,
+  PolicySyntaxError,
+  type PolicyField,
+  type Value,
+} from "../../src/policy/language/index.js";
 import { appendixAExpressions } from "./appendix-a.js";
 
 const NOW = Date.UTC(2026, 5, 15, 12, 0, 0);
 const keywords: Record<string, Value> = {
-  activity: { type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2", kind: "SIGN_TRANSACTION", resource: "PRIVATE_KEY", action: "SIGN", params: { type: "TRANSACTION_TYPE_ETHEREUM", user_ids: ["u1"] } },
+  activity: {
+    type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+    kind: "SIGN_TRANSACTION",
+    resource: "PRIVATE_KEY",
+    action: "SIGN",
+    params: { type: "TRANSACTION_TYPE_ETHEREUM", user_ids: ["u1"] },
+  },
   eth: {
     tx: {
       to: "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913",
       data: "0xa9059cbb000000000000000000000000b1",
       value: 10n ** 18n,
       chain_id: 8453n,
-      contract_call_args: { wad: 5n, calls: [["0xabc", 0n], ["0xabc", 0n]] },
+      contract_call_args: {
+        wad: 5n,
+        calls: [
+          ["0xabc", 0n],
+          ["0xabc", 0n],
+        ],
+      },
     },
   },
   approvers: [
@@ -73,8 +92,14 @@ describe("the policy language", () => {
   });
 
   it("holds i128 and u256 integers", () => {
-    expect(run("eth.tx.value > 170141183460469231731687303715884105727 || eth.tx.value < 115792089237316195423570985008687907853269984665640564039457584007913129639935")).toBe(true);
-    expect(syntaxError("eth.tx.value < 115792089237316195423570985008687907853269984665640564039457584007913129639936").message).toContain("u256");
+    expect(
+      run(
+        "eth.tx.value > 170141183460469231731687303715884105727 || eth.tx.value < 115792089237316195423570985008687907853269984665640564039457584007913129639935",
+      ),
+    ).toBe(true);
+    expect(syntaxError("eth.tx.value < 115792089237316195423570985008687907853269984665640564039457584007913129639936").message).toContain(
+      "u256",
+    );
   });
 
   it("compares timestamps with time.now", () => {
@@ -111,9 +136,11 @@ describe("the policy language", () => {
   });
 
   it("refuses what does not parse or type-check, pointing at the position and what was expected", () => {
-    expect(syntaxError("activity.type == ").message).toBe("at position 17: expected a value (a name, a 'string', a number, true, false, a list or a parenthesis), but found the end of the expression");
+    expect(syntaxError("activity.type == ").message).toBe(
+      "at position 17: expected a value (a name, a 'string', a number, true, false, a list or a parenthesis), but found the end of the expression",
+    );
     expect(syntaxError("(activity.type == 'x'").message).toContain("expected ')'");
-    expect(syntaxError("activity.type == \"x\"").position).toBe(17);
+    expect(syntaxError('activity.type == "x"').position).toBe(17);
     expect(syntaxError("wallet.idd == 'x'").message).toContain("Wallet has no field 'idd'");
     expect(syntaxError("approvers.count() > 1").message).toContain("unknown name 'approvers'");
     expect(syntaxError("activity.type").message).toContain("must be a bool");

@@ -18,7 +18,9 @@ describe("account lookup by passkey credential id", () => {
   beforeAll(async () => {
     server = await startTestServer();
     await submitAsRoot(server, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
-    const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { sessionExpirationSeconds: 900 });
+    const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+      sessionExpirationSeconds: 900,
+    });
     configId = updated.result.updateAuthProxyConfigResult!.configId as string;
   });
   afterAll(async () => server.close());
@@ -32,13 +34,17 @@ describe("account lookup by passkey credential id", () => {
       authenticators: [{ authenticatorName: "pat's laptop", challenge, attestation: authenticator.attest(challenge) }],
       oauthProviders: [],
     });
-    const lookup = () => coreClient(server, configId).proxyGetAccount({ filterType: "CREDENTIAL_ID", filterValue: authenticator.credentialIdB64url });
+    const lookup = () =>
+      coreClient(server, configId).proxyGetAccount({ filterType: "CREDENTIAL_ID", filterValue: authenticator.credentialIdB64url });
     expect(await lookup()).toEqual({});
 
     authenticator.install();
     const sessionKey = generateP256KeyPair();
     const http = coreClient(server, configId, new WebauthnStamper({ rpId: authenticator.rpId }));
-    const { session } = await http.stampLogin({ publicKey: sessionKey.publicKey, organizationId: signedUp.organizationId }, StamperType.Passkey);
+    const { session } = await http.stampLogin(
+      { publicKey: sessionKey.publicKey, organizationId: signedUp.organizationId },
+      StamperType.Passkey,
+    );
     expect(claimsOf(session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId });
     expect(await lookup()).toEqual({ organizationId: signedUp.organizationId });
   });

@@ -7,21 +7,48 @@ import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 type Key = { publicKey: string; privateKey: string };
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
-const rootUser = (name: string, publicKey: string) => ({ userName: name, apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }], authenticators: [], oauthProviders: [] });
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
+const rootUser = (name: string, publicKey: string) => ({
+  userName: name,
+  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
+  authenticators: [],
+  oauthProviders: [],
+});
 
 /** The tables that hold what activities create; a refused or failed request must leave them as they were. */
 const objects = (counts: Record<string, number>) =>
-  Object.fromEntries(Object.entries(counts).filter(([table]) => !["activities", "votes", "policy_evaluations", "webhook_deliveries"].includes(table)));
+  Object.fromEntries(
+    Object.entries(counts).filter(([table]) => !["activities", "votes", "policy_evaluations", "webhook_deliveries"].includes(table)),
+  );
 
 /** Identifiers a client might send to reach outside its own records: traversal, encodings, NUL, LIKE and SQL metacharacters, sheer length. */
-const HOSTILE_IDS = ["../", "../../etc/passwd", "%2e%2e%2f", "..%2F..%2F", "a\u0000b", "%", "_", "*", "' OR '1'='1", "'; DROP TABLE wallets; --", "x".repeat(100_000), "😀", " "];
+const HOSTILE_IDS = [
+  "../",
+  "../../etc/passwd",
+  "%2e%2e%2f",
+  "..%2F..%2F",
+  "a\u0000b",
+  "%",
+  "_",
+  "*",
+  "' OR '1'='1",
+  "'; DROP TABLE wallets; --",
+  "x".repeat(100_000),
+  "😀",
+  " ",
+];
 
 describe("attacks: each refused with the right code, changing nothing", () => {
   let server: TestServer;
   let now = Date.now();
   const root = (): Key => ({ publicKey: server.root.apiPublicKey, privateKey: server.root.apiPrivateKey! });
-  const send = (path: string, body: string, key: Key = root(), headers: Record<string, string> = {}) => post(`${server.url}${path}`, body, { "X-Stamp": p256Stamp(body, key.publicKey, key.privateKey), ...headers });
+  const send = (path: string, body: string, key: Key = root(), headers: Record<string, string> = {}) =>
+    post(`${server.url}${path}`, body, { "X-Stamp": p256Stamp(body, key.publicKey, key.privateKey), ...headers });
   const timestamp = () => String(now);
 
   /** A non-root user of the root organization with an API key. */
@@ -38,7 +65,9 @@ describe("attacks: each refused with the right code, changing nothing", () => {
     walletId = (await server.client().createWallet({ walletName: "treasury", accounts: [ETH] })).walletId;
     const sub = async (name: string) => {
       const pair = generateP256KeyPair();
-      const created = await server.client().createSubOrganization({ subOrganizationName: name, rootQuorumThreshold: 1, rootUsers: [rootUser(name, pair.publicKey)] });
+      const created = await server
+        .client()
+        .createSubOrganization({ subOrganizationName: name, rootQuorumThreshold: 1, rootUsers: [rootUser(name, pair.publicKey)] });
       return { organizationId: created.subOrganizationId, key: { publicKey: pair.publicKey, privateKey: pair.privateKey } };
     };
     alice = await sub("alice");
@@ -47,7 +76,12 @@ describe("attacks: each refused with the right code, changing nothing", () => {
   afterAll(async () => server.close());
 
   it("refuses a replayed stamp once its timestamp is outside the liveness window; within it, a replay is the same activity", async () => {
-    const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "replayed", userIds: [] }, timestamp());
+    const body = activityBody(
+      "ACTIVITY_TYPE_CREATE_USER_TAG",
+      server.root.organizationId,
+      { userTagName: "replayed", userIds: [] },
+      timestamp(),
+    );
     const first = await send("/public/v1/submit/create_user_tag", body);
     expect(first.status).toBe(200);
     const before = await rowCounts(server.services.db);
@@ -66,11 +100,20 @@ describe("attacks: each refused with the right code, changing nothing", () => {
   });
 
   it("refuses a stamp made for one body when sent with another body or to another operation", async () => {
-    const signedBody = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "harmless", userIds: [] }, timestamp());
+    const signedBody = activityBody(
+      "ACTIVITY_TYPE_CREATE_USER_TAG",
+      server.root.organizationId,
+      { userTagName: "harmless", userIds: [] },
+      timestamp(),
+    );
     const stamp = p256Stamp(signedBody, root().publicKey, root().privateKey);
     const before = await rowCounts(server.services.db);
     const harmful = activityBody("ACTIVITY_TYPE_DELETE_USERS", server.root.organizationId, { userIds: [mallory.userId] }, timestamp());
-    for (const [path, body] of [["/public/v1/submit/delete_users", harmful], ["/public/v1/submit/create_user_tag", signedBody.replace("harmless", "harmful!")], ["/public/v1/submit/delete_users", signedBody]] as const) {
+    for (const [path, body] of [
+      ["/public/v1/submit/delete_users", harmful],
+      ["/public/v1/submit/create_user_tag", signedBody.replace("harmless", "harmful!")],
+      ["/public/v1/submit/delete_users", signedBody],
+    ] as const) {
       const { status, json } = await post(`${server.url}${path}`, body, { "X-Stamp": stamp });
       expect(status === 401 || status === 400, `${path}: ${status} ${JSON.stringify(json)}`).toBe(true);
       expect(json).toEqual({ code: expect.any(Number), message: expect.any(String), details: expect.any(Array) });
@@ -81,9 +124,18 @@ describe("attacks: each refused with the right code, changing nothing", () => {
   it("keeps organizations apart: sibling and child → parent refused (401), parent → child read-only (403 on writes)", async () => {
     const before = await rowCounts(server.services.db);
     const whoami = (organizationId: string) => JSON.stringify({ organizationId });
-    const tag = (organizationId: string) => activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", organizationId, { userTagName: "intruder", userIds: [] }, timestamp());
-    const deleteWallet = activityBody("ACTIVITY_TYPE_DELETE_WALLETS", server.root.organizationId, { walletIds: [walletId], deleteWithoutExport: true }, timestamp());
-    for (const [who, key, organizationId] of [["alice on her sibling bob", alice.key, bob.organizationId], ["alice on her parent", alice.key, server.root.organizationId]] as const) {
+    const tag = (organizationId: string) =>
+      activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", organizationId, { userTagName: "intruder", userIds: [] }, timestamp());
+    const deleteWallet = activityBody(
+      "ACTIVITY_TYPE_DELETE_WALLETS",
+      server.root.organizationId,
+      { walletIds: [walletId], deleteWithoutExport: true },
+      timestamp(),
+    );
+    for (const [who, key, organizationId] of [
+      ["alice on her sibling bob", alice.key, bob.organizationId],
+      ["alice on her parent", alice.key, server.root.organizationId],
+    ] as const) {
       const read = await send("/public/v1/query/whoami", whoami(organizationId), key);
       expect(read.status, who).toBe(401);
       expect(read.json.message, who).toMatch(/could not find public key/);
@@ -95,7 +147,18 @@ describe("attacks: each refused with the right code, changing nothing", () => {
     const write = await send("/public/v1/submit/create_user_tag", tag(alice.organizationId));
     expect(write.status).toBe(403);
     expect(write.json).toMatchObject({ code: 7, message: expect.stringContaining("read-only") });
-    const takeover = await send("/public/v1/submit/create_api_keys", activityBody("ACTIVITY_TYPE_CREATE_API_KEYS_V2", alice.organizationId, { userId: server.root.userId, apiKeys: [{ apiKeyName: "x", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }] }, timestamp()));
+    const takeover = await send(
+      "/public/v1/submit/create_api_keys",
+      activityBody(
+        "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
+        alice.organizationId,
+        {
+          userId: server.root.userId,
+          apiKeys: [{ apiKeyName: "x", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }],
+        },
+        timestamp(),
+      ),
+    );
     expect([403, 400, 404]).toContain(takeover.status);
     expect(await rowCounts(server.services.db)).toEqual(before);
   });
@@ -112,15 +175,29 @@ describe("attacks: each refused with the right code, changing nothing", () => {
     });
     const doomed = { publicKey: pair.publicKey, privateKey: pair.privateKey };
     const brief = { publicKey: expiring.publicKey, privateKey: expiring.privateKey };
-    expect((await send("/public/v1/query/whoami", JSON.stringify({ organizationId: server.root.organizationId }), doomed)).status).toBe(200);
+    expect((await send("/public/v1/query/whoami", JSON.stringify({ organizationId: server.root.organizationId }), doomed)).status).toBe(
+      200,
+    );
     const { apiKeys } = await server.client().getApiKeys({ userId: server.root.userId });
-    await server.client().deleteApiKeys({ userId: server.root.userId, apiKeyIds: apiKeys.filter((k) => k.apiKeyName === "doomed").map((k) => k.apiKeyId) });
+    await server
+      .client()
+      .deleteApiKeys({ userId: server.root.userId, apiKeyIds: apiKeys.filter((k) => k.apiKeyName === "doomed").map((k) => k.apiKeyId) });
     const before = await rowCounts(server.services.db);
-    const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "ghost", userIds: [] }, timestamp());
+    const body = activityBody(
+      "ACTIVITY_TYPE_CREATE_USER_TAG",
+      server.root.organizationId,
+      { userTagName: "ghost", userIds: [] },
+      timestamp(),
+    );
     expect((await send("/public/v1/submit/create_user_tag", body, doomed)).json).toMatchObject({ code: 16 });
     now += 2 * 60 * 1000;
     try {
-      const late = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "ghost", userIds: [] }, timestamp());
+      const late = activityBody(
+        "ACTIVITY_TYPE_CREATE_USER_TAG",
+        server.root.organizationId,
+        { userTagName: "ghost", userIds: [] },
+        timestamp(),
+      );
       const expired = await send("/public/v1/submit/create_user_tag", late, brief);
       expect(expired.status).toBe(401);
       expect(expired.json.message).toMatch(/expired/);
@@ -132,7 +209,12 @@ describe("attacks: each refused with the right code, changing nothing", () => {
 
   it("refuses an oversized activity body (413) and deeply nested JSON (400), never crashing, writing nothing", async () => {
     const before = await rowCounts(server.services.db);
-    const big = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "x".repeat(3 * 1024 * 1024), userIds: [] }, timestamp());
+    const big = activityBody(
+      "ACTIVITY_TYPE_CREATE_USER_TAG",
+      server.root.organizationId,
+      { userTagName: "x".repeat(3 * 1024 * 1024), userIds: [] },
+      timestamp(),
+    );
     expect((await send("/public/v1/submit/create_user_tag", big)).status).toBe(413);
     for (const depth of [33, 1_000, 500_000]) {
       const nested = "[".repeat(depth) + "]".repeat(depth);
@@ -156,7 +238,10 @@ describe("attacks: each refused with the right code, changing nothing", () => {
         for (const id of HOSTILE_IDS) {
           tried++;
           const value = properties[field]!.type === "array" ? [id] : id;
-          const { status, json } = await send(`/public/v1/query/${definition.operation}`, JSON.stringify({ organizationId: server.root.organizationId, [field]: value }));
+          const { status, json } = await send(
+            `/public/v1/query/${definition.operation}`,
+            JSON.stringify({ organizationId: server.root.organizationId, [field]: value }),
+          );
           const context = `${definition.operation}.${field} = ${JSON.stringify(id).slice(0, 40)}: ${status} ${JSON.stringify(json).slice(0, 300)}`;
           expect(status, context).toBeLessThan(500);
           if (status === 200) {
@@ -176,7 +261,14 @@ describe("attacks: each refused with the right code, changing nothing", () => {
       const { status } = await send("/public/v1/query/whoami", JSON.stringify({ organizationId: id }));
       expect([400, 401, 404], JSON.stringify(id).slice(0, 40)).toContain(status);
     }
-    for (const path of ["/public/v1/query/..%2f..%2fhealth", "/public/v1/query/%2e%2e/whoami", "/public/v1/submit/create_users%00", "/public/v1/submit/..%5cdelete_users", "/public/v1/query/%E0%A4%A", `/public/v1/query/${"a".repeat(5000)}`]) {
+    for (const path of [
+      "/public/v1/query/..%2f..%2fhealth",
+      "/public/v1/query/%2e%2e/whoami",
+      "/public/v1/submit/create_users%00",
+      "/public/v1/submit/..%5cdelete_users",
+      "/public/v1/query/%E0%A4%A",
+      `/public/v1/query/${"a".repeat(5000)}`,
+    ]) {
       const { status, json } = await send(path, JSON.stringify({ organizationId: server.root.organizationId }));
       // Unknown operations are 404, a malformed path 400, a path segment over the router's length limit 414; all in the error shape.
       expect([400, 404, 414], path.slice(0, 60)).toContain(status);
@@ -192,7 +284,11 @@ describe("attacks: each refused with the right code, changing nothing", () => {
       ["delete_users", "ACTIVITY_TYPE_DELETE_USERS", { userIds: [id] }],
       ["update_user_name", "ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: id, userName: "renamed" }],
       ["export_wallet", "ACTIVITY_TYPE_EXPORT_WALLET", { walletId: id, targetPublicKey: target }],
-      ["sign_raw_payload", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", { signWith: id, payload: "00", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_KECCAK256" }],
+      [
+        "sign_raw_payload",
+        "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+        { signWith: id, payload: "00", encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_KECCAK256" },
+      ],
       ["delete_policy", "ACTIVITY_TYPE_DELETE_POLICY", { policyId: id }],
       ["delete_api_keys", "ACTIVITY_TYPE_DELETE_API_KEYS", { userId: server.root.userId, apiKeyIds: [id] }],
       ["approve_activity", "ACTIVITY_TYPE_APPROVE_ACTIVITY", { fingerprint: id }],
@@ -213,24 +309,32 @@ describe("attacks: each refused with the right code, changing nothing", () => {
   });
 
   it("stores SQL metacharacters in every string field as plain text and finds nothing by wildcard", async () => {
-    const hostile = ["Robert'); DROP TABLE users;--", "%", "_", "\\", "' OR '1'='1", "$1", "\"quoted\"", "; SELECT pg_sleep(10); --"];
+    const hostile = ["Robert'); DROP TABLE users;--", "%", "_", "\\", "' OR '1'='1", "$1", '"quoted"', "; SELECT pg_sleep(10); --"];
     for (const [i, text] of hostile.entries()) {
       const name = `${text} ${i}`;
-      const user = await server.client().createUsers({ users: [{ userName: name, userEmail: `x${i}@example.com`, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }] });
+      const user = await server.client().createUsers({
+        users: [{ userName: name, userEmail: `x${i}@example.com`, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }],
+      });
       expect((await server.client().getUser({ userId: user.userIds[0]! })).user.userName).toBe(name);
       const tagged = await server.client().createUserTag({ userTagName: name, userIds: [user.userIds[0]!] });
       expect((await server.client().listUserTags({})).userTags.find((t) => t.tagId === tagged.userTagId)?.tagName).toBe(name);
       const wallet = await server.client().createWallet({ walletName: name, accounts: [ETH] });
       expect((await server.client().getWallet({ walletId: wallet.walletId })).wallet.walletName).toBe(name);
-      const policy = await server.client().createPolicy({ policyName: name, effect: "EFFECT_DENY", condition: `activity.type == 'NOTHING'`, notes: text });
+      const policy = await server
+        .client()
+        .createPolicy({ policyName: name, effect: "EFFECT_DENY", condition: `activity.type == 'NOTHING'`, notes: text });
       expect((await server.client().getPolicy({ policyId: policy.policyId })).policy).toMatchObject({ policyName: name, notes: text });
     }
     for (const filterType of ["NAME", "USERNAME", "EMAIL"]) {
       for (const filterValue of ["%", "_", "*", "' OR '1'='1"]) {
-        expect((await server.client().getSubOrgIds({ filterType, filterValue })).organizationIds, `${filterType} ${filterValue}`).toEqual([]);
+        expect((await server.client().getSubOrgIds({ filterType, filterValue })).organizationIds, `${filterType} ${filterValue}`).toEqual(
+          [],
+        );
       }
     }
-    const tables = await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public' AND tablename IN ('users', 'wallets')");
+    const tables = await server.services.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public' AND tablename IN ('users', 'wallets')",
+    );
     expect(Number(tables[0]!.n)).toBe(2);
   });
 
@@ -238,21 +342,50 @@ describe("attacks: each refused with the right code, changing nothing", () => {
     const before = objects(await rowCounts(server.services.db));
     const attempts: Array<[string, string, unknown]> = [
       ["update_root_quorum", "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM", { threshold: 1, userIds: [mallory.userId] }],
-      ["create_policy", "ACTIVITY_TYPE_CREATE_POLICY_V3", { policyName: "mallory may", effect: "EFFECT_ALLOW", condition: "true", consensus: `approvers.any(user, user.id == '${mallory.userId}')`, notes: "" }],
-      ["create_policies", "ACTIVITY_TYPE_CREATE_POLICIES", { policies: [{ policyName: "mallory may too", effect: "EFFECT_ALLOW", condition: "true", consensus: "true", notes: "" }] }],
-      ["create_api_keys", "ACTIVITY_TYPE_CREATE_API_KEYS_V2", { userId: server.root.userId, apiKeys: [{ apiKeyName: "backdoor", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }] }],
+      [
+        "create_policy",
+        "ACTIVITY_TYPE_CREATE_POLICY_V3",
+        {
+          policyName: "mallory may",
+          effect: "EFFECT_ALLOW",
+          condition: "true",
+          consensus: `approvers.any(user, user.id == '${mallory.userId}')`,
+          notes: "",
+        },
+      ],
+      [
+        "create_policies",
+        "ACTIVITY_TYPE_CREATE_POLICIES",
+        { policies: [{ policyName: "mallory may too", effect: "EFFECT_ALLOW", condition: "true", consensus: "true", notes: "" }] },
+      ],
+      [
+        "create_api_keys",
+        "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
+        {
+          userId: server.root.userId,
+          apiKeys: [{ apiKeyName: "backdoor", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }],
+        },
+      ],
       ["update_user_name", "ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: server.root.userId, userName: "pwned" }],
       ["set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", { enabled: true, rules: [{ cidr: "0.0.0.0/0" }] }],
       ["set_organization_feature", "ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE", { name: "FEATURE_NAME_EMAIL_AUTH", value: "false" }],
       ["update_user", "ACTIVITY_TYPE_UPDATE_USER", { userId: mallory.userId, userTagIds: ["admins"] }],
     ];
     for (const [operation, type, parameters] of attempts) {
-      const { status, json } = await send(`/public/v1/submit/${operation}`, activityBody(type, server.root.organizationId, parameters, timestamp()), mallory.key);
+      const { status, json } = await send(
+        `/public/v1/submit/${operation}`,
+        activityBody(type, server.root.organizationId, parameters, timestamp()),
+        mallory.key,
+      );
       expect(status, `${operation}: ${JSON.stringify(json)}`).toBe(403);
       expect(json).toMatchObject({ code: 7, message: expect.stringContaining(mallory.userId) });
     }
     // The SDK sees the same refusal.
-    const viaSdk = await refusal(server.client({ apiPublicKey: mallory.key.publicKey, apiPrivateKey: mallory.key.privateKey }).updateRootQuorum({ threshold: 1, userIds: [mallory.userId] }));
+    const viaSdk = await refusal(
+      server
+        .client({ apiPublicKey: mallory.key.publicKey, apiPrivateKey: mallory.key.privateKey })
+        .updateRootQuorum({ threshold: 1, userIds: [mallory.userId] }),
+    );
     expect(viaSdk.code).toBe(7);
     expect((await server.client().getOrganizationConfigs({})).configs.quorum?.userIds).toEqual([server.root.userId]);
     expect(objects(await rowCounts(server.services.db))).toEqual(before);
@@ -272,12 +405,18 @@ describe("forged X-Forwarded-For behind a trusted proxy", () => {
     const key = { publicKey: server.root.apiPublicKey, privateKey: server.root.apiPrivateKey! };
     const body = activityBody("ACTIVITY_TYPE_CREATE_USER_TAG", server.root.organizationId, { userTagName: "from outside", userIds: [] });
     for (const forwarded of ["203.0.113.7, 198.51.100.9", "203.0.113.7,198.51.100.9", "198.51.100.9", "not-an-ip, 198.51.100.9"]) {
-      const { status, json } = await post(`${server.url}/public/v1/submit/create_user_tag`, body, { "X-Stamp": p256Stamp(body, key.publicKey, key.privateKey), "X-Forwarded-For": forwarded });
+      const { status, json } = await post(`${server.url}/public/v1/submit/create_user_tag`, body, {
+        "X-Stamp": p256Stamp(body, key.publicKey, key.privateKey),
+        "X-Forwarded-For": forwarded,
+      });
       expect(status, forwarded).toBe(403);
       expect(String(json.message), forwarded).toContain("198.51.100.9");
     }
     expect(await rowCounts(server.services.db)).toEqual(before);
-    const allowed = await post(`${server.url}/public/v1/submit/create_user_tag`, body, { "X-Stamp": p256Stamp(body, key.publicKey, key.privateKey), "X-Forwarded-For": "198.51.100.9, 203.0.113.7" });
+    const allowed = await post(`${server.url}/public/v1/submit/create_user_tag`, body, {
+      "X-Stamp": p256Stamp(body, key.publicKey, key.privateKey),
+      "X-Forwarded-For": "198.51.100.9, 203.0.113.7",
+    });
     expect(allowed.status).toBe(200);
   });
 });

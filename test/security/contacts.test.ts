@@ -29,7 +29,16 @@ describe("contacts and identities a user asserts without proof grant nothing", (
   const newUser = async (userName: string, userEmail: string) => {
     const key = generateP256KeyPair();
     const { userIds } = await server.client().createUsers({
-      users: [{ userName, userEmail, apiKeys: [{ apiKeyName: userName, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [], userTags: [] }],
+      users: [
+        {
+          userName,
+          userEmail,
+          apiKeys: [{ apiKeyName: userName, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
     });
     return { userId: userIds[0]!, as: () => server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
   };
@@ -51,18 +60,30 @@ describe("contacts and identities a user asserts without proof grant nothing", (
     });
     // The documented admin flow: an admin set the CFO's email, and the policy keyed on it works.
     expect((await cfo.as().createUserTag({ userTagName: "by-cfo", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
-    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-0", userIds: [] }))).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-0", userIds: [] }))).toBe(
+      "ACTIVITY_STATUS_CONSENSUS_NEEDED",
+    );
 
     // Every self-service way to set the email without proof is refused, and nothing changes.
     expect((await refusal(mallory.as().updateUserEmail({ userId: mallory.userId, userEmail: "cfo@corp.example" }))).code).toBe(7);
-    expect((await refusal(mallory.as().updateUser({ userId: mallory.userId, userEmail: "cfo@corp.example", userTagIds: [] }))).code).toBe(7);
+    expect((await refusal(mallory.as().updateUser({ userId: mallory.userId, userEmail: "cfo@corp.example", userTagIds: [] }))).code).toBe(
+      7,
+    );
     expect((await refusal(mallory.as().updateUserPhoneNumber({ userId: mallory.userId, userPhoneNumber: "+15550009999" }))).code).toBe(7);
     expect((await server.client().getUser({ userId: mallory.userId })).user.userEmail).toBe("mallory@corp.example");
-    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-1", userIds: [] }))).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-1", userIds: [] }))).toBe(
+      "ACTIVITY_STATUS_CONSENSUS_NEEDED",
+    );
 
     // With a verification token for the new value she may change it herself: a token proves control.
-    const { token } = await issueVerificationToken(server.services.signer, { verificationType: "OTP_TYPE_EMAIL", contact: "mallory@home.example" }, 300);
-    const proven = await mallory.as().updateUserEmail({ userId: mallory.userId, userEmail: "mallory@home.example", verificationToken: token });
+    const { token } = await issueVerificationToken(
+      server.services.signer,
+      { verificationType: "OTP_TYPE_EMAIL", contact: "mallory@home.example" },
+      300,
+    );
+    const proven = await mallory
+      .as()
+      .updateUserEmail({ userId: mallory.userId, userEmail: "mallory@home.example", verificationToken: token });
     expect(proven.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
   });
 
@@ -83,14 +104,20 @@ describe("contacts and identities a user asserts without proof grant nothing", (
       notes: "",
     });
     // The policy allows the changes, but a value she asserted about herself satisfies no policy.
-    expect((await eve.as().updateUserEmail({ userId: eve.userId, userEmail: "treasury@corp.example" })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect((await eve.as().updateUserEmail({ userId: eve.userId, userEmail: "treasury@corp.example" })).activity.status).toBe(
+      "ACTIVITY_STATUS_COMPLETED",
+    );
     expect(await outcome(eve.as().createUserTag({ userTagName: "by-eve-0", userIds: [] }))).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
-    expect((await eve.as().updateUserName({ userId: eve.userId, userName: "treasurer" })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect((await eve.as().updateUserName({ userId: eve.userId, userName: "treasurer" })).activity.status).toBe(
+      "ACTIVITY_STATUS_COMPLETED",
+    );
     expect(await outcome(eve.as().createUserTag({ userTagName: "by-eve-1", userIds: [] }))).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
     // Without such a policy, renaming oneself is not self-service any more: a free name a policy names is a permission.
     const ivan = await newUser("ivan", "ivan@corp.example");
     // (here "eve edits users" applies and waits for Eve's approval; with no policy it is a 403)
-    expect(await outcome(ivan.as().updateUserName({ userId: ivan.userId, userName: "treasurer-2" }))).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    expect(await outcome(ivan.as().updateUserName({ userId: ivan.userId, userName: "treasurer-2" }))).toBe(
+      "ACTIVITY_STATUS_CONSENSUS_NEEDED",
+    );
     expect((await server.client().getUser({ userId: ivan.userId })).user.userName).toBe("ivan");
     // Set by an administrator, the same name is trusted again.
     await server.client().updateUserName({ userId: eve.userId, userName: "treasurer" });
@@ -107,12 +134,19 @@ describe("contacts and identities a user asserts without proof grant nothing", (
       consensus: `approvers.any(user, user.id == '${mike.userId}')`,
       notes: "",
     });
-    expect((await mike.as().updateUserEmail({ userId: mike.userId, userEmail: "carol.finance@corp.example" })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect((await mike.as().updateUserEmail({ userId: mike.userId, userEmail: "carol.finance@corp.example" })).activity.status).toBe(
+      "ACTIVITY_STATUS_COMPLETED",
+    );
 
     const key = generateP256KeyPair();
     const { token, claims } = await issueVerificationToken(
       server.services.signer,
-      { verificationType: "OTP_TYPE_EMAIL", contact: "carol.finance@corp.example", organizationId: server.root.organizationId, publicKey: key.publicKey },
+      {
+        verificationType: "OTP_TYPE_EMAIL",
+        contact: "carol.finance@corp.example",
+        organizationId: server.root.organizationId,
+        publicKey: key.publicKey,
+      },
       300,
     );
     const session = generateP256KeyPair();
@@ -137,14 +171,22 @@ describe("account pre-hijacking through the auth proxy's lookups", () => {
     server = await startTestServer();
     const enabled = await submitAsRoot(server, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
     expect(enabled.status).toBe("ACTIVITY_STATUS_COMPLETED");
-    const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { sessionExpirationSeconds: 900 });
+    const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+      sessionExpirationSeconds: 900,
+    });
     configId = updated.result.updateAuthProxyConfigResult!.configId as string;
   });
   afterAll(async () => server.close());
 
   /** What verify_otp answers the victim: a token for the contact, issued by the config's organization, bound to the victim's key. */
   const otpToken = async (verificationType: string, contact: string, key: KeyPair) =>
-    (await issueVerificationToken(server.services.signer, { verificationType, contact, organizationId: server.root.organizationId, publicKey: key.publicKey }, 600)).token;
+    (
+      await issueVerificationToken(
+        server.services.signer,
+        { verificationType, contact, organizationId: server.root.organizationId, publicKey: key.publicKey },
+        600,
+      )
+    ).token;
 
   const signature = async (built: { message: string; publicKey: string }, key: KeyPair) => ({
     publicKey: built.publicKey,
@@ -159,23 +201,47 @@ describe("account pre-hijacking through the auth proxy's lookups", () => {
   ] as const) {
     it(`an attacker who signs up first with the victim's ${channel}, unproven, does not receive the victim's OTP login`, async () => {
       const attacker = generateP256KeyPair();
-      const trap = await http().proxySignupV2({ [field]: contact, apiKeys: [{ apiKeyName: "attacker", publicKey: attacker.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] });
+      const trap = await http().proxySignupV2({
+        [field]: contact,
+        apiKeys: [{ apiKeyName: "attacker", publicKey: attacker.publicKey, curveType: "API_KEY_CURVE_P256" }],
+        authenticators: [],
+        oauthProviders: [],
+      });
 
       // The victim logs in the way @turnkey/core's loginOrSignupWithOtp does.
       const victim = generateP256KeyPair();
       const verificationToken = await otpToken(verificationType, contact, victim);
       expect(await http().proxyGetAccount({ filterType, filterValue: contact, verificationToken })).toEqual({});
-      const loginBody = async (token: string) => ({ verificationToken: token, publicKey: victim.publicKey, clientSignature: await signature(getClientSignatureMessageForLogin({ verificationToken: token }), victim) });
+      const loginBody = async (token: string) => ({
+        verificationToken: token,
+        publicKey: victim.publicKey,
+        clientSignature: await signature(getClientSignatureMessageForLogin({ verificationToken: token }), victim),
+      });
       const captured = await coreRefusal(http().proxyOtpLoginV2(await loginBody(verificationToken)));
       expect(captured.code).toBe(5);
       expect(captured.message).not.toContain(trap.organizationId);
 
       // Not found, core signs the victim up with the token; the next login lands in the victim's own sub-organization.
-      const signupMessage = getClientSignatureMessageForSignup({ verificationToken, [channel === "email" ? "email" : "phoneNumber"]: contact, apiKeys: [], authenticators: [], oauthProviders: [] });
-      const own = await http().proxySignupV2({ [field]: contact, verificationToken, apiKeys: [], authenticators: [], oauthProviders: [], clientSignature: await signature(signupMessage, victim) });
+      const signupMessage = getClientSignatureMessageForSignup({
+        verificationToken,
+        [channel === "email" ? "email" : "phoneNumber"]: contact,
+        apiKeys: [],
+        authenticators: [],
+        oauthProviders: [],
+      });
+      const own = await http().proxySignupV2({
+        [field]: contact,
+        verificationToken,
+        apiKeys: [],
+        authenticators: [],
+        oauthProviders: [],
+        clientSignature: await signature(signupMessage, victim),
+      });
       expect(own.organizationId).not.toBe(trap.organizationId);
       const nextToken = await otpToken(verificationType, contact, victim);
-      expect(await http().proxyGetAccount({ filterType, filterValue: contact, verificationToken: nextToken })).toEqual({ organizationId: own.organizationId });
+      expect(await http().proxyGetAccount({ filterType, filterValue: contact, verificationToken: nextToken })).toEqual({
+        organizationId: own.organizationId,
+      });
       const { session } = await http().proxyOtpLoginV2(await loginBody(nextToken));
       expect(claimsOf(session)).toMatchObject({ organization_id: own.organizationId, user_id: own.userId });
     });
@@ -191,7 +257,11 @@ describe("account pre-hijacking through the auth proxy's lookups", () => {
     });
 
     const victim = generateP256KeyPair();
-    const oidcToken = await issueOidcToken(server.services, { sub: identity.sub, aud: CLIENT_ID, nonce: nonceFor(victim.publicKey) }, new Date());
+    const oidcToken = await issueOidcToken(
+      server.services,
+      { sub: identity.sub, aud: CLIENT_ID, nonce: nonceFor(victim.publicKey) },
+      new Date(),
+    );
     // @turnkey/core's completeOauth: look the account up by the token (and, in the wallet kit, by its claims).
     expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: oidcToken })).toEqual({});
     expect(await http().proxyGetAccount({ filterType: "OIDC_CLAIMS", filterValue: JSON.stringify(identity) })).toEqual({});
@@ -201,7 +271,9 @@ describe("account pre-hijacking through the auth proxy's lookups", () => {
     // The victim's own signup with the verified token is found, and the login lands there.
     const own = await http().proxySignupV2({ apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcToken }] });
     expect(own.organizationId).not.toBe(trap.organizationId);
-    expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: oidcToken })).toEqual({ organizationId: own.organizationId });
+    expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: oidcToken })).toEqual({
+      organizationId: own.organizationId,
+    });
     const { session } = await http().proxyOAuthLogin({ oidcToken, publicKey: victim.publicKey });
     expect(claimsOf(session)).toMatchObject({ organization_id: own.organizationId, user_id: own.userId });
   });
@@ -220,9 +292,15 @@ describe("account pre-hijacking through the auth proxy's lookups", () => {
     // @turnkey/core's loginOrSignupWithWallet looks the account up by the wallet's key: no key proven by a stamp matches.
     expect(await http().proxyGetAccount({ filterType: "PUBLIC_KEY", filterValue: victimWallet.publicKey })).toEqual({});
 
-    const own = await http().proxySignupV2({ apiKeys: [{ apiKeyName: "wallet", publicKey: victimWallet.publicKey, curveType: "API_KEY_CURVE_P256" }], authenticators: [], oauthProviders: [] });
+    const own = await http().proxySignupV2({
+      apiKeys: [{ apiKeyName: "wallet", publicKey: victimWallet.publicKey, curveType: "API_KEY_CURVE_P256" }],
+      authenticators: [],
+      oauthProviders: [],
+    });
     const asVictim = server.client({ apiPublicKey: victimWallet.publicKey, apiPrivateKey: victimWallet.privateKey }, own.organizationId);
     await asVictim.stampLogin({ publicKey: generateP256KeyPair().publicKey });
-    expect(await http().proxyGetAccount({ filterType: "PUBLIC_KEY", filterValue: victimWallet.publicKey })).toEqual({ organizationId: own.organizationId });
+    expect(await http().proxyGetAccount({ filterType: "PUBLIC_KEY", filterValue: victimWallet.publicKey })).toEqual({
+      organizationId: own.organizationId,
+    });
   });
 });

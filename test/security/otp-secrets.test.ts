@@ -17,7 +17,12 @@ describe("one-time codes at rest, in logs and in responses", () => {
     };
     try {
       const root = await initRootOrganization(server.services);
-      const client = new Turnkey({ apiBaseUrl: server.url, apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey!, defaultOrganizationId: root.organizationId }).apiClient();
+      const client = new Turnkey({
+        apiBaseUrl: server.url,
+        apiPublicKey: root.apiPublicKey,
+        apiPrivateKey: root.apiPrivateKey!,
+        defaultOrganizationId: root.organizationId,
+      }).apiClient();
       await client.updateUserEmail({ userId: root.userId, userEmail: "root@example.com" });
       const codes: string[] = [];
       const signer = server.services.signer.publicKeyHex;
@@ -28,15 +33,29 @@ describe("one-time codes at rest, in logs and in responses", () => {
         const key = generateP256KeyPair();
         // A wrong guess first (it fails, and is counted), then the code.
         const wrong = code.startsWith("0") ? "1".repeat(code.length) : "0".repeat(code.length);
-        record(await client.verifyOtp({ otpId: started.otpId, encryptedOtpBundle: await encryptOtpCodeToBundle(wrong, started.otpEncryptionTargetBundle, key.publicKey, signer) }));
-        const verified = record(await client.verifyOtp({ otpId: started.otpId, encryptedOtpBundle: await encryptOtpCodeToBundle(code, started.otpEncryptionTargetBundle, key.publicKey, signer) }));
+        record(
+          await client.verifyOtp({
+            otpId: started.otpId,
+            encryptedOtpBundle: await encryptOtpCodeToBundle(wrong, started.otpEncryptionTargetBundle, key.publicKey, signer),
+          }),
+        );
+        const verified = record(
+          await client.verifyOtp({
+            otpId: started.otpId,
+            encryptedOtpBundle: await encryptOtpCodeToBundle(code, started.otpEncryptionTargetBundle, key.publicKey, signer),
+          }),
+        );
         if (contact !== "root@example.com") continue;
         const tokenId = (JSON.parse(Buffer.from(verified.verificationToken.split(".")[1]!, "base64url").toString()) as { id: string }).id;
         const session = generateP256KeyPair();
         const message = JSON.stringify({ login: { publicKey: session.publicKey }, tokenId, type: "USAGE_TYPE_LOGIN" });
         const signature = await signWithApiKey({ content: message, publicKey: key.publicKey, privateKey: key.privateKey });
         const login = record(
-          await client.otpLogin({ verificationToken: verified.verificationToken, publicKey: session.publicKey, clientSignature: { publicKey: key.publicKey, scheme: "CLIENT_SIGNATURE_SCHEME_API_P256", message, signature } }),
+          await client.otpLogin({
+            verificationToken: verified.verificationToken,
+            publicKey: session.publicKey,
+            clientSignature: { publicKey: key.publicKey, scheme: "CLIENT_SIGNATURE_SCHEME_API_P256", message, signature },
+          }),
         );
         expect(login.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
       }
@@ -46,7 +65,9 @@ describe("one-time codes at rest, in logs and in responses", () => {
       const tables = await server.services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
       let database = "";
       for (const { tablename } of tables) database += JSON.stringify(await server.services.db.query(`SELECT * FROM "${tablename}"`));
-      const [stored] = await server.services.db.query<{ attempts: number; code_hmac: string }>("SELECT attempts, code_hmac FROM otp_codes ORDER BY created_at LIMIT 1");
+      const [stored] = await server.services.db.query<{ attempts: number; code_hmac: string }>(
+        "SELECT attempts, code_hmac FROM otp_codes ORDER BY created_at LIMIT 1",
+      );
       expect(stored!.attempts).toBe(2);
       expect(stored!.code_hmac).toMatch(/^[0-9a-f]{64}$/);
       const places = { database, logs: server.log(), responses: JSON.stringify(responses) };

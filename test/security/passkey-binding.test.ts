@@ -16,12 +16,22 @@ describe("passkeys are bound to the relying party they were registered with", ()
   let server: TestServer;
   const whoami = (authenticator: SoftwareAuthenticator) => {
     authenticator.install();
-    return new TurnkeyClient({ baseUrl: server.url }, new WebauthnStamper({ rpId: authenticator.rpId })).getWhoami({ organizationId: server.root.organizationId });
+    return new TurnkeyClient({ baseUrl: server.url }, new WebauthnStamper({ rpId: authenticator.rpId })).getWhoami({
+      organizationId: server.root.organizationId,
+    });
   };
   const register = async (authenticator: SoftwareAuthenticator, name: string) => {
     const challenge = randomBytes(32).toString("base64url");
     const { userIds } = await server.client().createUsers({
-      users: [{ userName: name, apiKeys: [], authenticators: [{ authenticatorName: name, challenge, attestation: authenticator.attest(challenge) }], oauthProviders: [], userTags: [] }],
+      users: [
+        {
+          userName: name,
+          apiKeys: [],
+          authenticators: [{ authenticatorName: name, challenge, attestation: authenticator.attest(challenge) }],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
     });
     return userIds[0]!;
   };
@@ -60,7 +70,10 @@ describe("passkeys are bound to the relying party they were registered with", ()
     // As a passkey registered before migration 0013 is: no relying party recorded.
     await server.services.db.query("UPDATE authenticators SET rp_id_hash = NULL WHERE user_id = $1", [userId]);
     expect((await whoami(authenticator)).userId).toBe(userId);
-    const [row] = await server.services.db.query<{ rp_id_hash: string | null }>("SELECT rp_id_hash FROM authenticators WHERE user_id = $1", [userId]);
+    const [row] = await server.services.db.query<{ rp_id_hash: string | null }>(
+      "SELECT rp_id_hash FROM authenticators WHERE user_id = $1",
+      [userId],
+    );
     expect(row!.rp_id_hash).toMatch(/^[0-9a-f]{64}$/);
     const elsewhere = underAnotherRp(authenticator, "evil.example.net", "https://evil.example.net");
     elsewhere.counter += 5;

@@ -5,7 +5,12 @@ import { refusal } from "../helpers/refusal.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
-const rootUser = (name: string, publicKey: string) => ({ userName: name, apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }], authenticators: [], oauthProviders: [] });
+const rootUser = (name: string, publicKey: string) => ({
+  userName: name,
+  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
+  authenticators: [],
+  oauthProviders: [],
+});
 
 /** `[0..width].all(v1, [0..width].all(v2, … true))`: width^depth predicate evaluations, each rebuilding the inner lists. */
 function nestedAll(width: number, depth: number, innermost = "true"): string {
@@ -18,18 +23,33 @@ function nestedAll(width: number, depth: number, innermost = "true"): string {
 describe("policy evaluation has a bounded cost, in every organization", () => {
   let server: TestServer;
   /** An attacker's own sub-organization, as signup gives anyone: its root user and a non-root user the policies govern. */
-  let attacker: { organizationId: string; root: ReturnType<TestServer["client"]>; member: ReturnType<TestServer["client"]>; memberId: string };
+  let attacker: {
+    organizationId: string;
+    root: ReturnType<TestServer["client"]>;
+    member: ReturnType<TestServer["client"]>;
+    memberId: string;
+  };
 
   beforeAll(async () => {
     server = await startTestServer();
     const rootKey = generateP256KeyPair();
-    const { subOrganizationId } = await server.client().createSubOrganization({ subOrganizationName: "attacker", rootQuorumThreshold: 1, rootUsers: [rootUser("attacker", rootKey.publicKey)] });
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: "attacker",
+      rootQuorumThreshold: 1,
+      rootUsers: [rootUser("attacker", rootKey.publicKey)],
+    });
     const root = server.client({ apiPublicKey: rootKey.publicKey, apiPrivateKey: rootKey.privateKey }, subOrganizationId);
     const memberKey = generateP256KeyPair();
     const { userIds } = await root.createUsers({ users: [{ ...rootUser("member", memberKey.publicKey), userTags: [] }] });
     const member = server.client({ apiPublicKey: memberKey.publicKey, apiPrivateKey: memberKey.privateKey }, subOrganizationId);
     attacker = { organizationId: subOrganizationId, root, member, memberId: userIds[0]! };
-    await root.createPolicy({ policyName: "member may tag", effect: "EFFECT_ALLOW", consensus: `approvers.any(u, u.id == '${attacker.memberId}')`, condition: "activity.resource == 'USER'", notes: "" });
+    await root.createPolicy({
+      policyName: "member may tag",
+      effect: "EFFECT_ALLOW",
+      consensus: `approvers.any(u, u.id == '${attacker.memberId}')`,
+      condition: "activity.resource == 'USER'",
+      notes: "",
+    });
   });
   afterAll(async () => server.close());
 
@@ -47,10 +67,19 @@ describe("policy evaluation has a bounded cost, in every organization", () => {
     const expensive = nestedAll(20, 4);
     expect(expensive.length).toBeLessThan(600);
     const before = await rowCounts(server.services.db);
-    const created = await refusal(attacker.root.createPolicy({ policyName: "dos", effect: "EFFECT_ALLOW", condition: expensive, notes: "" }));
+    const created = await refusal(
+      attacker.root.createPolicy({ policyName: "dos", effect: "EFFECT_ALLOW", condition: expensive, notes: "" }),
+    );
     expect(created.code).toBe(3);
     expect(created.message).toMatch(/Turnkey error 3: condition: .*estimated cost/);
-    const batch = await refusal(attacker.root.createPolicies({ policies: [{ policyName: "fine", effect: "EFFECT_ALLOW", condition: "true", notes: "" }, { policyName: "dos", effect: "EFFECT_ALLOW", consensus: `approvers.any(u, ${expensive})`, notes: "" }] }));
+    const batch = await refusal(
+      attacker.root.createPolicies({
+        policies: [
+          { policyName: "fine", effect: "EFFECT_ALLOW", condition: "true", notes: "" },
+          { policyName: "dos", effect: "EFFECT_ALLOW", consensus: `approvers.any(u, ${expensive})`, notes: "" },
+        ],
+      }),
+    );
     expect(batch.code).toBe(3);
     expect(batch.message).toMatch(/Turnkey error 3: policies\[1\]\.consensus: .*estimated cost/);
     const { policyId } = await attacker.root.createPolicy({ policyName: "cheap", effect: "EFFECT_ALLOW", condition: "false", notes: "" });
@@ -70,13 +99,22 @@ describe("policy evaluation has a bounded cost, in every organization", () => {
       ["field chain", `activity${".params".repeat(2_000)} == 'x'`],
       ["index chain", `activity.params.user_ids${"[0]".repeat(4_000)} == 'x'`],
     ] as const) {
-      const refused = await refusal(attacker.root.createPolicy({ policyName: `deep ${what}`, effect: "EFFECT_DENY", condition, notes: "" }));
+      const refused = await refusal(
+        attacker.root.createPolicy({ policyName: `deep ${what}`, effect: "EFFECT_DENY", condition, notes: "" }),
+      );
       expect(refused.code, what).toBe(3);
-      expect(refused.message, what).toMatch(/Turnkey error 3: condition: invalid policy condition: at position \d+: the expression nests more than \d+ levels deep/);
+      expect(refused.message, what).toMatch(
+        /Turnkey error 3: condition: invalid policy condition: at position \d+: the expression nests more than \d+ levels deep/,
+      );
     }
     // A long flat chain of alternatives is not nesting.
     const alternatives = Array.from({ length: 600 }, (_, i) => `activity.type == 'T${i}'`).join(" || ");
-    const { policyId } = await attacker.root.createPolicy({ policyName: "many alternatives", effect: "EFFECT_DENY", condition: alternatives, notes: "" });
+    const { policyId } = await attacker.root.createPolicy({
+      policyName: "many alternatives",
+      effect: "EFFECT_DENY",
+      condition: alternatives,
+      notes: "",
+    });
     await attacker.root.deletePolicy({ policyId });
   });
 
@@ -121,7 +159,14 @@ describe("policy evaluation has a bounded cost, in every organization", () => {
   it("bounds the whole decision: policies that each pass the estimate share one budget, the rest are OUTCOME_ERROR", async () => {
     // Each costs about half of one evaluation's budget (54,442 steps); twenty exceed the decision's.
     const near = nestedAll(10, 4, "v4 >= 0");
-    const { policyIds: ids } = await attacker.root.createPolicies({ policies: Array.from({ length: 20 }, (_, i) => ({ policyName: `near the budget ${i}`, effect: "EFFECT_ALLOW" as const, condition: near, notes: "" })) });
+    const { policyIds: ids } = await attacker.root.createPolicies({
+      policies: Array.from({ length: 20 }, (_, i) => ({
+        policyName: `near the budget ${i}`,
+        effect: "EFFECT_ALLOW" as const,
+        condition: near,
+        notes: "",
+      })),
+    });
     try {
       const done = await attacker.member.createUserTag({ userTagName: "many heavy policies", userIds: [] });
       const { policyEvaluations } = await attacker.root.getPolicyEvaluations({ activityId: done.activity.id });

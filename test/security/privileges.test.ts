@@ -10,8 +10,18 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
 
 type Key = { publicKey: string; privateKey: string };
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
-const apiUser = (name: string, publicKey: string) => ({ userName: name, apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }], authenticators: [], oauthProviders: [] });
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
+const apiUser = (name: string, publicKey: string) => ({
+  userName: name,
+  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
+  authenticators: [],
+  oauthProviders: [],
+});
 const credentials = (key: Key) => ({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
 
 describe("root-quorum-only activities", () => {
@@ -23,11 +33,19 @@ describe("root-quorum-only activities", () => {
 
   it("refuses delete_sub_organization to a non-root user whom a policy allows every DELETE (403), keeping the organization and its never-exported wallet", async () => {
     const alice = generateP256KeyPair();
-    const { subOrganizationId } = await server.client().createSubOrganization({ subOrganizationName: "victim", rootQuorumThreshold: 1, rootUsers: [apiUser("alice", alice.publicKey)] });
+    const { subOrganizationId } = await server
+      .client()
+      .createSubOrganization({ subOrganizationName: "victim", rootQuorumThreshold: 1, rootUsers: [apiUser("alice", alice.publicKey)] });
     const asAlice = server.client(credentials(alice), subOrganizationId);
     const mallory = generateP256KeyPair();
     const { userIds } = await asAlice.createUsers({ users: [{ ...apiUser("mallory", mallory.publicKey), userTags: [] }] });
-    await asAlice.createPolicy({ policyName: "mallory deletes", effect: "EFFECT_ALLOW", condition: "activity.action == 'DELETE'", consensus: `approvers.any(user, user.id == '${userIds[0]}')`, notes: "" });
+    await asAlice.createPolicy({
+      policyName: "mallory deletes",
+      effect: "EFFECT_ALLOW",
+      condition: "activity.action == 'DELETE'",
+      consensus: `approvers.any(user, user.id == '${userIds[0]}')`,
+      notes: "",
+    });
     const { walletId } = await asAlice.createWallet({ walletName: "never exported", accounts: [ETH] });
 
     const asMallory = server.client(credentials(mallory), subOrganizationId);
@@ -44,7 +62,11 @@ describe("root-quorum-only activities", () => {
 
   it("waits for the rest of the root quorum when one of two root users asks to delete the sub-organization", async () => {
     const [a, b] = [generateP256KeyPair(), generateP256KeyPair()];
-    const { subOrganizationId } = await server.client().createSubOrganization({ subOrganizationName: "two roots", rootQuorumThreshold: 2, rootUsers: [apiUser("a", a.publicKey), apiUser("b", b.publicKey)] });
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: "two roots",
+      rootQuorumThreshold: 2,
+      rootUsers: [apiUser("a", a.publicKey), apiUser("b", b.publicKey)],
+    });
     const pending = await server.client(credentials(a), subOrganizationId).deleteSubOrganization({ deleteWithoutExport: true });
     expect(pending.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
     expect((await server.client().getSubOrgIds({})).organizationIds).toContain(subOrganizationId);
@@ -69,7 +91,12 @@ describe("the email recovery credential (CREDENTIAL_TYPE_RECOVER_USER_KEY_P256)"
     subOrganizationId = created.subOrganizationId;
     carolId = created.rootUserIds![0]!;
     const target = generateP256KeyPair();
-    const started = await server.client().initUserEmailRecovery({ organizationId: subOrganizationId, email: "carol@example.com", targetPublicKey: target.publicKeyUncompressed, emailCustomization: { appName: "Acme" } });
+    const started = await server.client().initUserEmailRecovery({
+      organizationId: subOrganizationId,
+      email: "carol@example.com",
+      targetPublicKey: target.publicKeyUncompressed,
+      emailCustomization: { appName: "Acme" },
+    });
     expect(started.activity.status, JSON.stringify(started.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     const bundle = /to recover your Acme account:\n(\S+)/.exec((await mail.next("carol@example.com")).parsed.text ?? "")![1]!;
     const privateKey = decryptCredentialBundle(bundle, target.privateKey);
@@ -81,11 +108,23 @@ describe("the email recovery credential (CREDENTIAL_TYPE_RECOVER_USER_KEY_P256)"
   });
 
   it("is refused (403 naming the credential type) for every activity but recover_user and every query but whoami, changing nothing", async () => {
-    const send = (path: string, body: string) => post(`${server.url}${path}`, body, { "X-Stamp": p256Stamp(body, recovery.publicKey, recovery.privateKey) });
+    const send = (path: string, body: string) =>
+      post(`${server.url}${path}`, body, { "X-Stamp": p256Stamp(body, recovery.publicKey, recovery.privateKey) });
     const before = await rowCounts(server.services.db);
     const activities: Array<[string, string, unknown]> = [
-      ["create_api_keys", "ACTIVITY_TYPE_CREATE_API_KEYS_V2", { userId: carolId, apiKeys: [{ apiKeyName: "backdoor", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }] }],
-      ["create_read_write_session", "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2", { targetPublicKey: generateP256KeyPair().publicKeyUncompressed }],
+      [
+        "create_api_keys",
+        "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
+        {
+          userId: carolId,
+          apiKeys: [{ apiKeyName: "backdoor", publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" }],
+        },
+      ],
+      [
+        "create_read_write_session",
+        "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
+        { targetPublicKey: generateP256KeyPair().publicKeyUncompressed },
+      ],
       ["stamp_login", "ACTIVITY_TYPE_STAMP_LOGIN", { publicKey: generateP256KeyPair().publicKey }],
       ["create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", { walletName: "mine", accounts: [ETH] }],
       ["update_user_email", "ACTIVITY_TYPE_UPDATE_USER_EMAIL", { userId: carolId, userEmail: "mallory@example.com" }],
@@ -113,7 +152,10 @@ describe("the email recovery credential (CREDENTIAL_TYPE_RECOVER_USER_KEY_P256)"
     expect((await asRecovery.getWhoami({})).userId).toBe(carolId);
     const authenticator = new SoftwareAuthenticator();
     const challenge = randomBytes(32).toString("base64url");
-    const recovered = await asRecovery.recoverUser({ userId: carolId, authenticator: { authenticatorName: "new phone", challenge, attestation: authenticator.attest(challenge) } });
+    const recovered = await asRecovery.recoverUser({
+      userId: carolId,
+      authenticator: { authenticatorName: "new phone", challenge, attestation: authenticator.attest(challenge) },
+    });
     expect(recovered.activity.status, JSON.stringify(recovered.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((await refusal(asRecovery.getWhoami({}))).code).toBe(16);
   });

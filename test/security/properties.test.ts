@@ -39,22 +39,61 @@ describe("property-based: bodies, stamps, policy expressions", () => {
 
   const jsonish = fc.oneof(
     fc.jsonValue({ maxDepth: 4 }),
-    fc.dictionary(fc.constantFrom("userName", "walletName", "walletId", "userIds", "accounts", "apiKeys", "policyName", "effect", "condition", "fingerprint", "signWith", "payload", "threshold", "organizationId", "__proto__", "constructor"), fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom("\u0000", "a\u0000b", "'; DROP TABLE users; --", "../../etc/passwd", "%2e%2e%2f", "x".repeat(5000))), { maxKeys: 5 }),
+    fc.dictionary(
+      fc.constantFrom(
+        "userName",
+        "walletName",
+        "walletId",
+        "userIds",
+        "accounts",
+        "apiKeys",
+        "policyName",
+        "effect",
+        "condition",
+        "fingerprint",
+        "signWith",
+        "payload",
+        "threshold",
+        "organizationId",
+        "__proto__",
+        "constructor",
+      ),
+      fc.oneof(
+        fc.jsonValue({ maxDepth: 3 }),
+        fc.constantFrom("\u0000", "a\u0000b", "'; DROP TABLE users; --", "../../etc/passwd", "%2e%2e%2f", "x".repeat(5000)),
+      ),
+      { maxKeys: 5 },
+    ),
   );
 
   it("never answers a signed activity body with a 5xx, and a refused one changes nothing", async () => {
     const organizationId = () => server.root.organizationId;
     const body = fc.oneof(
       // Well-formed envelope, arbitrary parameters: exercises every operation's schema and handler.
-      fc.record({ definition: fc.constantFrom(...activityDefinitions), parameters: jsonish, mistype: fc.boolean() }).map(({ definition, parameters, mistype }) => ({
-        operation: definition.operation,
-        body: JSON.stringify({ type: mistype ? "ACTIVITY_TYPE_CREATE_USERS" : definition.type, timestampMs: String(Date.now()), organizationId: organizationId(), parameters }),
-      })),
+      fc
+        .record({ definition: fc.constantFrom(...activityDefinitions), parameters: jsonish, mistype: fc.boolean() })
+        .map(({ definition, parameters, mistype }) => ({
+          operation: definition.operation,
+          body: JSON.stringify({
+            type: mistype ? "ACTIVITY_TYPE_CREATE_USERS" : definition.type,
+            timestampMs: String(Date.now()),
+            organizationId: organizationId(),
+            parameters,
+          }),
+        })),
       // Arbitrary JSON, or arbitrary text, anywhere.
-      fc.record({ definition: fc.constantFrom(...activityDefinitions), value: fc.oneof(fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)), fc.string({ maxLength: 200, unit: "binary" })) }).map(({ definition, value }) => ({
-        operation: definition.operation,
-        body: value,
-      })),
+      fc
+        .record({
+          definition: fc.constantFrom(...activityDefinitions),
+          value: fc.oneof(
+            fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+            fc.string({ maxLength: 200, unit: "binary" }),
+          ),
+        })
+        .map(({ definition, value }) => ({
+          operation: definition.operation,
+          body: value,
+        })),
     );
     await fc.assert(
       fc.asyncProperty(body, async ({ operation, body }) => {
@@ -72,7 +111,10 @@ describe("property-based: bodies, stamps, policy expressions", () => {
   it("never answers a signed query body with a 5xx", async () => {
     const body = fc.record({ definition: fc.constantFrom(...queryDefinitions), extra: jsonish }).map(({ definition, extra }) => ({
       operation: definition.operation,
-      body: JSON.stringify({ ...(typeof extra === "object" && extra !== null && !Array.isArray(extra) ? extra : { extra }), organizationId: server.root.organizationId }),
+      body: JSON.stringify({
+        ...(typeof extra === "object" && extra !== null && !Array.isArray(extra) ? extra : { extra }),
+        organizationId: server.root.organizationId,
+      }),
     }));
     await fc.assert(
       fc.asyncProperty(body, async ({ operation, body }) => {
@@ -87,8 +129,21 @@ describe("property-based: bodies, stamps, policy expressions", () => {
   it("refuses arbitrary stamp headers with 400 or 401 (403 for X-Session on a submit) in the error shape, writing nothing", async () => {
     const stampObject = fc.record(
       {
-        publicKey: fc.oneof(fc.constant(server?.root.apiPublicKey ?? ""), fc.constantFrom("02\u0000ab", "'; DROP TABLE api_keys; --", "../".repeat(50), "f".repeat(10_000)), fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), maxLength: 140 }), fc.string()),
-        scheme: fc.oneof(fc.constantFrom("SIGNATURE_SCHEME_TK_API_P256", "SIGNATURE_SCHEME_TK_API_SECP256K1", "SIGNATURE_SCHEME_TK_API_ED25519", "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191"), fc.string()),
+        publicKey: fc.oneof(
+          fc.constant(server?.root.apiPublicKey ?? ""),
+          fc.constantFrom("02\u0000ab", "'; DROP TABLE api_keys; --", "../".repeat(50), "f".repeat(10_000)),
+          fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), maxLength: 140 }),
+          fc.string(),
+        ),
+        scheme: fc.oneof(
+          fc.constantFrom(
+            "SIGNATURE_SCHEME_TK_API_P256",
+            "SIGNATURE_SCHEME_TK_API_SECP256K1",
+            "SIGNATURE_SCHEME_TK_API_ED25519",
+            "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191",
+          ),
+          fc.string(),
+        ),
         signature: fc.oneof(fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), maxLength: 160 }), fc.string(), fc.integer()),
       },
       { requiredKeys: [] },
@@ -96,8 +151,16 @@ describe("property-based: bodies, stamps, policy expressions", () => {
     const header = fc.oneof(
       fc.record({ name: fc.constant("X-Stamp"), value: stampObject.map((s) => Buffer.from(JSON.stringify(s)).toString("base64url")) }),
       fc.record({ name: fc.constantFrom("X-Stamp", "X-Stamp-Webauthn", "X-Session"), value: fc.string({ maxLength: 300 }) }),
-      fc.record({ name: fc.constant("X-Stamp"), value: fc.jsonValue({ maxDepth: 3 }).map((v) => Buffer.from(JSON.stringify(v)).toString("base64url")) }),
-      fc.record({ name: fc.constant("X-Stamp-Webauthn"), value: fc.dictionary(fc.constantFrom("credentialId", "clientDataJson", "authenticatorData", "signature"), fc.string()).map((v) => JSON.stringify(v)) }),
+      fc.record({
+        name: fc.constant("X-Stamp"),
+        value: fc.jsonValue({ maxDepth: 3 }).map((v) => Buffer.from(JSON.stringify(v)).toString("base64url")),
+      }),
+      fc.record({
+        name: fc.constant("X-Stamp-Webauthn"),
+        value: fc
+          .dictionary(fc.constantFrom("credentialId", "clientDataJson", "authenticatorData", "signature"), fc.string())
+          .map((v) => JSON.stringify(v)),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(header, fc.boolean(), async ({ name, value }, activity) => {
@@ -106,9 +169,16 @@ describe("property-based: bodies, stamps, policy expressions", () => {
         const headerValue = value.replace(/[^\x20-\x7e]/g, "");
         const before = await rowCounts(server.services.db);
         const body = activity
-          ? JSON.stringify({ type: "ACTIVITY_TYPE_CREATE_USER_TAG", timestampMs: String(Date.now()), organizationId: server.root.organizationId, parameters: { userTagName: "stamped", userIds: [] } })
+          ? JSON.stringify({
+              type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+              timestampMs: String(Date.now()),
+              organizationId: server.root.organizationId,
+              parameters: { userTagName: "stamped", userIds: [] },
+            })
           : JSON.stringify({ organizationId: server.root.organizationId });
-        const { status, json } = await post(`${server.url}/public/v1/${activity ? "submit/create_user_tag" : "query/whoami"}`, body, { [name]: headerValue });
+        const { status, json } = await post(`${server.url}/public/v1/${activity ? "submit/create_user_tag" : "query/whoami"}`, body, {
+          [name]: headerValue,
+        });
         expectErrorShape(status, json, `${name}: ${headerValue.slice(0, 120)}`);
         // A read-only session can never submit: that is refused (403) before the token is even read.
         expect(name === "X-Session" && activity ? [403] : [400, 401]).toContain(status);
@@ -120,14 +190,65 @@ describe("property-based: bodies, stamps, policy expressions", () => {
 
   // Fragments of the policy language, so generated expressions get past the lexer and deep into the parser and checker.
   const token = fc.constantFrom(
-    "activity", "activity.type", "activity.resource", "approvers", "wallet", "wallet_account.address", "eth.tx.value", "eth.tx.data[0..4]", "solana.tx.transfers", "credentials",
-    "user", "x", ".any(", ".all(", ".filter(", ".count()", ".contains(", ".startsWith(", ".length", "==", "!=", "<", ">=", "&&", "||", "!", "in", "(", ")", "[", "]", "..", ",", "'", "'USER'", "'0x'",
-    "true", "false", "0", "1", "-1", "99999999999999999999999999", "Timestamp(", "CronSpan(", "'2024-01-01T00:00:00Z'", "'* * * * *'", " ", "\\", "\u0000", "é", "\"",
+    "activity",
+    "activity.type",
+    "activity.resource",
+    "approvers",
+    "wallet",
+    "wallet_account.address",
+    "eth.tx.value",
+    "eth.tx.data[0..4]",
+    "solana.tx.transfers",
+    "credentials",
+    "user",
+    "x",
+    ".any(",
+    ".all(",
+    ".filter(",
+    ".count()",
+    ".contains(",
+    ".startsWith(",
+    ".length",
+    "==",
+    "!=",
+    "<",
+    ">=",
+    "&&",
+    "||",
+    "!",
+    "in",
+    "(",
+    ")",
+    "[",
+    "]",
+    "..",
+    ",",
+    "'",
+    "'USER'",
+    "'0x'",
+    "true",
+    "false",
+    "0",
+    "1",
+    "-1",
+    "99999999999999999999999999",
+    "Timestamp(",
+    "CronSpan(",
+    "'2024-01-01T00:00:00Z'",
+    "'* * * * *'",
+    " ",
+    "\\",
+    "\u0000",
+    "é",
+    '"',
   );
   const expression = fc.array(token, { maxLength: 30 }).map((parts) => parts.join(""));
 
   it("parses any string into an expression or a PolicySyntaxError, nothing else", () => {
-    for (const [name, source, runs] of [["parserArbitrary", fc.string({ maxLength: 300, unit: "grapheme" }), RUNS.parser], ["parserGrammar", expression, RUNS.grammar]] as const) {
+    for (const [name, source, runs] of [
+      ["parserArbitrary", fc.string({ maxLength: 300, unit: "grapheme" }), RUNS.parser],
+      ["parserGrammar", expression, RUNS.grammar],
+    ] as const) {
       fc.assert(
         fc.property(source, fc.constantFrom("condition", "consensus", "time" as const), (text, field) => {
           tried[name] = (tried[name] ?? 0) + 1;

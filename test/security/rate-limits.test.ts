@@ -20,7 +20,11 @@ interface ProxyAnswer {
 async function proxyPost(baseUrl: string, configId: string, path: string, body: unknown, forwardedFor?: string): Promise<ProxyAnswer> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-auth-proxy-config-id": configId, ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) },
+    headers: {
+      "content-type": "application/json",
+      "x-auth-proxy-config-id": configId,
+      ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}),
+    },
     body: JSON.stringify(body),
   });
   return { status: response.status, retryAfter: response.headers.get("retry-after"), body: (await response.json()) as ProxyAnswer["body"] };
@@ -30,7 +34,10 @@ async function proxyPost(baseUrl: string, configId: string, path: string, body: 
 async function proxiedServer(env: Record<string, string>, mail?: Awaited<ReturnType<typeof startMailReceiver>>) {
   const server = await startTestServer({ env: { ...(mail ? { SMTP_URL: mail.url } : {}), ...env } });
   await submitAsRoot(server, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
-  const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { otpLength: 6, otpAlphanumeric: false });
+  const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+    otpLength: 6,
+    otpAlphanumeric: false,
+  });
   expect(updated.status, JSON.stringify(updated.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
   return { server, configId: updated.result.updateAuthProxyConfigResult!.configId as string };
 }
@@ -40,7 +47,10 @@ function expectRateLimited(answer: ProxyAnswer, limitName: string) {
   expect(answer.body.code).toBe(8);
   expect(answer.body.message).toContain(limitName);
   expect(answer.body.details).toEqual(
-    expect.arrayContaining([expect.objectContaining({ turnkeyErrorCode: "RATE_LIMIT_EXCEEDED" }), expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo" })]),
+    expect.arrayContaining([
+      expect.objectContaining({ turnkeyErrorCode: "RATE_LIMIT_EXCEEDED" }),
+      expect.objectContaining({ "@type": "type.googleapis.com/google.rpc.RetryInfo" }),
+    ]),
   );
   expect(Number(answer.retryAfter)).toBeGreaterThan(0);
 }
@@ -66,7 +76,11 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
     const sent = await proxyPost(baseUrl, configId, "/v1/otp_init_v2", { otpType: "OTP_TYPE_EMAIL", contact }, forwardedFor);
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const message = await mail.next(contact);
-    return { otpId: sent.body.otpId as string, bundle: sent.body.otpEncryptionTargetBundle as string, code: codeIn(message.parsed.text ?? "")! };
+    return {
+      otpId: sent.body.otpId as string,
+      bundle: sent.body.otpEncryptionTargetBundle as string,
+      code: codeIn(message.parsed.text ?? "")!,
+    };
   }
 
   async function guess(baseUrl: string, sent: { otpId: string; bundle: string }, code: string) {
@@ -89,7 +103,10 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
     const refused = await guess(server.authProxyUrl, third, third.code);
     expectRateLimited(refused, "wrong guesses");
     expect(refused.body.message).toContain(contact);
-    const [row] = await server.services.db.query<{ attempts: number; used_at: Date | null }>("SELECT attempts, used_at FROM otp_codes WHERE id = $1", [third.otpId]);
+    const [row] = await server.services.db.query<{ attempts: number; used_at: Date | null }>(
+      "SELECT attempts, used_at FROM otp_codes WHERE id = $1",
+      [third.otpId],
+    );
     expect(row).toEqual({ attempts: 0, used_at: null });
 
     // Another contact of the same organization is not affected.
@@ -100,17 +117,23 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
   it("answers the same limit through the API as a FAILED activity with RESOURCE_EXHAUSTED", async () => {
     const contact = "api-victim@example.com";
     const init = (n: number) =>
-      server.client().initOtp({ otpType: "OTP_TYPE_EMAIL", contact, appName: "Acme", otpLength: 6, alphanumeric: false, userIdentifier: `u${n}` });
+      server
+        .client()
+        .initOtp({ otpType: "OTP_TYPE_EMAIL", contact, appName: "Acme", otpLength: 6, alphanumeric: false, userIdentifier: `u${n}` });
     const verify = async (otpId: string, bundle: string, code: string) => {
       const key = generateP256KeyPair();
-      return server.client().verifyOtp({ otpId, encryptedOtpBundle: await encryptOtpCodeToBundle(code, bundle, key.publicKey, server.services.signer.publicKeyHex) });
+      return server.client().verifyOtp({
+        otpId,
+        encryptedOtpBundle: await encryptOtpCodeToBundle(code, bundle, key.publicKey, server.services.signer.publicKeyHex),
+      });
     };
     let last: { otpId: string; bundle: string; code: string } | undefined;
     for (let round = 0; round < 2; round++) {
       const started = await init(round);
       const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
       last = { otpId: started.otpId, bundle: started.otpEncryptionTargetBundle, code };
-      for (let i = 0; i < (round === 0 ? 3 : 2); i++) expect((await verify(last.otpId, last.bundle, wrongFor(code))).activity.status).toBe("ACTIVITY_STATUS_FAILED");
+      for (let i = 0; i < (round === 0 ? 3 : 2); i++)
+        expect((await verify(last.otpId, last.bundle, wrongFor(code))).activity.status).toBe("ACTIVITY_STATUS_FAILED");
     }
     const started = await init(2);
     const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
@@ -123,7 +146,15 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
   it.skipIf(!process.env.DATABASE_URL)("holds the budget across two servers of a cluster on one PostgreSQL", async () => {
     // Two Strongrooms on one database and key-encryption key (as two processes of a cluster would be).
     const database = await sharedPostgres();
-    const env = { ...database.env, LOG_LEVEL: "silent", AUTH_PROXY_PORT: "0", SMTP_URL: mail.url, OTP_WRONG_GUESSES_PER_CONTACT: "5", OTP_CODES_PER_CONTACT: "50", OTP_CODES_PER_ADDRESS: "100" };
+    const env = {
+      ...database.env,
+      LOG_LEVEL: "silent",
+      AUTH_PROXY_PORT: "0",
+      SMTP_URL: mail.url,
+      OTP_WRONG_GUESSES_PER_CONTACT: "5",
+      OTP_CODES_PER_CONTACT: "50",
+      OTP_CODES_PER_ADDRESS: "100",
+    };
     const config = () => resolveConfig({ dataDir: "memory://", host: "127.0.0.1", port: 0 }, env);
     const servers: RunningServer[] = [];
     try {
@@ -131,7 +162,10 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
       const root = await initRootOrganization(servers[0]!.services, { organizationName: "Cluster", userName: "Root" });
       const asTestServer = { url: servers[0]!.url, root } as TestServer;
       await submitAsRoot(asTestServer, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
-      const updated = await submitAsRoot(asTestServer, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", { otpLength: 6, otpAlphanumeric: false });
+      const updated = await submitAsRoot(asTestServer, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+        otpLength: 6,
+        otpAlphanumeric: false,
+      });
       const clusterConfigId = updated.result.updateAuthProxyConfigResult!.configId as string;
       const contact = "cluster-victim@example.com";
       const send = async (url: string) => {
@@ -174,7 +208,9 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
       const refused = await init("spray3@example.com", "203.0.113.7");
       expectRateLimited(refused, "203.0.113.7");
       expect(refused.body.message).toContain("codes per client address");
-      const [{ n }] = (await limited.server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM otp_codes WHERE contact = 'spray3@example.com'")) as [{ n: number }];
+      const [{ n }] = (await limited.server.services.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM otp_codes WHERE contact = 'spray3@example.com'",
+      )) as [{ n: number }];
       expect(n).toBe(0);
       // Another client behind the same proxy has its own budget.
       expect((await init("spray3@example.com", "203.0.113.8")).status).toBe(200);
@@ -190,17 +226,30 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
       const contact = "popular@example.com";
       const guessAt = async (sent: { otpId: string; bundle: string }, code: string) => {
         const key = generateP256KeyPair();
-        const encryptedOtpBundle = await encryptOtpCodeToBundle(code, sent.bundle, key.publicKey, limited.server.services.signer.publicKeyHex);
+        const encryptedOtpBundle = await encryptOtpCodeToBundle(
+          code,
+          sent.bundle,
+          key.publicKey,
+          limited.server.services.signer.publicKeyHex,
+        );
         return proxyPost(limited.server.authProxyUrl, limited.configId, "/v1/otp_verify_v2", { otpId: sent.otpId, encryptedOtpBundle });
       };
       for (let i = 0; i < 3; i++) {
-        const sent = await proxyPost(limited.server.authProxyUrl, limited.configId, "/v1/otp_init_v2", { otpType: "OTP_TYPE_EMAIL", contact });
+        const sent = await proxyPost(limited.server.authProxyUrl, limited.configId, "/v1/otp_init_v2", {
+          otpType: "OTP_TYPE_EMAIL",
+          contact,
+        });
         expect(sent.status).toBe(200);
         const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
         // Used at once: no code of this contact stays active, so "3 active codes" alone would allow more.
-        expect((await guessAt({ otpId: sent.body.otpId as string, bundle: sent.body.otpEncryptionTargetBundle as string }, code)).status).toBe(200);
+        expect(
+          (await guessAt({ otpId: sent.body.otpId as string, bundle: sent.body.otpEncryptionTargetBundle as string }, code)).status,
+        ).toBe(200);
       }
-      const refused = await proxyPost(limited.server.authProxyUrl, limited.configId, "/v1/otp_init_v2", { otpType: "OTP_TYPE_EMAIL", contact });
+      const refused = await proxyPost(limited.server.authProxyUrl, limited.configId, "/v1/otp_init_v2", {
+        otpType: "OTP_TYPE_EMAIL",
+        contact,
+      });
       expectRateLimited(refused, "codes per contact");
       expect(refused.body.message).toContain(contact);
     } finally {
@@ -211,14 +260,19 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
 
 describe("the auth proxy sheds load per client address and per config", () => {
   it("answers 429 in the API's error shape with Retry-After once an address or a config is over its budget", async () => {
-    const { server, configId } = await proxiedServer({ AUTH_PROXY_REQUESTS_PER_ADDRESS: "5", AUTH_PROXY_REQUESTS_PER_CONFIG: "8", TRUST_PROXY: "127.0.0.1" });
+    const { server, configId } = await proxiedServer({
+      AUTH_PROXY_REQUESTS_PER_ADDRESS: "5",
+      AUTH_PROXY_REQUESTS_PER_CONFIG: "8",
+      TRUST_PROXY: "127.0.0.1",
+    });
     try {
       const config = () => proxyPost(server.authProxyUrl, configId, "/v1/wallet_kit_config", {}, "198.51.100.1");
       for (let i = 0; i < 5; i++) expect((await config()).status).toBe(200);
       const byAddress = await config();
       expectRateLimited(byAddress, "198.51.100.1");
       // Other addresses may still ask, until the config's own budget is spent.
-      for (let i = 0; i < 3; i++) expect((await proxyPost(server.authProxyUrl, configId, "/v1/wallet_kit_config", {}, `198.51.100.${10 + i}`)).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await proxyPost(server.authProxyUrl, configId, "/v1/wallet_kit_config", {}, `198.51.100.${10 + i}`)).status).toBe(200);
       const byConfig = await proxyPost(server.authProxyUrl, configId, "/v1/wallet_kit_config", {}, "198.51.100.20");
       expectRateLimited(byConfig, configId);
     } finally {
@@ -240,7 +294,12 @@ describe("unauthenticated signups have a bounded cost", () => {
   });
 
   const ethereumAccounts = (n: number) =>
-    Array.from({ length: n }, (_, i) => ({ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: `m/44'/60'/0'/0/${i}`, addressFormat: "ADDRESS_FORMAT_ETHEREUM" }));
+    Array.from({ length: n }, (_, i) => ({
+      curve: "CURVE_SECP256K1",
+      pathFormat: "PATH_FORMAT_BIP32",
+      path: `m/44'/60'/0'/0/${i}`,
+      addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+    }));
 
   it("refuses a signup wallet with more accounts than the limit (400 naming it), creating nothing", async () => {
     const before = await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM organizations");
@@ -266,11 +325,20 @@ describe("unauthenticated signups have a bounded cost", () => {
 
   it("refuses signups with more API keys, authenticators or OAuth providers than one user may hold", async () => {
     const key = () => ({ apiKeyName: `k${Math.random()}`, publicKey: generateP256KeyPair().publicKey, curveType: "API_KEY_CURVE_P256" });
-    const many = await proxyPost(server.authProxyUrl, configId, "/v1/signup_v2", { userName: "hoarder", apiKeys: Array.from({ length: 21 }, key) });
+    const many = await proxyPost(server.authProxyUrl, configId, "/v1/signup_v2", {
+      userName: "hoarder",
+      apiKeys: Array.from({ length: 21 }, key),
+    });
     expect(many.status, JSON.stringify(many.body)).toBe(400);
     expect(many.body.message).toContain("apiKeys");
-    const providers = Array.from({ length: 11 }, (_, i) => ({ providerName: `p${i}`, oidcClaims: { iss: "https://issuer.example", sub: `s${i}`, aud: "a" } }));
-    const manyProviders = await proxyPost(server.authProxyUrl, configId, "/v1/signup_v2", { userName: "collector", oauthProviders: providers });
+    const providers = Array.from({ length: 11 }, (_, i) => ({
+      providerName: `p${i}`,
+      oidcClaims: { iss: "https://issuer.example", sub: `s${i}`, aud: "a" },
+    }));
+    const manyProviders = await proxyPost(server.authProxyUrl, configId, "/v1/signup_v2", {
+      userName: "collector",
+      oauthProviders: providers,
+    });
     expect(manyProviders.status, JSON.stringify(manyProviders.body)).toBe(400);
     expect(manyProviders.body.message).toContain("oauthProviders");
   });

@@ -6,8 +6,18 @@ import { initRootOrganization } from "../../src/domains/organizations/init-root-
 import { generatePrivateKey } from "../../src/crypto/keys.js";
 import { startLoggedServer } from "../helpers/logged-server.js";
 
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
-const SOL = { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/501'/0'/0'", addressFormat: "ADDRESS_FORMAT_SOLANA" } as const;
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
+const SOL = {
+  curve: "CURVE_ED25519",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/501'/0'/0'",
+  addressFormat: "ADDRESS_FORMAT_SOLANA",
+} as const;
 
 /** The forms a secret could leak in: hex (either case), base64, base58, and for mnemonics the words. */
 function leakForms(secret: { hex?: string; text?: string }): string[] {
@@ -16,7 +26,13 @@ function leakForms(secret: { hex?: string; text?: string }): string[] {
     const bytes = Buffer.from(secret.hex, "hex");
     forms.push(secret.hex.toLowerCase(), secret.hex.toUpperCase(), base64.encode(bytes), base58.encode(bytes));
   }
-  if (secret.text) forms.push(secret.text, secret.text.split(" ").slice(0, 6).join(" "), Buffer.from(secret.text).toString("hex"), Buffer.from(secret.text).toString("base64"));
+  if (secret.text)
+    forms.push(
+      secret.text,
+      secret.text.split(" ").slice(0, 6).join(" "),
+      Buffer.from(secret.text).toString("hex"),
+      Buffer.from(secret.text).toString("base64"),
+    );
   return forms;
 }
 
@@ -27,7 +43,12 @@ describe("key material at rest, in logs and in responses", () => {
     const responses: unknown[] = [];
     try {
       const root = await initRootOrganization(services);
-      const client = new Turnkey({ apiBaseUrl: server.url, apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey!, defaultOrganizationId: root.organizationId }).apiClient();
+      const client = new Turnkey({
+        apiBaseUrl: server.url,
+        apiPublicKey: root.apiPublicKey,
+        apiPrivateKey: root.apiPrivateKey!,
+        defaultOrganizationId: root.organizationId,
+      }).apiClient();
       const record = <T>(value: T): T => {
         responses.push(value);
         return value;
@@ -35,13 +56,29 @@ describe("key material at rest, in logs and in responses", () => {
       const secrets: { hex?: string; text?: string }[] = [];
       const target = generateP256KeyPair();
       const open = async (exportBundle: string, returnMnemonic: boolean) =>
-        decryptExportBundle({ exportBundle, embeddedKey: target.privateKey, organizationId: root.organizationId, returnMnemonic, dangerouslyOverrideSignerPublicKey: services.signer.publicKeyHex });
+        decryptExportBundle({
+          exportBundle,
+          embeddedKey: target.privateKey,
+          organizationId: root.organizationId,
+          returnMnemonic,
+          dangerouslyOverrideSignerPublicKey: services.signer.publicKeyHex,
+        });
 
       // Created: a wallet (its mnemonic and both account keys) and two private keys.
       const wallet = record(await client.createWallet({ walletName: "w", accounts: [ETH, SOL], mnemonicLength: 24 }));
-      secrets.push({ text: await open(record(await client.exportWallet({ walletId: wallet.walletId, targetPublicKey: target.publicKeyUncompressed })).exportBundle, true) });
+      secrets.push({
+        text: await open(
+          record(await client.exportWallet({ walletId: wallet.walletId, targetPublicKey: target.publicKeyUncompressed })).exportBundle,
+          true,
+        ),
+      });
       for (const address of wallet.addresses) {
-        secrets.push({ hex: await open(record(await client.exportWalletAccount({ address, targetPublicKey: target.publicKeyUncompressed })).exportBundle, false) });
+        secrets.push({
+          hex: await open(
+            record(await client.exportWalletAccount({ address, targetPublicKey: target.publicKeyUncompressed })).exportBundle,
+            false,
+          ),
+        });
       }
       const keys = record(
         await client.createPrivateKeys({
@@ -52,11 +89,18 @@ describe("key material at rest, in logs and in responses", () => {
         }),
       );
       for (const key of keys.privateKeys) {
-        secrets.push({ hex: await open(record(await client.exportPrivateKey({ privateKeyId: key.privateKeyId!, targetPublicKey: target.publicKeyUncompressed })).exportBundle, false) });
+        secrets.push({
+          hex: await open(
+            record(await client.exportPrivateKey({ privateKeyId: key.privateKeyId!, targetPublicKey: target.publicKeyUncompressed }))
+              .exportBundle,
+            false,
+          ),
+        });
       }
 
       // Imported: a mnemonic and a private key.
-      const mnemonic = "void come effort suffer camp survey warrior heavy shoot primary clutch crush open amazing screen patrol group space point ten exist slush involve unfold";
+      const mnemonic =
+        "void come effort suffer camp survey warrior heavy shoot primary clutch crush open amazing screen patrol group space point ten exist slush involve unfold";
       const importedKey = Buffer.from(generatePrivateKey("CURVE_SECP256K1")).toString("hex");
       secrets.push({ text: mnemonic }, { hex: importedKey });
       const userId = root.userId;
@@ -66,7 +110,13 @@ describe("key material at rest, in logs and in responses", () => {
           userId,
           walletName: "imported",
           accounts: [ETH],
-          encryptedBundle: await encryptWalletToBundle({ mnemonic, importBundle: walletBundle, userId, organizationId: root.organizationId, dangerouslyOverrideSignerPublicKey: services.signer.publicKeyHex }),
+          encryptedBundle: await encryptWalletToBundle({
+            mnemonic,
+            importBundle: walletBundle,
+            userId,
+            organizationId: root.organizationId,
+            dangerouslyOverrideSignerPublicKey: services.signer.publicKeyHex,
+          }),
         }),
       );
       const keyBundle = record(await client.initImportPrivateKey({ userId })).importBundle;
@@ -76,12 +126,26 @@ describe("key material at rest, in logs and in responses", () => {
           privateKeyName: "imported",
           curve: "CURVE_SECP256K1",
           addressFormats: ["ADDRESS_FORMAT_ETHEREUM"],
-          encryptedBundle: await encryptPrivateKeyToBundle({ privateKey: importedKey, keyFormat: "HEXADECIMAL", importBundle: keyBundle, userId, organizationId: root.organizationId, dangerouslyOverrideSignerPublicKey: services.signer.publicKeyHex }),
+          encryptedBundle: await encryptPrivateKeyToBundle({
+            privateKey: importedKey,
+            keyFormat: "HEXADECIMAL",
+            importBundle: keyBundle,
+            userId,
+            organizationId: root.organizationId,
+            dangerouslyOverrideSignerPublicKey: services.signer.publicKeyHex,
+          }),
         }),
       );
 
       // Used: signatures, reads, a failure.
-      record(await client.signRawPayload({ signWith: wallet.addresses[0]!, payload: "00".repeat(32), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" }));
+      record(
+        await client.signRawPayload({
+          signWith: wallet.addresses[0]!,
+          payload: "00".repeat(32),
+          encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+          hashFunction: "HASH_FUNCTION_NO_OP",
+        }),
+      );
       record(await client.getWalletAccounts({ walletId: wallet.walletId }));
       record(await client.getPrivateKeys({}));
       record(await client.getActivities({}));
@@ -91,7 +155,9 @@ describe("key material at rest, in logs and in responses", () => {
       expect(secrets[0]!.text!.split(" ")).toHaveLength(24);
 
       const tables = await services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
-      expect(tables.map((t) => t.tablename)).toEqual(expect.arrayContaining(["wallets", "wallet_accounts", "private_keys", "import_keys", "activities", "votes"]));
+      expect(tables.map((t) => t.tablename)).toEqual(
+        expect.arrayContaining(["wallets", "wallet_accounts", "private_keys", "import_keys", "activities", "votes"]),
+      );
       let database = "";
       for (const { tablename } of tables) database += JSON.stringify(await services.db.query(`SELECT * FROM "${tablename}"`));
       const places = { database, logs: server.log(), responses: JSON.stringify(responses) };

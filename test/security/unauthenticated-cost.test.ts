@@ -36,7 +36,12 @@ async function startHeldIssuer() {
     release,
     state,
     token: (claims: Record<string, unknown>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: "held" }).setIssuer(issuer).setIssuedAt().setExpirationTime("5m").sign(privateKey),
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: "ES256", kid: "held" })
+        .setIssuer(issuer)
+        .setIssuedAt()
+        .setExpirationTime("5m")
+        .sign(privateKey),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -53,7 +58,12 @@ describe("no network I/O while the store is held", () => {
     registrationIssuer = await startHeldIssuer();
     // A fetch may wait ten minutes: it cannot give up (and free a held store) during the test.
     server = await startTestServer({
-      env: { OIDC_ISSUERS: `${issuer.issuer},${registrationIssuer.issuer}`, OAUTH2_TIMEOUT_MS: "600000", OAUTH2_X_TOKEN_URL: `${provider.issuer}/token`, OAUTH2_X_USERINFO_URL: `${provider.issuer}/2/users/me` },
+      env: {
+        OIDC_ISSUERS: `${issuer.issuer},${registrationIssuer.issuer}`,
+        OAUTH2_TIMEOUT_MS: "600000",
+        OAUTH2_X_TOKEN_URL: `${provider.issuer}/token`,
+        OAUTH2_X_USERINFO_URL: `${provider.issuer}/2/users/me`,
+      },
     });
   });
   afterAll(async () => {
@@ -89,10 +99,18 @@ describe("no network I/O while the store is held", () => {
   it("oauth2_authenticate exchanges the code with the provider before its transaction: other requests are served meanwhile", async () => {
     const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { encryptionPublicKey: string };
     const encryptedClientSecret = await encryptOauth2ClientSecret("client-secret", keys.encryptionPublicKey);
-    const { oauth2CredentialId } = await server.client().createOauth2Credential({ provider: "OAUTH2_PROVIDER_X", clientId: "client", encryptedClientSecret });
+    const { oauth2CredentialId } = await server
+      .client()
+      .createOauth2Credential({ provider: "OAUTH2_PROVIDER_X", clientId: "client", encryptedClientSecret });
     const exchange = server
       .client()
-      .oauth2Authenticate({ oauth2CredentialId, authCode: "code", redirectUri: "https://app.example/callback", codeVerifier: "v".repeat(43), nonce: "n" })
+      .oauth2Authenticate({
+        oauth2CredentialId,
+        authCode: "code",
+        redirectUri: "https://app.example/callback",
+        codeVerifier: "v".repeat(43),
+        nonce: "n",
+      })
       .then(
         () => "answered",
         () => "refused",

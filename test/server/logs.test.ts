@@ -9,9 +9,17 @@ describe("logs", () => {
     const server = await startLoggedServer();
     try {
       const root = await initRootOrganization(server.services);
-      const client = new Turnkey({ apiBaseUrl: server.url, apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey!, defaultOrganizationId: root.organizationId }).apiClient();
+      const client = new Turnkey({
+        apiBaseUrl: server.url,
+        apiPublicKey: root.apiPublicKey,
+        apiPrivateKey: root.apiPrivateKey!,
+        defaultOrganizationId: root.organizationId,
+      }).apiClient();
       const extra = generateP256KeyPair();
-      await client.createApiKeys({ userId: root.userId, apiKeys: [{ apiKeyName: "x", publicKey: extra.publicKey, curveType: "API_KEY_CURVE_P256" }] });
+      await client.createApiKeys({
+        userId: root.userId,
+        apiKeys: [{ apiKeyName: "x", publicKey: extra.publicKey, curveType: "API_KEY_CURVE_P256" }],
+      });
       await client.getWhoami({});
       await client.getApiKey({ apiKeyId: "missing" }).catch(() => undefined);
       const log = server.log();

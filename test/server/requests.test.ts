@@ -5,7 +5,8 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 
 describe("request handling", () => {
   let server: TestServer;
-  const activityCount = async () => Number((await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities"))[0]!.n);
+  const activityCount = async () =>
+    Number((await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities"))[0]!.n);
   const signed = (body: string) => ({ "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
   const submit = (op: string, body: string) => post(`${server.url}/public/v1/submit/${op}`, body, signed(body));
 
@@ -34,12 +35,20 @@ describe("request handling", () => {
     const userId = server.root.userId;
     const { importBundle } = await server.client().initImportWallet({ userId });
     const mnemonic = "test test test test test test test test test test test junk";
-    const encryptedBundle = await encryptWalletToBundle({ mnemonic, importBundle, userId, organizationId: server.root.organizationId, dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex });
+    const encryptedBundle = await encryptWalletToBundle({
+      mnemonic,
+      importBundle,
+      userId,
+      organizationId: server.root.organizationId,
+      dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex,
+    });
     const body = activityBody("ACTIVITY_TYPE_IMPORT_WALLET", server.root.organizationId, {
       userId,
       walletName: "imported once",
       encryptedBundle,
-      accounts: [{ curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" }],
+      accounts: [
+        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+      ],
     });
     const first = await submit("import_wallet", body);
     expect(first.status).toBe(200);
@@ -56,7 +65,10 @@ describe("request handling", () => {
 
   it("refuses a type that does not match the path with 400 naming `type`, writing nothing", async () => {
     const before = await activityCount();
-    const { status, json } = await submit("create_user_tag", activityBody("ACTIVITY_TYPE_DELETE_USERS", server.root.organizationId, { userIds: ["x"] }));
+    const { status, json } = await submit(
+      "create_user_tag",
+      activityBody("ACTIVITY_TYPE_DELETE_USERS", server.root.organizationId, { userIds: ["x"] }),
+    );
     expect(status).toBe(400);
     expect(json.code).toBe(3);
     expect(json.message).toContain("type");
@@ -107,14 +119,18 @@ describe("request handling", () => {
   });
 
   it("answers CORS preflights for the headers the browser SDKs send", async () => {
-    const headers = "content-type,x-stamp,x-stamp-webauthn,x-stamp-attested,x-session,x-client-version,x-auth-proxy-config-id,x-captcha-token";
+    const headers =
+      "content-type,x-stamp,x-stamp-webauthn,x-stamp-attested,x-session,x-client-version,x-auth-proxy-config-id,x-captcha-token";
     const response = await fetch(`${server.url}/public/v1/submit/create_users`, {
       method: "OPTIONS",
       headers: { Origin: "https://app.example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": headers },
     });
     expect(response.status).toBeLessThan(300);
     expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
-    const allowed = (response.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(",").map((h) => h.trim());
+    const allowed = (response.headers.get("access-control-allow-headers") ?? "")
+      .toLowerCase()
+      .split(",")
+      .map((h) => h.trim());
     for (const header of headers.split(",")) expect(allowed).toContain(header);
   });
 
@@ -127,7 +143,18 @@ describe("request handling", () => {
   });
 
   it("serves an OpenAPI document of every registered operation", async () => {
-    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, { post: { requestBody: { content: { "application/json": { schema: { properties: Record<string, { properties?: Record<string, unknown> }> } } } } } }> };
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        {
+          post: {
+            requestBody: {
+              content: { "application/json": { schema: { properties: Record<string, { properties?: Record<string, unknown> }> } } };
+            };
+          };
+        }
+      >;
+    };
     const { activityDefinitions } = await import("../../src/pipeline/registry.js");
     const { queryDefinitions } = await import("../../src/pipeline/registry.js");
     expect(Object.keys(document.paths)).toHaveLength(activityDefinitions.length + queryDefinitions.length);

@@ -69,7 +69,9 @@ describe("the data directory lock", () => {
     try {
       await new Promise((resolve) => holder.once("spawn", resolve));
       lockAs({ ...currentHolder(), pid: holder.pid, startTicks: startTicks(holder.pid!) });
-      expect(() => acquireDataDirLock(dataDir)).toThrow(new RegExp(`in use by another Strongroom process \\(pid ${holder.pid} .*stop it first.*delete ${lockPath}`));
+      expect(() => acquireDataDirLock(dataDir)).toThrow(
+        new RegExp(`in use by another Strongroom process \\(pid ${holder.pid} .*stop it first.*delete ${lockPath}`),
+      );
       expect(JSON.parse(readFileSync(lockPath, "utf8")).pid).toBe(holder.pid);
     } finally {
       holder.kill();

@@ -15,17 +15,32 @@ const ACTIVITIES = 60;
  */
 describe.skipIf(!process.env.DATABASE_URL)("webhook claims shared by two servers on one PostgreSQL", () => {
   it("deliver each event once, one at a time per endpoint", async () => {
-    const database = await sharedPostgres({ STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1", STRONGROOM_WEBHOOK_POLL_MS: "5", STRONGROOM_WEBHOOK_TIMEOUT_MS: "5000", LOG_LEVEL: "silent" });
+    const database = await sharedPostgres({
+      STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1",
+      STRONGROOM_WEBHOOK_POLL_MS: "5",
+      STRONGROOM_WEBHOOK_TIMEOUT_MS: "5000",
+      LOG_LEVEL: "silent",
+    });
     const receiver = await startWebhookReceiver(() => 200, 3);
     const servers: RunningServer[] = [];
     try {
       const config = resolveConfig({ dataDir: "memory://", host: "127.0.0.1", port: 0 }, { ...database.env, AUTH_PROXY_PORT: "0" });
       servers.push(await startServer(config), await startServer(config));
       const root = await initRootOrganization(servers[0]!.services, { organizationName: "Claims", userName: "Root" });
-      const [a, b] = servers.map(
-        (s) => new Turnkey({ apiBaseUrl: s.url, apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey!, defaultOrganizationId: root.organizationId }).apiClient(),
+      const [a, b] = servers.map((s) =>
+        new Turnkey({
+          apiBaseUrl: s.url,
+          apiPublicKey: root.apiPublicKey,
+          apiPrivateKey: root.apiPrivateKey!,
+          defaultOrganizationId: root.organizationId,
+        }).apiClient(),
       );
-      for (let i = 0; i < ENDPOINTS; i++) await a!.createWebhookEndpoint({ url: `${receiver.url}?endpoint=${i}`, name: `endpoint ${i}`, subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
+      for (let i = 0; i < ENDPOINTS; i++)
+        await a!.createWebhookEndpoint({
+          url: `${receiver.url}?endpoint=${i}`,
+          name: `endpoint ${i}`,
+          subscriptions: [{ eventType: "ACTIVITY_UPDATES" }],
+        });
 
       const ids: string[] = [];
       for (let batch = 0; batch < ACTIVITIES / 10; batch++) {
@@ -34,12 +49,14 @@ describe.skipIf(!process.env.DATABASE_URL)("webhook claims shared by two servers
         );
         ids.push(...renamed.map((r) => r.activity.id));
       }
-      const reachedAll = (id: string) => new Set(receiver.received.filter((d) => JSON.parse(d.body.toString()).id === id).map((d) => d.path)).size === ENDPOINTS;
+      const reachedAll = (id: string) =>
+        new Set(receiver.received.filter((d) => JSON.parse(d.body.toString()).id === id).map((d) => d.path)).size === ENDPOINTS;
       await receiver.until(() => ids.every(reachedAll), 60_000);
       await new Promise((r) => setTimeout(r, 300));
 
       const timesSent = new Map<string, number>();
-      for (const d of receiver.received) timesSent.set(String(d.headers["x-turnkey-event-id"]), (timesSent.get(String(d.headers["x-turnkey-event-id"])) ?? 0) + 1);
+      for (const d of receiver.received)
+        timesSent.set(String(d.headers["x-turnkey-event-id"]), (timesSent.get(String(d.headers["x-turnkey-event-id"])) ?? 0) + 1);
       expect([...timesSent].filter(([, n]) => n > 1)).toEqual([]);
       expect([...receiver.maxInFlight.values()]).toEqual(Array(ENDPOINTS).fill(1));
     } finally {

@@ -15,7 +15,22 @@ function teredo(server: string, client: string): string {
 }
 
 const PUBLIC_V4 = ["8.8.8.8", "1.1.1.1", "93.184.216.34", "151.101.1.69"];
-const PRIVATE_V4 = ["0.0.0.0", "0.1.2.3", "10.0.0.1", "100.64.0.1", "127.0.0.1", "169.254.169.254", "172.16.0.1", "172.31.255.255", "192.0.0.1", "192.168.1.1", "198.18.0.1", "224.0.0.1", "240.0.0.1", "255.255.255.255"];
+const PRIVATE_V4 = [
+  "0.0.0.0",
+  "0.1.2.3",
+  "10.0.0.1",
+  "100.64.0.1",
+  "127.0.0.1",
+  "169.254.169.254",
+  "172.16.0.1",
+  "172.31.255.255",
+  "192.0.0.1",
+  "192.168.1.1",
+  "198.18.0.1",
+  "224.0.0.1",
+  "240.0.0.1",
+  "255.255.255.255",
+];
 
 /** Every IPv6 form that embeds an IPv4 address, built around the given IPv4 address. */
 const EMBEDDINGS: Record<string, (v4: string) => string> = {
@@ -71,14 +86,30 @@ describe("the webhook destination rule (isPublicAddress)", () => {
   });
 
   it("refuses the local-use NAT64 prefix 64:ff9b:1::/48 whatever it embeds, and every non-global IPv6 range", () => {
-    for (const address of ["64:ff9b:1::808:808", "64:ff9b:1:808:8:800::", "64:ff9b:1::a00:1", "fec0::1", "feff::1", "fe80::1", "fc00::1", "fd12:3456::1", "ff02::1", "100::1", "2001:db8::1", "2001:2::1", "2001:10::1"]) {
+    for (const address of [
+      "64:ff9b:1::808:808",
+      "64:ff9b:1:808:8:800::",
+      "64:ff9b:1::a00:1",
+      "fec0::1",
+      "feff::1",
+      "fe80::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "100::1",
+      "2001:db8::1",
+      "2001:2::1",
+      "2001:10::1",
+    ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
-    for (const address of ["2606:4700:4700::1111", "2001:4860:4860::8888", "2a00:1450:4001:81a::200e"]) expect(isPublicAddress(address), address).toBe(true);
+    for (const address of ["2606:4700:4700::1111", "2001:4860:4860::8888", "2a00:1450:4001:81a::200e"])
+      expect(isPublicAddress(address), address).toBe(true);
   });
 
   it("refuses what is not an IP address", () => {
-    for (const text of ["", "localhost", "8.8.8", "0x08080808", "8.8.8.8.8", "::ffff:8.8.8.256", "1:2:3:4:5:6:7:8:9"]) expect(isPublicAddress(text), text).toBe(false);
+    for (const text of ["", "localhost", "8.8.8", "0x08080808", "8.8.8.8.8", "::ffff:8.8.8.256", "1:2:3:4:5:6:7:8:9"])
+      expect(isPublicAddress(text), text).toBe(false);
   });
 });
 
@@ -92,15 +123,34 @@ describe("create_webhook_endpoint without STRONGROOM_WEBHOOK_ALLOW_PRIVATE", () 
   it("accepts an https URL to a public IPv4 literal (IPv4 and IPv4-mapped IPv6)", async () => {
     for (const url of ["https://8.8.8.8/hook", "https://[::ffff:1.1.1.1]/hook", "https://[2002:808:808::1]/hook"]) {
       // Subscribed to an activity type this test never runs, so nothing is sent to the address.
-      const created = await server.client().createWebhookEndpoint({ url, name: url, subscriptions: [{ eventType: "ACTIVITY_UPDATES", filtersJson: JSON.stringify({ activityTypes: ["ACTIVITY_TYPE_SIGN_TRANSACTION_V2"] }) }] });
+      const created = await server.client().createWebhookEndpoint({
+        url,
+        name: url,
+        subscriptions: [
+          { eventType: "ACTIVITY_UPDATES", filtersJson: JSON.stringify({ activityTypes: ["ACTIVITY_TYPE_SIGN_TRANSACTION_V2"] }) },
+        ],
+      });
       expect(created.endpointId, url).toEqual(expect.any(String));
       await server.client().deleteWebhookEndpoint({ endpointId: created.endpointId });
     }
   });
 
   it("refuses IPv6 literals that embed a private IPv4 address, and site-local ones, with 400 naming the address", async () => {
-    for (const host of ["::ffff:127.0.0.1", "::127.0.0.1", "::ffff:0:a00:1", "64:ff9b::a9fe:a9fe", "64:ff9b:1::a00:1", "2002:a00:1::1", "2001:0:4136:e378:8000:63bf:80ff:fffe", "fec0::1"]) {
-      const refused = await refusal(server.client().createWebhookEndpoint({ url: `https://[${host}]/hook`, name: "inside", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] }));
+    for (const host of [
+      "::ffff:127.0.0.1",
+      "::127.0.0.1",
+      "::ffff:0:a00:1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::a00:1",
+      "2002:a00:1::1",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
+      "fec0::1",
+    ]) {
+      const refused = await refusal(
+        server
+          .client()
+          .createWebhookEndpoint({ url: `https://[${host}]/hook`, name: "inside", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] }),
+      );
       expect(refused.code, host).toBe(3);
       expect(refused.message, host).toContain("loopback, private");
     }
@@ -119,11 +169,23 @@ describe("webhook destinations at dial time, for IP literals", () => {
     const receiver = await startWebhookReceiver();
     try {
       // As if the endpoint had been created while STRONGROOM_WEBHOOK_ALLOW_PRIVATE was set.
-      await server.services.db.query("INSERT INTO webhook_endpoints (id, organization_id, url, name, created_at, updated_at) VALUES ('e1', $1, $2, 'literal', now(), now())", [server.root.organizationId, receiver.url]);
-      await server.services.db.query("INSERT INTO webhook_subscriptions (endpoint_id, position, event_type) VALUES ('e1', 0, 'ACTIVITY_UPDATES')");
+      await server.services.db.query(
+        "INSERT INTO webhook_endpoints (id, organization_id, url, name, created_at, updated_at) VALUES ('e1', $1, $2, 'literal', now(), now())",
+        [server.root.organizationId, receiver.url],
+      );
+      await server.services.db.query(
+        "INSERT INTO webhook_subscriptions (endpoint_id, position, event_type) VALUES ('e1', 0, 'ACTIVITY_UPDATES')",
+      );
       await server.client().createUserTag({ userTagName: "not for loopback", userIds: [] });
       const body = JSON.stringify({ organizationId: server.root.organizationId, endpointId: "e1" });
-      const deliveries = async () => ((await post(`${server.url}/public/v1/query/list_webhook_deliveries`, body, { "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) })).json as { deliveries: { status: string; lastError?: string }[] }).deliveries;
+      const deliveries = async () =>
+        (
+          (
+            await post(`${server.url}/public/v1/query/list_webhook_deliveries`, body, {
+              "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!),
+            })
+          ).json as { deliveries: { status: string; lastError?: string }[] }
+        ).deliveries;
       const deadline = Date.now() + 5000;
       let seen = await deliveries();
       while (seen[0]?.status !== "DELIVERY_STATUS_FAILED" && seen[0]?.status !== "DELIVERY_STATUS_DELIVERED" && Date.now() < deadline) {

@@ -17,13 +17,16 @@ async function checkOidcContact(ctx: ProxyContext, oidcToken: string, filterType
   const [claim, verified] = filterType === "EMAIL" ? ["email", "email_verified"] : ["phone_number", "phone_number_verified"];
   const value = claims[claim];
   if (typeof value !== "string" || value.toLowerCase() !== contact.toLowerCase() || claims[verified] === false) {
-    throw invalidArgument(`oidcToken: its verified ${claim} claim is not ${JSON.stringify(contact)}`, "INVALID_OIDC_TOKEN", [{ field: "oidcToken", description: `must carry ${claim} ${contact}` }]);
+    throw invalidArgument(`oidcToken: its verified ${claim} claim is not ${JSON.stringify(contact)}`, "INVALID_OIDC_TOKEN", [
+      { field: "oidcToken", description: `must carry ${claim} ${contact}` },
+    ]);
   }
 }
 
 export const account = defineEndpoint({
   path: "/v1/account",
-  summary: "The oldest sub-organization of the config's organization with a proven contact, OIDC identity, API key or passkey matching the filter, or {} when none has",
+  summary:
+    "The oldest sub-organization of the config's organization with a proven contact, OIDC identity, API key or passkey matching the filter, or {} when none has",
   body: Type.Object({
     filterType: StringEnum(FILTER_TYPES),
     filterValue: Type.String({ minLength: 1, maxLength: 16384 }),
@@ -36,7 +39,11 @@ export const account = defineEndpoint({
     if (PII_FILTERS.has(body.filterType) && ctx.settings.verificationTokenRequiredForGetAccountPii) {
       const now = ctx.services.clock();
       if (body.verificationToken) {
-        await verifyVerificationToken(ctx.services.signer, body.verificationToken, { contact: body.filterValue, now, field: "verificationToken" });
+        await verifyVerificationToken(ctx.services.signer, body.verificationToken, {
+          contact: body.filterValue,
+          now,
+          field: "verificationToken",
+        });
       } else if (body.oidcToken) {
         await checkOidcContact(ctx, body.oidcToken, body.filterType, body.filterValue, now);
       } else {

@@ -10,7 +10,8 @@ const Required = Type.String({ minLength: 1, maxLength: 8192 });
 
 export const oauthLogin = defineEndpoint({
   path: "/v1/oauth_login",
-  summary: "Log in with an OIDC token (oauth_login in the sub-organization whose user has that iss/sub/aud, unless organizationId names it); answers a session JWT",
+  summary:
+    "Log in with an OIDC token (oauth_login in the sub-organization whose user has that iss/sub/aud, unless organizationId names it); answers a session JWT",
   body: Type.Object({
     oidcToken: Required,
     publicKey: Type.String({ minLength: 1 }),
@@ -38,8 +39,16 @@ interface Oauth2Credential {
 
 export const oauth2Authenticate = defineEndpoint({
   path: "/v1/oauth2_authenticate",
-  summary: "Exchange an OAuth 2.0 code (X, Discord) with the organization's credential for that provider and client id; answers an OIDC token",
-  body: Type.Object({ provider: Required, authCode: Required, redirectUri: Required, codeVerifier: Required, nonce: Required, clientId: Required }),
+  summary:
+    "Exchange an OAuth 2.0 code (X, Discord) with the organization's credential for that provider and client id; answers an OIDC token",
+  body: Type.Object({
+    provider: Required,
+    authCode: Required,
+    redirectUri: Required,
+    codeVerifier: Required,
+    nonce: Required,
+    clientId: Required,
+  }),
   async handle(ctx, body) {
     requireMethod(ctx, "oauth");
     const clientIds = Object.values(ctx.settings.walletKitSettings?.oauthClientIds ?? {});
@@ -49,10 +58,15 @@ export const oauth2Authenticate = defineEndpoint({
         "OAUTH_CLIENT_ID_NOT_ALLOWED",
       );
     }
-    const { oauth2Credentials } = (await queryAsProxy(ctx, "list_oauth2_credentials", { organizationId: ctx.config.organization_id })) as { oauth2Credentials: Oauth2Credential[] };
+    const { oauth2Credentials } = (await queryAsProxy(ctx, "list_oauth2_credentials", { organizationId: ctx.config.organization_id })) as {
+      oauth2Credentials: Oauth2Credential[];
+    };
     const credential = oauth2Credentials.find((c) => c.provider === body.provider && c.clientId === body.clientId);
     if (!credential) {
-      throw notFound(`organization ${ctx.config.organization_id} has no OAuth 2.0 credential for ${body.provider} with client id ${body.clientId}; create_oauth2_credential adds one`, "OAUTH2_CREDENTIAL_NOT_FOUND");
+      throw notFound(
+        `organization ${ctx.config.organization_id} has no OAuth 2.0 credential for ${body.provider} with client id ${body.clientId}; create_oauth2_credential adds one`,
+        "OAUTH2_CREDENTIAL_NOT_FOUND",
+      );
     }
     const { result } = await submitAsProxy(ctx, "oauth2_authenticate", ctx.config.organization_id, {
       oauth2CredentialId: credential.oauth2CredentialId,

@@ -80,10 +80,14 @@ async function verifyOtp(ctx: ProxyContext, otpId: string, encryptedOtpBundle: s
  */
 async function encryptCodeForOtp(ctx: ProxyContext, otpId: string, otpCode: string, publicKey: string): Promise<string> {
   const targetPublic = await otpTargetPublicKey(ctx.services.db, ctx.services, ctx.config.organization_id, otpId);
-  if (!targetPublic) throw notFound(`otpId: no OTP ${JSON.stringify(otpId)} was sent through auth proxy config ${ctx.config.id}`, "OTP_NOT_FOUND");
+  if (!targetPublic)
+    throw notFound(`otpId: no OTP ${JSON.stringify(otpId)} was sent through auth proxy config ${ctx.config.id}`, "OTP_NOT_FOUND");
   const plaintext = JSON.stringify({ otp_code: otpCode, public_key: publicKey });
   const sealed = await hpkeSeal(new TextEncoder().encode(plaintext), new Uint8Array(Buffer.from(targetPublic, "hex")));
-  return JSON.stringify({ encappedPublic: Buffer.from(sealed.encapsulatedKey).toString("hex"), ciphertext: Buffer.from(sealed.ciphertext).toString("hex") });
+  return JSON.stringify({
+    encappedPublic: Buffer.from(sealed.encapsulatedKey).toString("hex"),
+    ciphertext: Buffer.from(sealed.ciphertext).toString("hex"),
+  });
 }
 
 const loginFields = {
@@ -134,8 +138,13 @@ export const otpInitV2 = defineEndpoint({
 
 export const otpVerify = defineEndpoint({
   path: "/v1/otp_verify",
-  summary: "Check a code given in plain (encrypted to the OTP's key by the proxy); answers a verification token bound to publicKey (required here)",
-  body: Type.Object({ otpId: Type.String({ minLength: 1 }), otpCode: Type.String({ minLength: 1, maxLength: 64 }), publicKey: Type.Optional(Type.String({ minLength: 1 })) }),
+  summary:
+    "Check a code given in plain (encrypted to the OTP's key by the proxy); answers a verification token bound to publicKey (required here)",
+  body: Type.Object({
+    otpId: Type.String({ minLength: 1 }),
+    otpCode: Type.String({ minLength: 1, maxLength: 64 }),
+    publicKey: Type.Optional(Type.String({ minLength: 1 })),
+  }),
   async handle(ctx, body) {
     // Optional upstream, but verify_otp binds every token to a key, and otp_login needs that key's signature.
     if (body.publicKey === undefined || !/^0[23][0-9a-fA-F]{64}$/.test(body.publicKey)) {
@@ -160,7 +169,8 @@ export const otpVerifyV2 = defineEndpoint({
 
 export const otpLoginV1 = defineEndpoint({
   path: "/v1/otp_login",
-  summary: "Log in with a verification token (otp_login in the user's sub-organization, found by the token's contact when organizationId is left out)",
+  summary:
+    "Log in with a verification token (otp_login in the user's sub-organization, found by the token's contact when organizationId is left out)",
   body: Type.Object({ ...loginFields, clientSignature: Type.Optional(ClientSignature) }),
   handle: otpLogin,
 });

@@ -16,7 +16,10 @@ const ClientSignature = Type.Object({
 });
 
 /** v1 signup: OAuth providers are always given by an OIDC token. */
-const OauthProviderParamsV1 = Type.Object({ providerName: Name("Human-readable name of the provider"), oidcToken: Type.String({ minLength: 1 }) });
+const OauthProviderParamsV1 = Type.Object({
+  providerName: Name("Human-readable name of the provider"),
+  oidcToken: Type.String({ minLength: 1 }),
+});
 
 const signupBody = <P extends typeof OauthProviderParams | typeof OauthProviderParamsV1>(provider: P) =>
   Type.Object({
@@ -51,7 +54,8 @@ function checkMethods(ctx: ProxyContext, body: SignupInput): void {
     }
     requireMethod(ctx, otpMethod(verificationType));
   }
-  if (!body.verificationToken && (body.authenticators ?? []).length === 0 && (body.oauthProviders ?? []).length === 0) requireMethod(ctx, "wallet");
+  if (!body.verificationToken && (body.authenticators ?? []).length === 0 && (body.oauthProviders ?? []).length === 0)
+    requireMethod(ctx, "wallet");
 }
 
 /**
@@ -61,9 +65,11 @@ function checkMethods(ctx: ProxyContext, body: SignupInput): void {
  */
 async function signup(ctx: ProxyContext, body: SignupInput): Promise<Record<string, unknown>> {
   if (body.userTag !== undefined) {
-    throw invalidArgument("userTag: not supported: a new sub-organization has no user tags yet; tag the user with create_user_tag after signup", "REQUEST_INVALID", [
-      { field: "userTag", description: "not supported at signup" },
-    ]);
+    throw invalidArgument(
+      "userTag: not supported: a new sub-organization has no user tags yet; tag the user with create_user_tag after signup",
+      "REQUEST_INVALID",
+      [{ field: "userTag", description: "not supported at signup" }],
+    );
   }
   checkMethods(ctx, body);
   const maxAccounts = ctx.services.limits.signupWalletAccounts;
@@ -107,7 +113,8 @@ async function signup(ctx: ProxyContext, body: SignupInput): Promise<Record<stri
 
 export const signupV2 = defineEndpoint({
   path: "/v1/signup_v2",
-  summary: "Create a sub-organization with one root user (email/phone, API keys, passkeys, OAuth providers by token or claims) and an optional wallet",
+  summary:
+    "Create a sub-organization with one root user (email/phone, API keys, passkeys, OAuth providers by token or claims) and an optional wallet",
   body: SignupV2Body,
   handle: signup,
 });

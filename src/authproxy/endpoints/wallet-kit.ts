@@ -7,12 +7,16 @@ const DEFAULT_OTP_LENGTH = 9;
 
 export const walletKitConfig = defineEndpoint({
   path: "/v1/wallet_kit_config",
-  summary: "The settings a wallet kit UI needs: enabled methods and social providers, session lifetime, organization, OAuth client ids and redirect URL, OTP format",
+  summary:
+    "The settings a wallet kit UI needs: enabled methods and social providers, session lifetime, organization, OAuth client ids and redirect URL, OTP format",
   body: Type.Object({}),
   async handle({ settings, config }) {
     const methods = settings.allowedAuthMethods?.length ? settings.allowedAuthMethods : [...AUTH_METHODS];
     const kit = settings.walletKitSettings ?? {};
-    const enabledProviders = [...methods.filter((m) => m !== "oauth"), ...(methods.includes("oauth") ? (kit.enabledSocialProviders ?? []) : [])];
+    const enabledProviders = [
+      ...methods.filter((m) => m !== "oauth"),
+      ...(methods.includes("oauth") ? (kit.enabledSocialProviders ?? []) : []),
+    ];
     return {
       enabledProviders,
       sessionExpirationSeconds: String(sessionExpirationSeconds(settings)),

@@ -86,15 +86,33 @@ const RULES: Record<AddressFormat, FormatRule> = {
     defaultPath: "m/0'/0",
     derive: (curve, key) => compressedAddress(uncompressedKey(curve as Exclude<Curve, "CURVE_ED25519">, key)),
   },
-  ADDRESS_FORMAT_COMPRESSED: { curves: ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"], defaultPath: "m/0'/0", derive: (_curve, key) => compressedAddress(key) },
-  ADDRESS_FORMAT_ETHEREUM: { curves: SECP256K1, defaultPath: "m/44'/60'/0'/0/0", derive: (_curve, key) => ethereumAddress(uncompressedKey("CURVE_SECP256K1", key)) },
+  ADDRESS_FORMAT_COMPRESSED: {
+    curves: ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"],
+    defaultPath: "m/0'/0",
+    derive: (_curve, key) => compressedAddress(key),
+  },
+  ADDRESS_FORMAT_ETHEREUM: {
+    curves: SECP256K1,
+    defaultPath: "m/44'/60'/0'/0/0",
+    derive: (_curve, key) => ethereumAddress(uncompressedKey("CURVE_SECP256K1", key)),
+  },
   ADDRESS_FORMAT_SOLANA: { curves: ED25519, defaultPath: "m/44'/501'/0'/0'", derive: (_curve, key) => solanaAddress(key) },
-  ADDRESS_FORMAT_COSMOS: { curves: SECP256K1, defaultPath: "m/44'/118'/0'/0/0", derive: (_curve, key) => cosmosSecp256k1Address("cosmos", key) },
-  ADDRESS_FORMAT_TRON: { curves: SECP256K1, defaultPath: "m/44'/195'/0'/0/0", derive: (_curve, key) => tronAddress(uncompressedKey("CURVE_SECP256K1", key)) },
+  ADDRESS_FORMAT_COSMOS: {
+    curves: SECP256K1,
+    defaultPath: "m/44'/118'/0'/0/0",
+    derive: (_curve, key) => cosmosSecp256k1Address("cosmos", key),
+  },
+  ADDRESS_FORMAT_TRON: {
+    curves: SECP256K1,
+    defaultPath: "m/44'/195'/0'/0/0",
+    derive: (_curve, key) => tronAddress(uncompressedKey("CURVE_SECP256K1", key)),
+  },
   ADDRESS_FORMAT_SUI: { curves: ED25519, defaultPath: "m/44'/784'/0'/0/0", derive: (_curve, key) => suiAddress(key) },
   ADDRESS_FORMAT_APTOS: { curves: ED25519, defaultPath: "m/44'/637'/0'/0'/0", derive: (_curve, key) => aptosAddress(key) },
   ...(Object.fromEntries(
-    BITCOIN_NETWORK_NAMES.flatMap((network) => BITCOIN_SCRIPTS.map((script) => [`ADDRESS_FORMAT_BITCOIN_${network}_${script}`, bitcoinRule(network, script)])),
+    BITCOIN_NETWORK_NAMES.flatMap((network) =>
+      BITCOIN_SCRIPTS.map((script) => [`ADDRESS_FORMAT_BITCOIN_${network}_${script}`, bitcoinRule(network, script)]),
+    ),
   ) as Record<`ADDRESS_FORMAT_BITCOIN_${(typeof BITCOIN_NETWORK_NAMES)[number]}_${BitcoinScript}`, FormatRule>),
   ADDRESS_FORMAT_SEI: {
     curves: ["CURVE_SECP256K1", "CURVE_ED25519"],
@@ -102,14 +120,34 @@ const RULES: Record<AddressFormat, FormatRule> = {
     derive: (curve, key) => (curve === "CURVE_ED25519" ? cosmosEd25519Address("sei", key) : cosmosSecp256k1Address("sei", key)),
   },
   ADDRESS_FORMAT_XLM: { curves: ED25519, defaultPath: "m/44'/148'/0'/0'/0", derive: (_curve, key) => stellarAddress(key) },
-  ADDRESS_FORMAT_DOGE_MAINNET: { curves: SECP256K1, defaultPath: "m/44'/3'/0'/0/0", derive: (_curve, key) => dogecoinAddress(key, "MAINNET") },
-  ADDRESS_FORMAT_DOGE_TESTNET: { curves: SECP256K1, defaultPath: "m/44'/1'/0'/0/0", derive: (_curve, key) => dogecoinAddress(key, "TESTNET") },
+  ADDRESS_FORMAT_DOGE_MAINNET: {
+    curves: SECP256K1,
+    defaultPath: "m/44'/3'/0'/0/0",
+    derive: (_curve, key) => dogecoinAddress(key, "MAINNET"),
+  },
+  ADDRESS_FORMAT_DOGE_TESTNET: {
+    curves: SECP256K1,
+    defaultPath: "m/44'/1'/0'/0/0",
+    derive: (_curve, key) => dogecoinAddress(key, "TESTNET"),
+  },
   ADDRESS_FORMAT_TON_V3R2: { curves: ED25519, defaultPath: "m/44'/607'/0'/0/0", derive: (_curve, key) => tonAddress("V3R2", key) },
   ADDRESS_FORMAT_TON_V4R2: { curves: ED25519, defaultPath: "m/44'/607'/0'/0/0", derive: (_curve, key) => tonAddress("V4R2", key) },
   ADDRESS_FORMAT_TON_V5R1: { curves: ED25519, defaultPath: "m/44'/607'/0'/0/0", derive: (_curve, key) => tonAddress("V5R1", key) },
-  ADDRESS_FORMAT_XRP: { curves: ["CURVE_SECP256K1", "CURVE_ED25519"], defaultPath: "m/44'/144'/0'/0/0", derive: (curve, key) => xrpAddress(curve, key) },
-  ADDRESS_FORMAT_SPARK_MAINNET: { curves: SECP256K1, defaultPath: "m/8797555'/0'/0'", derive: (_curve, key) => sparkAddress(key, "MAINNET") },
-  ADDRESS_FORMAT_SPARK_REGTEST: { curves: SECP256K1, defaultPath: "m/8797555'/0'/0'", derive: (_curve, key) => sparkAddress(key, "REGTEST") },
+  ADDRESS_FORMAT_XRP: {
+    curves: ["CURVE_SECP256K1", "CURVE_ED25519"],
+    defaultPath: "m/44'/144'/0'/0/0",
+    derive: (curve, key) => xrpAddress(curve, key),
+  },
+  ADDRESS_FORMAT_SPARK_MAINNET: {
+    curves: SECP256K1,
+    defaultPath: "m/8797555'/0'/0'",
+    derive: (_curve, key) => sparkAddress(key, "MAINNET"),
+  },
+  ADDRESS_FORMAT_SPARK_REGTEST: {
+    curves: SECP256K1,
+    defaultPath: "m/8797555'/0'/0'",
+    derive: (_curve, key) => sparkAddress(key, "REGTEST"),
+  },
 };
 
 /** The curves a format can be derived from (the usual one first). */

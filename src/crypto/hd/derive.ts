@@ -52,9 +52,7 @@ function deriveP256(seed: Uint8Array, indexes: number[]): DerivedKey {
   let chainCode: Uint8Array = digest.slice(32);
   for (const index of indexes) {
     const hardened = index >= HARDENED;
-    let data = hardened
-      ? new Uint8Array([0, ...key, ...ser32(index)])
-      : new Uint8Array([...p256.getPublicKey(key, true), ...ser32(index)]);
+    let data = hardened ? new Uint8Array([0, ...key, ...ser32(index)]) : new Uint8Array([...p256.getPublicKey(key, true), ...ser32(index)]);
     for (;;) {
       const i = hmac(sha512, chainCode, data);
       const il = bytesToBigInt(i.slice(0, 32));

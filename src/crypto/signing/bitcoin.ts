@@ -25,7 +25,13 @@ function contains(haystack: Uint8Array | undefined, needle: Uint8Array): boolean
 
 /** Whether the input names this key anywhere a signer would look for it. */
 function mentionsKey(input: PsbtInput, needles: Uint8Array[]): boolean {
-  const places = [prevoutScript(input), input.redeemScript, input.witnessScript, input.tapInternalKey, ...(input.tapLeafScript ?? []).map(([, script]) => script)];
+  const places = [
+    prevoutScript(input),
+    input.redeemScript,
+    input.witnessScript,
+    input.tapInternalKey,
+    ...(input.tapLeafScript ?? []).map(([, script]) => script),
+  ];
   return places.some((place) => needles.some((needle) => contains(place, needle)));
 }
 
@@ -60,7 +66,13 @@ export function signBitcoinTransaction(unsignedTransaction: string, privateKey: 
     const input = psbt.getInput(index);
     const script = prevoutScript(input);
     // A P2TR output is OP_1 <32-byte output key>.
-    if (!input.tapInternalKey && script?.length === 34 && script[0] === 0x51 && script[1] === 0x20 && equalBytes(script.subarray(2), bip86OutputKey)) {
+    if (
+      !input.tapInternalKey &&
+      script?.length === 34 &&
+      script[0] === 0x51 &&
+      script[1] === 0x20 &&
+      equalBytes(script.subarray(2), bip86OutputKey)
+    ) {
       psbt.updateInput(index, { tapInternalKey: xOnly }, true);
     }
     try {
@@ -70,12 +82,16 @@ export function signBitcoinTransaction(unsignedTransaction: string, privateKey: 
       // An input of another key stays as it is, for its own signer; one of this key that cannot be
       // signed is an error rather than a silently missing signature.
       if (mentionsKey(psbt.getInput(index), needles)) {
-        throw new SigningInputError(`${FIELD}: input ${index} belongs to the signing key but cannot be signed: ${(error as Error).message}`);
+        throw new SigningInputError(
+          `${FIELD}: input ${index} belongs to the signing key but cannot be signed: ${(error as Error).message}`,
+        );
       }
     }
   }
   if (signed === 0) {
-    throw new SigningInputError(`${FIELD}: the signing key can spend none of the PSBT's ${psbt.inputsLength} inputs (each input needs its witnessUtxo or nonWitnessUtxo; P2SH and P2WSH inputs their redeemScript / witnessScript)`);
+    throw new SigningInputError(
+      `${FIELD}: the signing key can spend none of the PSBT's ${psbt.inputsLength} inputs (each input needs its witnessUtxo or nonWitnessUtxo; P2SH and P2WSH inputs their redeemScript / witnessScript)`,
+    );
   }
   return bytesToHex(psbt.toPSBT());
 }

@@ -13,7 +13,11 @@ export interface RawSignature {
 
 /** ECDSA over a 32-byte digest (low-S), with the recovery id. */
 export function signEcdsa(curve: "CURVE_SECP256K1" | "CURVE_P256", digest: Uint8Array, privateKey: Uint8Array): RawSignature {
-  const signature = (curve === "CURVE_P256" ? p256 : secp256k1).sign(digest, privateKey, { prehash: false, lowS: true, format: "recovered" });
+  const signature = (curve === "CURVE_P256" ? p256 : secp256k1).sign(digest, privateKey, {
+    prehash: false,
+    lowS: true,
+    format: "recovered",
+  });
   return { r: bytesToHex(signature.slice(1, 33)), s: bytesToHex(signature.slice(33, 65)), v: signature[0]!.toString(16).padStart(2, "0") };
 }
 

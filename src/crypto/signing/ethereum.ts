@@ -21,7 +21,18 @@ export function signEthereumTransaction(unsignedTransaction: string, privateKey:
   if (bytes.length === 0) throw new SigningInputError(`${FIELD}: empty Ethereum transaction`);
   let transaction: TransactionSerializable;
   try {
-    const { r: _r, s: _s, v: _v, yParity: _yParity, ...unsigned } = parseTransaction(`0x${bytesToHex(bytes)}`) as TransactionSerializable & { r?: unknown; s?: unknown; v?: unknown; yParity?: unknown };
+    const {
+      r: _r,
+      s: _s,
+      v: _v,
+      yParity: _yParity,
+      ...unsigned
+    } = parseTransaction(`0x${bytesToHex(bytes)}`) as TransactionSerializable & {
+      r?: unknown;
+      s?: unknown;
+      v?: unknown;
+      yParity?: unknown;
+    };
     transaction = unsigned as TransactionSerializable;
   } catch (error) {
     throw new SigningInputError(`${FIELD}: not an Ethereum transaction: ${(error as Error).message.split("\n")[0]}`);

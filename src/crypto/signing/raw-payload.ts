@@ -9,9 +9,19 @@ import { decodeHex, SigningInputError } from "./errors.js";
 export { SigningInputError } from "./errors.js";
 export type { RawSignature } from "./curves.js";
 
-export const PAYLOAD_ENCODINGS = ["PAYLOAD_ENCODING_HEXADECIMAL", "PAYLOAD_ENCODING_TEXT_UTF8", "PAYLOAD_ENCODING_EIP712", "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION"] as const;
+export const PAYLOAD_ENCODINGS = [
+  "PAYLOAD_ENCODING_HEXADECIMAL",
+  "PAYLOAD_ENCODING_TEXT_UTF8",
+  "PAYLOAD_ENCODING_EIP712",
+  "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION",
+] as const;
 export type PayloadEncoding = (typeof PAYLOAD_ENCODINGS)[number];
-export const HASH_FUNCTIONS = ["HASH_FUNCTION_NO_OP", "HASH_FUNCTION_SHA256", "HASH_FUNCTION_KECCAK256", "HASH_FUNCTION_NOT_APPLICABLE"] as const;
+export const HASH_FUNCTIONS = [
+  "HASH_FUNCTION_NO_OP",
+  "HASH_FUNCTION_SHA256",
+  "HASH_FUNCTION_KECCAK256",
+  "HASH_FUNCTION_NOT_APPLICABLE",
+] as const;
 export type HashFunction = (typeof HASH_FUNCTIONS)[number];
 
 export interface SigningKey {
@@ -46,7 +56,9 @@ function integerField(value: unknown, name: string): bigint {
   if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   if (typeof value === "bigint" && value >= 0n) return value;
   if (typeof value === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) return BigInt(value);
-  throw new SigningInputError(`payload: EIP-7702 authorization ${name} must be a non-negative integer, got ${JSON.stringify(value) ?? "nothing"}`);
+  throw new SigningInputError(
+    `payload: EIP-7702 authorization ${name} must be a non-negative integer, got ${JSON.stringify(value) ?? "nothing"}`,
+  );
 }
 
 /**
@@ -67,7 +79,9 @@ function structuredDigest(payload: string, encoding: "PAYLOAD_ENCODING_EIP712" |
     const authorization = parseJson(payload, "an EIP-7702 authorization {chainId, address, nonce}");
     const address = authorization.address ?? authorization.contractAddress;
     if (typeof address !== "string" || !isAddress(address, { strict: false })) {
-      throw new SigningInputError(`payload: EIP-7702 authorization address must be a 20-byte hex address, got ${JSON.stringify(address) ?? "nothing"}`);
+      throw new SigningInputError(
+        `payload: EIP-7702 authorization address must be a 20-byte hex address, got ${JSON.stringify(address) ?? "nothing"}`,
+      );
     }
     // viem types chainId and nonce as numbers but serializes bigints too (nonces may exceed 2^53).
     const chainId = integerField(authorization.chainId, "chainId");
@@ -110,14 +124,16 @@ export function signRawPayload(key: SigningKey, payload: string, encoding: Paylo
   }
   let digest: Uint8Array;
   if (encoding === "PAYLOAD_ENCODING_EIP712" || encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION") {
-    if (hashFunction === "HASH_FUNCTION_SHA256") throw new SigningInputError(`hashFunction: ${encoding} payloads are hashed by their own rules; use HASH_FUNCTION_NO_OP`);
+    if (hashFunction === "HASH_FUNCTION_SHA256")
+      throw new SigningInputError(`hashFunction: ${encoding} payloads are hashed by their own rules; use HASH_FUNCTION_NO_OP`);
     digest = structuredDigest(payload, encoding);
   } else {
     const bytes = messageBytes(payload, encoding);
     if (hashFunction === "HASH_FUNCTION_SHA256") digest = sha256(bytes);
     else if (hashFunction === "HASH_FUNCTION_KECCAK256") digest = keccak_256(bytes);
     else digest = bytes;
-    if (digest.length !== 32) throw new SigningInputError(`payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got ${digest.length} bytes`);
+    if (digest.length !== 32)
+      throw new SigningInputError(`payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got ${digest.length} bytes`);
   }
   const schnorr = key.curve === "CURVE_SECP256K1" ? schnorrMode(key.addressFormat) : undefined;
   if (schnorr) return signSchnorr(digest, key.privateKey, schnorr === "taproot");

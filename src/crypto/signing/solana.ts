@@ -31,7 +31,9 @@ export function signSolanaTransaction(unsignedTransaction: string, privateKey: U
   const slots = readCompactU16(bytes, 0, "signature count");
   const messageStart = slots.next + slots.value * 64;
   if (messageStart >= bytes.length) {
-    throw new SigningInputError(`${FIELD}: not a serialized Solana transaction with its signature slots (send tx.serialize({ requireAllSignatures: false }), not the message alone)`);
+    throw new SigningInputError(
+      `${FIELD}: not a serialized Solana transaction with its signature slots (send tx.serialize({ requireAllSignatures: false }), not the message alone)`,
+    );
   }
   const message = bytes.subarray(messageStart);
   const prefix = message[0]!;
@@ -44,11 +46,15 @@ export function signSolanaTransaction(unsignedTransaction: string, privateKey: U
   if (message.length < header + 3) throw new SigningInputError(`${FIELD}: truncated Solana message header`);
   const requiredSignatures = message[header]!;
   if (requiredSignatures !== slots.value) {
-    throw new SigningInputError(`${FIELD}: has ${slots.value} signature slots but its message requires ${requiredSignatures} signatures (send the whole transaction, not the message alone)`);
+    throw new SigningInputError(
+      `${FIELD}: has ${slots.value} signature slots but its message requires ${requiredSignatures} signatures (send the whole transaction, not the message alone)`,
+    );
   }
   const keys = readCompactU16(message, header + 3, "account keys");
-  if (keys.value < requiredSignatures) throw new SigningInputError(`${FIELD}: Solana message lists fewer account keys than required signers`);
-  if (keys.next + keys.value * 32 + 32 > message.length) throw new SigningInputError(`${FIELD}: truncated Solana account keys or blockhash`);
+  if (keys.value < requiredSignatures)
+    throw new SigningInputError(`${FIELD}: Solana message lists fewer account keys than required signers`);
+  if (keys.next + keys.value * 32 + 32 > message.length)
+    throw new SigningInputError(`${FIELD}: truncated Solana account keys or blockhash`);
   let slot = -1;
   for (let i = 0; i < requiredSignatures; i++) {
     if (equalBytes(message.subarray(keys.next + i * 32, keys.next + (i + 1) * 32), publicKey)) {

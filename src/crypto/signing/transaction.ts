@@ -5,7 +5,13 @@ import type { SigningKey } from "./raw-payload.js";
 import { signSolanaTransaction } from "./solana.js";
 import { signTronTransaction } from "./tron.js";
 
-export const TRANSACTION_TYPES = ["TRANSACTION_TYPE_ETHEREUM", "TRANSACTION_TYPE_SOLANA", "TRANSACTION_TYPE_TRON", "TRANSACTION_TYPE_BITCOIN", "TRANSACTION_TYPE_TEMPO"] as const;
+export const TRANSACTION_TYPES = [
+  "TRANSACTION_TYPE_ETHEREUM",
+  "TRANSACTION_TYPE_SOLANA",
+  "TRANSACTION_TYPE_TRON",
+  "TRANSACTION_TYPE_BITCOIN",
+  "TRANSACTION_TYPE_TEMPO",
+] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 const CURVE_OF_TYPE: Record<Exclude<TransactionType, "TRANSACTION_TYPE_TEMPO">, SigningKey["curve"]> = {
@@ -18,7 +24,8 @@ const CURVE_OF_TYPE: Record<Exclude<TransactionType, "TRANSACTION_TYPE_TEMPO">, 
 /** Signs an unsigned transaction of the given chain; the result is what sign_transaction returns. */
 export function signTransaction(key: SigningKey & { publicKey: Uint8Array }, type: TransactionType, unsignedTransaction: string): string {
   if (type === "TRANSACTION_TYPE_TEMPO") throw new SigningInputError("type: TRANSACTION_TYPE_TEMPO is not supported by this server");
-  if (key.curve !== CURVE_OF_TYPE[type]) throw new SigningInputError(`signWith: ${type} needs a ${CURVE_OF_TYPE[type]} key, but this key is ${key.curve}`);
+  if (key.curve !== CURVE_OF_TYPE[type])
+    throw new SigningInputError(`signWith: ${type} needs a ${CURVE_OF_TYPE[type]} key, but this key is ${key.curve}`);
   switch (type) {
     case "TRANSACTION_TYPE_ETHEREUM":
       return signEthereumTransaction(unsignedTransaction, key.privateKey);

@@ -73,7 +73,10 @@ function lengthDelimited(fieldNumber: number, value: Uint8Array): Uint8Array {
 /** `Transaction.raw` has at least one `contract` (field 11), a message with its `parameter` (field 2, an Any). */
 function isRawData(fields: ProtoField[] | undefined): boolean {
   const contracts = fields?.filter((field) => field.number === 11);
-  return !!contracts?.length && contracts.every((field) => field.value && protoFields(field.value)?.some((inner) => inner.number === 2 && inner.wireType === 2));
+  return (
+    !!contracts?.length &&
+    contracts.every((field) => field.value && protoFields(field.value)?.some((inner) => inner.number === 2 && inner.wireType === 2))
+  );
 }
 
 /**
@@ -100,8 +103,15 @@ export function signTronTransaction(unsignedTransaction: string, privateKey: Uin
   } else {
     const raw = fields?.filter((field) => field.number === 1);
     const value = raw?.length === 1 ? raw[0]!.value : undefined;
-    if (!fields || !value || !isRawData(protoFields(value)) || fields.some((field) => field.wireType !== 2 || ![1, 2, 5].includes(field.number))) {
-      throw new SigningInputError(`${FIELD}: not a Tron transaction (expected hex of the protobuf raw_data, i.e. TronWeb's raw_data_hex, with at least one contract)`);
+    if (
+      !fields ||
+      !value ||
+      !isRawData(protoFields(value)) ||
+      fields.some((field) => field.wireType !== 2 || ![1, 2, 5].includes(field.number))
+    ) {
+      throw new SigningInputError(
+        `${FIELD}: not a Tron transaction (expected hex of the protobuf raw_data, i.e. TronWeb's raw_data_hex, with at least one contract)`,
+      );
     }
     rawData = value;
     rest = fields.filter((field) => field.number !== 1);

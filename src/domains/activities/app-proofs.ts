@@ -10,7 +10,9 @@ const sha256Hex = (value: unknown) => createHash("sha256").update(JSON.stringify
 /** What the policy decision rested on for an organization: its root quorum and its policies. */
 async function organizationDataDigest(tx: Queryable, organization: OrganizationRow): Promise<string> {
   const quorum = await rootQuorum(tx, organization);
-  const policies = await tx.query("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [organization.id]);
+  const policies = await tx.query("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [
+    organization.id,
+  ]);
   return sha256Hex({ organizationId: organization.id, rootQuorum: quorum, policies });
 }
 
@@ -22,11 +24,15 @@ export interface ProofContext {
 }
 
 /** Accounts derived by this activity: the result's walletId and addresses, paired with the requested paths. */
-function derivedAccounts(params: Record<string, unknown>, result: Record<string, unknown>): { walletId: string; path: string; address: string }[] {
+function derivedAccounts(
+  params: Record<string, unknown>,
+  result: Record<string, unknown>,
+): { walletId: string; path: string; address: string }[] {
   const found: { walletId: string; path: string; address: string }[] = [];
   for (const value of Object.values(result)) {
     const holder = (value ?? {}) as Record<string, unknown>;
-    const wallet = (typeof holder.walletId === "string" ? holder : holder.wallet) as { walletId?: string; addresses?: string[] } | undefined;
+    const wallet = (typeof holder.walletId === "string" ? holder : holder.wallet) as
+      { walletId?: string; addresses?: string[] } | undefined;
     const accounts = (params.accounts ?? (params.wallet as { accounts?: unknown } | undefined)?.accounts) as { path: string }[] | undefined;
     const walletId = wallet?.walletId ?? (params.walletId as string | undefined);
     const addresses = wallet?.addresses ?? (holder.addresses as string[] | undefined);
@@ -69,14 +75,21 @@ export async function appProofsFor(
       keys,
     ),
   ];
-  const subOrganizationId = Object.values(activity.result).map((r) => (r as { subOrganizationId?: string })?.subOrganizationId).find(Boolean);
+  const subOrganizationId = Object.values(activity.result)
+    .map((r) => (r as { subOrganizationId?: string })?.subOrganizationId)
+    .find(Boolean);
   for (const account of derivedAccounts(activity.params, activity.result)) {
     proofs.push(
       signAppProof(
         {
           type: "APP_PROOF_TYPE_ADDRESS_DERIVATION",
           timestampMs,
-          addressDerivationProof: { organizationId: subOrganizationId ?? organization.id, walletId: account.walletId, derivationPath: account.path, address: account.address },
+          addressDerivationProof: {
+            organizationId: subOrganizationId ?? organization.id,
+            walletId: account.walletId,
+            derivationPath: account.path,
+            address: account.address,
+          },
         },
         keys,
       ),

@@ -10,7 +10,12 @@ import { VOTE_COLUMNS, voteValues, type StoredVote } from "../../pipeline/votes.
  * statement, which also reads who subscribes to its ACTIVITY_UPDATES. The activity's fingerprint decides:
  * when another activity holds it, nothing is written and the answer is undefined.
  */
-export async function insertNewActivity(tx: Queryable, row: ActivityRow, vote: StoredVote, evaluations: PolicyOutcome[]): Promise<Subscriber[] | undefined> {
+export async function insertNewActivity(
+  tx: Queryable,
+  row: ActivityRow,
+  vote: StoredVote,
+  evaluations: PolicyOutcome[],
+): Promise<Subscriber[] | undefined> {
   const [written] = await tx.query<{ inserted: boolean; subscribers: Subscriber[] | null }>(
     `WITH activity AS (
        INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, generate_app_proofs, app_proofs, created_at, updated_at)

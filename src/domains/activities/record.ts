@@ -94,7 +94,12 @@ export async function loadVotes(db: Queryable, activityIds: string[]): Promise<M
   return byActivity;
 }
 
-export async function loadActivityRecord(db: Queryable, where: "id" | "fingerprint", value: string, viewerUserId?: string): Promise<ActivityRecord | undefined> {
+export async function loadActivityRecord(
+  db: Queryable,
+  where: "id" | "fingerprint",
+  value: string,
+  viewerUserId?: string,
+): Promise<ActivityRecord | undefined> {
   const [row] = await db.query<ActivityRow>(`SELECT * FROM activities WHERE ${where === "id" ? "id" : "fingerprint"} = $1`, [value]);
   if (!row) return undefined;
   const votes = await loadVotes(db, [row.id]);

@@ -23,13 +23,18 @@ export interface SenderOptions {
 
 function sender(options: SenderOptions): Pick<OutgoingEmail, "from" | "replyTo"> {
   return {
-    ...(options.sendFromEmailAddress ? { from: { address: options.sendFromEmailAddress, name: options.sendFromEmailSenderName || "Notifications" } } : {}),
+    ...(options.sendFromEmailAddress
+      ? { from: { address: options.sendFromEmailAddress, name: options.sendFromEmailSenderName || "Notifications" } }
+      : {}),
     ...(options.replyToEmailAddress ? { replyTo: options.replyToEmailAddress } : {}),
   };
 }
 
 function html(paragraphs: string[], logoUrl?: string): string {
-  const logo = logoUrl && /^https?:\/\//.test(logoUrl) ? `<p><img src="${escapeHtml(logoUrl)}" alt="" style="max-width:340px;max-height:124px"></p>` : "";
+  const logo =
+    logoUrl && /^https?:\/\//.test(logoUrl)
+      ? `<p><img src="${escapeHtml(logoUrl)}" alt="" style="max-width:340px;max-height:124px"></p>`
+      : "";
   return `<!doctype html><html><body>${logo}${paragraphs.map((p) => `<p>${p}</p>`).join("")}</body></html>`;
 }
 
@@ -51,14 +56,20 @@ export function otpMessage(input: {
         subject: `${appName} verification code`,
         text: `Your ${appName} verification code is ${code}\n\nIt expires in ${minutes} minute${minutes === 1 ? "" : "s"}. If you did not ask for it, ignore this email.\n`,
         html: html(
-          [`Your ${escapeHtml(appName)} verification code is`, `<strong style="font-size:24px;letter-spacing:2px">${code}</strong>`, `It expires in ${minutes} minute${minutes === 1 ? "" : "s"}. If you did not ask for it, ignore this email.`],
+          [
+            `Your ${escapeHtml(appName)} verification code is`,
+            `<strong style="font-size:24px;letter-spacing:2px">${code}</strong>`,
+            `It expires in ${minutes} minute${minutes === 1 ? "" : "s"}. If you did not ask for it, ignore this email.`,
+          ],
           params.emailCustomization?.logoUrl,
         ),
       },
     };
   }
   const template = params.smsCustomization?.template || `Your ${appName} code is {{.OtpCode}}`;
-  return { text: { to: contact, channel: otpType === "OTP_TYPE_WHATSAPP" ? "WHATSAPP" : "SMS", text: template.split("{{.OtpCode}}").join(code) } };
+  return {
+    text: { to: contact, channel: otpType === "OTP_TYPE_WHATSAPP" ? "WHATSAPP" : "SMS", text: template.split("{{.OtpCode}}").join(code) },
+  };
 }
 
 /**
@@ -86,7 +97,9 @@ export function bundleMessage(input: {
       text: `${link ? `Open this link to ${what}:\n${link}\n\nOr paste` : "Paste"} this code into ${appName} to ${what}:\n${bundle}\n\n${lifetime}\n`,
       html: html(
         [
-          ...(link ? [`<a href="${escapeHtml(link)}">Open this link to ${escapeHtml(what)}</a>`, "Or paste this code:"] : [`Paste this code into ${escapeHtml(appName)} to ${escapeHtml(what)}:`]),
+          ...(link
+            ? [`<a href="${escapeHtml(link)}">Open this link to ${escapeHtml(what)}</a>`, "Or paste this code:"]
+            : [`Paste this code into ${escapeHtml(appName)} to ${escapeHtml(what)}:`]),
           `<code style="word-break:break-all">${escapeHtml(bundle)}</code>`,
           lifetime,
         ],

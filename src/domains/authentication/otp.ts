@@ -74,7 +74,8 @@ function field(name: string, why: string) {
 export function lifetimeSeconds(value: string | undefined, name: string, fallback: number, max: number): number {
   if (value === undefined) return fallback;
   const seconds = Number(value);
-  if (!Number.isSafeInteger(seconds) || seconds <= 0 || seconds > max) throw field(name, `${JSON.stringify(value)} must be a whole number of seconds from 1 to ${max}`);
+  if (!Number.isSafeInteger(seconds) || seconds <= 0 || seconds > max)
+    throw field(name, `${JSON.stringify(value)} must be a whole number of seconds from 1 to ${max}`);
   return seconds;
 }
 
@@ -120,10 +121,12 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
   if (otpType === "OTP_TYPE_EMAIL") checkEmail(contact, "contact");
   else checkPhoneNumber(contact, "contact");
   const length = params.otpLength ?? OTP_RULES.defaultLength;
-  if (length < OTP_RULES.minLength || length > OTP_RULES.maxLength) throw field("otpLength", `${length} is not from ${OTP_RULES.minLength} to ${OTP_RULES.maxLength}`);
+  if (length < OTP_RULES.minLength || length > OTP_RULES.maxLength)
+    throw field("otpLength", `${length} is not from ${OTP_RULES.minLength} to ${OTP_RULES.maxLength}`);
   const seconds = lifetimeSeconds(params.expirationSeconds, "expirationSeconds", OTP_RULES.defaultSeconds, OTP_RULES.maxSeconds);
   const template = params.smsCustomization?.template;
-  if (template !== undefined && template !== "" && !template.includes("{{.OtpCode}}")) throw field("smsCustomization.template", "must contain {{.OtpCode}}, where the code goes");
+  if (template !== undefined && template !== "" && !template.includes("{{.OtpCode}}"))
+    throw field("smsCustomization.template", "must contain {{.OtpCode}}, where the code goes");
   if (params.sendFromEmailAddress) checkEmail(params.sendFromEmailAddress, "sendFromEmailAddress");
   if (params.replyToEmailAddress) checkEmail(params.replyToEmailAddress, "replyToEmailAddress");
 
@@ -133,11 +136,10 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
 
   if (params.userIdentifier) {
     const since = new Date(now.getTime() - OTP_RULES.userIdentifierWindowSeconds * 1000);
-    const [recent] = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM otp_codes WHERE organization_id = $1 AND user_identifier = $2 AND created_at > $3", [
-      organization.id,
-      params.userIdentifier,
-      since,
-    ]);
+    const [recent] = await tx.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM otp_codes WHERE organization_id = $1 AND user_identifier = $2 AND created_at > $3",
+      [organization.id, params.userIdentifier, since],
+    );
     if (recent!.n >= OTP_RULES.requestsPerUserIdentifier) {
       throw resourceExhausted(
         `userIdentifier: at most ${OTP_RULES.requestsPerUserIdentifier} codes per ${OTP_RULES.userIdentifierWindowSeconds / 60} minutes for one userIdentifier; try again later`,
@@ -220,7 +222,10 @@ function wrongGuessesPerContact(ctx: Pick<ActivityContext, "organization" | "ser
  * attempts and the wrong-guess budget the ones before it spent.
  */
 export async function otpGuessLockKey(tx: Queryable, otpId: string): Promise<string> {
-  const [row] = await tx.query<{ organization_id: string; contact: string }>("SELECT organization_id, contact FROM otp_codes WHERE id = $1", [otpId]);
+  const [row] = await tx.query<{ organization_id: string; contact: string }>(
+    "SELECT organization_id, contact FROM otp_codes WHERE id = $1",
+    [otpId],
+  );
   return row ? `otp-guess:${contactKey(row.organization_id, row.contact)}` : `otp:${otpId}`;
 }
 
@@ -228,8 +233,16 @@ export async function otpGuessLockKey(tx: Queryable, otpId: string): Promise<str
  * The public half of a code's target key (what its otpEncryptionTargetBundle carries), found by the code's
  * primary key — for the auth proxy's legacy otp_verify, which encrypts a plain code to it.
  */
-export async function otpTargetPublicKey(db: Queryable, services: Pick<ActivityContext["services"], "kek">, organizationId: string, otpId: string): Promise<string | undefined> {
-  const [row] = await db.query<{ sealed_secret: string }>("SELECT sealed_secret FROM otp_codes WHERE id = $1 AND organization_id = $2 AND flow = 'OTP'", [otpId, organizationId]);
+export async function otpTargetPublicKey(
+  db: Queryable,
+  services: Pick<ActivityContext["services"], "kek">,
+  organizationId: string,
+  otpId: string,
+): Promise<string | undefined> {
+  const [row] = await db.query<{ sealed_secret: string }>(
+    "SELECT sealed_secret FROM otp_codes WHERE id = $1 AND organization_id = $2 AND flow = 'OTP'",
+    [otpId, organizationId],
+  );
   if (!row) return undefined;
   const targetPrivateKey = services.kek.open(row.sealed_secret, secretContext(otpId)).slice(32, 64);
   return Buffer.from(p256.getPublicKey(targetPrivateKey, false)).toString("hex");
@@ -238,10 +251,16 @@ export async function otpTargetPublicKey(db: Queryable, services: Pick<ActivityC
 /** A channel that is not configured is refused before anything is stored or sent. */
 export function requireChannel(ctx: Pick<ActivityContext, "services">, otpType: OtpType): void {
   if (otpType === "OTP_TYPE_EMAIL" && !ctx.services.messaging.email) {
-    throw failedPrecondition("email delivery is not configured on this server: set SMTP_URL (e.g. smtp://user:pass@host:587) to send email", "MESSAGING_NOT_CONFIGURED");
+    throw failedPrecondition(
+      "email delivery is not configured on this server: set SMTP_URL (e.g. smtp://user:pass@host:587) to send email",
+      "MESSAGING_NOT_CONFIGURED",
+    );
   }
   if (otpType !== "OTP_TYPE_EMAIL" && !ctx.services.messaging.text) {
-    throw failedPrecondition("SMS and WhatsApp delivery is not configured on this server: set SMS_WEBHOOK_URL to an HTTP endpoint that sends them", "MESSAGING_NOT_CONFIGURED");
+    throw failedPrecondition(
+      "SMS and WhatsApp delivery is not configured on this server: set SMS_WEBHOOK_URL to an HTTP endpoint that sends them",
+      "MESSAGING_NOT_CONFIGURED",
+    );
   }
 }
 
@@ -277,15 +296,25 @@ export interface PendingOtp {
  */
 export async function pendingOtp(ctx: ActivityContext, otpId: string, flow: OtpFlow): Promise<PendingOtp> {
   const { tx, organization, now, services } = ctx;
-  const [row] = await tx.query<OtpRow>("SELECT * FROM otp_codes WHERE id = $1 AND organization_id = $2 AND flow = $3", [otpId, organization.id, flow]);
+  const [row] = await tx.query<OtpRow>("SELECT * FROM otp_codes WHERE id = $1 AND organization_id = $2 AND flow = $3", [
+    otpId,
+    organization.id,
+    flow,
+  ]);
   const init = flow === "OTP" ? "init_otp" : "init_otp_auth";
   if (!row) throw notFound(`otpId: no ${init} code ${JSON.stringify(otpId)} in organization ${organization.id}`, "OTP_NOT_FOUND");
   if (row.used_at) throw failedPrecondition(`otpId: code ${otpId} was already used; request a new one with ${init}`, "OTP_ALREADY_USED");
   if (row.attempts >= OTP_RULES.attemptsPerCode) {
-    throw failedPrecondition(`otpId: code ${otpId} is locked after ${OTP_RULES.attemptsPerCode} wrong attempts; request a new one with ${init}`, "OTP_LOCKED");
+    throw failedPrecondition(
+      `otpId: code ${otpId} is locked after ${OTP_RULES.attemptsPerCode} wrong attempts; request a new one with ${init}`,
+      "OTP_LOCKED",
+    );
   }
   if (new Date(row.expires_at).getTime() <= now.getTime()) {
-    throw failedPrecondition(`otpId: code ${otpId} expired at ${new Date(row.expires_at).toISOString()}; request a new one with ${init}`, "OTP_EXPIRED");
+    throw failedPrecondition(
+      `otpId: code ${otpId} expired at ${new Date(row.expires_at).toISOString()}; request a new one with ${init}`,
+      "OTP_EXPIRED",
+    );
   }
   const guesses = wrongGuessesPerContact(ctx, row.contact);
   await checkBudget(tx, guesses, now);

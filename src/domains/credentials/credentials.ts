@@ -55,9 +55,21 @@ export type AuthenticatorInput = Static<typeof AuthenticatorParams>;
 export type OauthProviderInput = Static<typeof OauthProviderParams>;
 
 const CURVES: Record<(typeof API_KEY_CURVES)[number], { curve: KeyCurve; credentialType: string; form: string }> = {
-  API_KEY_CURVE_P256: { curve: "p256", credentialType: "CREDENTIAL_TYPE_API_KEY_P256", form: "a compressed P-256 public key (66 hex characters, 02/03 prefix)" },
-  API_KEY_CURVE_SECP256K1: { curve: "secp256k1", credentialType: "CREDENTIAL_TYPE_API_KEY_SECP256K1", form: "a compressed secp256k1 public key (66 hex characters, 02/03 prefix)" },
-  API_KEY_CURVE_ED25519: { curve: "ed25519", credentialType: "CREDENTIAL_TYPE_API_KEY_ED25519", form: "an Ed25519 public key (64 hex characters)" },
+  API_KEY_CURVE_P256: {
+    curve: "p256",
+    credentialType: "CREDENTIAL_TYPE_API_KEY_P256",
+    form: "a compressed P-256 public key (66 hex characters, 02/03 prefix)",
+  },
+  API_KEY_CURVE_SECP256K1: {
+    curve: "secp256k1",
+    credentialType: "CREDENTIAL_TYPE_API_KEY_SECP256K1",
+    form: "a compressed secp256k1 public key (66 hex characters, 02/03 prefix)",
+  },
+  API_KEY_CURVE_ED25519: {
+    curve: "ed25519",
+    credentialType: "CREDENTIAL_TYPE_API_KEY_ED25519",
+    form: "an Ed25519 public key (64 hex characters)",
+  },
 };
 
 function keyShapeIsValid(curve: KeyCurve, publicKey: string): boolean {
@@ -81,7 +93,10 @@ export type VerifiedTokens = ReadonlyMap<string, VerifiedOidcToken>;
  * issuer's discovery document and keys may have to be fetched, which must not happen inside the transaction.
  * A token that does not verify is left out (its provider is registered unproven).
  */
-export async function verifyRegistrationTokens(services: Pick<Services, "signer" | "oauth" | "clock">, providers: OauthProviderInput[]): Promise<VerifiedTokens> {
+export async function verifyRegistrationTokens(
+  services: Pick<Services, "signer" | "oauth" | "clock">,
+  providers: OauthProviderInput[],
+): Promise<VerifiedTokens> {
   const verified = new Map<string, VerifiedOidcToken>();
   for (const { oidcToken } of providers) {
     if (!oidcToken || verified.has(oidcToken)) continue;
@@ -119,9 +134,14 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
       const seconds = boundedSeconds(key.expirationSeconds, `${at}.expirationSeconds`, API_KEY_MAX_SECONDS);
       expiresAt = new Date(owner.now.getTime() + seconds * 1000);
     }
-    const [existing] = await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = $2", [owner.organizationId, publicKey]);
+    const [existing] = await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = $2", [
+      owner.organizationId,
+      publicKey,
+    ]);
     if (existing) {
-      throw alreadyExists(`${at}.publicKey: public key ${publicKey} is already registered in organization ${owner.organizationId} (API key ${existing.id})`);
+      throw alreadyExists(
+        `${at}.publicKey: public key ${publicKey} is already registered in organization ${owner.organizationId} (API key ${existing.id})`,
+      );
     }
     const current = await tx.query<{ id: string; expires_at: Date | null }>(
       "SELECT id, expires_at FROM api_keys WHERE user_id = $1 AND (expires_at IS NULL) = $2 ORDER BY seq",
@@ -141,7 +161,18 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
     await tx.query(
       `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, curve, credential_type, expiration_seconds, expires_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
-      [id, owner.organizationId, owner.userId, key.apiKeyName, publicKey, key.curveType, key.credentialType ?? spec.credentialType, key.expirationSeconds ?? null, expiresAt, owner.now],
+      [
+        id,
+        owner.organizationId,
+        owner.userId,
+        key.apiKeyName,
+        publicKey,
+        key.curveType,
+        key.credentialType ?? spec.credentialType,
+        key.expirationSeconds ?? null,
+        expiresAt,
+        owner.now,
+      ],
     );
     ids.push(id);
   }
@@ -149,9 +180,17 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
 }
 
 /** Registers passkeys after verifying each attestation; at most 10 per user. */
-export async function addAuthenticators(tx: Queryable, owner: Owner, authenticators: AuthenticatorInput[], field: string): Promise<string[]> {
+export async function addAuthenticators(
+  tx: Queryable,
+  owner: Owner,
+  authenticators: AuthenticatorInput[],
+  field: string,
+): Promise<string[]> {
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
-  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM authenticators WHERE user_id = $1", [owner.userId]);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM authenticators WHERE user_id = $1",
+    [owner.userId],
+  );
   if (count + authenticators.length > LIMITS.authenticatorsPerUser) {
     throw resourceExhausted(
       `user ${owner.userId} would have ${count + authenticators.length} authenticators; the maximum is ${LIMITS.authenticatorsPerUser}`,
@@ -167,7 +206,9 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
       registered.credentialId,
     ]);
     if (existing) {
-      throw alreadyExists(`${at}: credential ${registered.credentialId} is already registered in organization ${owner.organizationId} (authenticator ${existing.id})`);
+      throw alreadyExists(
+        `${at}: credential ${registered.credentialId} is already registered in organization ${owner.organizationId} (authenticator ${existing.id})`,
+      );
     }
     const id = randomUUID();
     await tx.query(
@@ -200,7 +241,11 @@ export async function addAuthenticators(tx: Queryable, owner: Owner, authenticat
  * do not verify, still register the provider (as the API allows) but unproven: the auth proxy's lookups
  * across sub-organizations do not find it until an oauth_login proves it.
  */
-function oidcTokenProves(owner: Owner, oidcToken: string | undefined, identity: { iss: string; sub: string; aud: string }): VerifiedOidcToken | undefined {
+function oidcTokenProves(
+  owner: Owner,
+  oidcToken: string | undefined,
+  identity: { iss: string; sub: string; aud: string },
+): VerifiedOidcToken | undefined {
   const token = oidcToken === undefined ? undefined : owner.verifiedTokens?.get(oidcToken);
   return token && token.iss === identity.iss && token.sub === identity.sub && token.audiences.includes(identity.aud) ? token : undefined;
 }
@@ -234,11 +279,22 @@ export function oidcIdentity(input: OauthProviderInput, at: string): { iss: stri
  * Links OAuth/OIDC identities to a user; an identity already linked in the organization is refused.
  * Answers the providers' ids and the emails their verified tokens vouch for (see oidcTokenProves).
  */
-export async function addOauthProviders(tx: Queryable, owner: Owner, providers: OauthProviderInput[], field: string): Promise<{ ids: string[]; verifiedEmails: string[] }> {
+export async function addOauthProviders(
+  tx: Queryable,
+  owner: Owner,
+  providers: OauthProviderInput[],
+  field: string,
+): Promise<{ ids: string[]; verifiedEmails: string[] }> {
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
-  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1", [owner.userId]);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1",
+    [owner.userId],
+  );
   if (count + providers.length > LIMITS.oauthProvidersPerUser) {
-    throw resourceExhausted(`user ${owner.userId} would have ${count + providers.length} OAuth providers; the maximum is ${LIMITS.oauthProvidersPerUser}`, "REQUEST_INVALID");
+    throw resourceExhausted(
+      `user ${owner.userId} would have ${count + providers.length} OAuth providers; the maximum is ${LIMITS.oauthProvidersPerUser}`,
+      "REQUEST_INVALID",
+    );
   }
   const ids: string[] = [];
   const verifiedEmails: string[] = [];
@@ -261,7 +317,17 @@ export async function addOauthProviders(tx: Queryable, owner: Owner, providers: 
     await tx.query(
       `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at, proven_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
-      [id, owner.organizationId, owner.userId, input.providerName, identity.iss, identity.aud, identity.sub, owner.now, proven ? owner.now : null],
+      [
+        id,
+        owner.organizationId,
+        owner.userId,
+        input.providerName,
+        identity.iss,
+        identity.aud,
+        identity.sub,
+        owner.now,
+        proven ? owner.now : null,
+      ],
     );
     ids.push(id);
   }

@@ -14,9 +14,16 @@ export async function deleteOwnedRows(
   field: string,
 ): Promise<string[]> {
   for (const [index, id] of ids.entries()) {
-    const deleted = await tx.query(`DELETE FROM ${table} WHERE id = $1 AND user_id = $2 AND organization_id = $3 RETURNING id`, [id, owner.userId, owner.organizationId]);
+    const deleted = await tx.query(`DELETE FROM ${table} WHERE id = $1 AND user_id = $2 AND organization_id = $3 RETURNING id`, [
+      id,
+      owner.userId,
+      owner.organizationId,
+    ]);
     if (deleted.length === 0) {
-      throw notFound(`${field}[${index}]: no ${what} ${JSON.stringify(id)} of user ${owner.userId} in organization ${owner.organizationId}`, "CREDENTIAL_NOT_FOUND");
+      throw notFound(
+        `${field}[${index}]: no ${what} ${JSON.stringify(id)} of user ${owner.userId} in organization ${owner.organizationId}`,
+        "CREDENTIAL_NOT_FOUND",
+      );
     }
   }
   return ids;

@@ -15,7 +15,8 @@ export function normalizeCidr(cidr: string, field: string): { cidr: string; fami
   };
   const [address, prefixText, extra] = cidr.trim().split("/");
   const family = isIP(address ?? "") as 0 | 4 | 6;
-  if (!address || family === 0 || prefixText === undefined || extra !== undefined || !/^\d{1,3}$/.test(prefixText)) return refuse("is not a CIDR block like 192.168.1.0/24 or 2001:db8::/48");
+  if (!address || family === 0 || prefixText === undefined || extra !== undefined || !/^\d{1,3}$/.test(prefixText))
+    return refuse("is not a CIDR block like 192.168.1.0/24 or 2001:db8::/48");
   const prefix = Number(prefixText);
   const bits = family === 4 ? 32 : 128;
   if (prefix > bits) return refuse(`has a prefix longer than /${bits}`);
@@ -34,7 +35,8 @@ function expandIpv6(address: string): number[] {
   const [head, tail] = address.includes("::") ? address.split("::") : [address, undefined];
   const headGroups = head ? head.split(":") : [];
   const tailGroups = tail ? tail.split(":") : [];
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups];
+  const groups =
+    tail === undefined ? headGroups : [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups];
   return groups.flatMap((g) => {
     const n = parseInt(g || "0", 16);
     return [n >> 8, n & 0xff];
@@ -44,7 +46,7 @@ function expandIpv6(address: string): number[] {
 function compressIpv6(bytes: number[]): string {
   const groups = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16));
   let best = { start: -1, length: 0 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== "0") {
       i++;
       continue;
@@ -66,7 +68,9 @@ export function allowlistRules(rules: { cidr: string; label?: string }[], now: D
     const { cidr, family } = normalizeCidr(rule.cidr, `rules[${index}].cidr`);
     if (out.some((r) => r.cidr === cidr)) continue;
     if (++counts[family] > LIMIT_PER_FAMILY) {
-      throw invalidArgument(`rules[${index}]: more than ${LIMIT_PER_FAMILY} IPv${family} rules`, "REQUEST_INVALID", [{ field: `rules[${index}]`, description: `at most ${LIMIT_PER_FAMILY} IPv${family} rules` }]);
+      throw invalidArgument(`rules[${index}]: more than ${LIMIT_PER_FAMILY} IPv${family} rules`, "REQUEST_INVALID", [
+        { field: `rules[${index}]`, description: `at most ${LIMIT_PER_FAMILY} IPv${family} rules` },
+      ]);
     }
     out.push({ cidr, ...(rule.label ? { label: rule.label } : {}), createdAt: String(now.getTime()) });
   }
@@ -76,10 +80,16 @@ export function allowlistRules(rules: { cidr: string; label?: string }[], now: D
 /** Allowlists belong to top-level organizations; a key-level one names an API key of it. */
 export async function allowlistTarget(tx: Queryable, organization: OrganizationRow, publicKey: string | undefined): Promise<string> {
   if (organization.parent_id) {
-    throw failedPrecondition(`organization ${organization.id} is a sub-organization; IP allowlists apply to the parent organization ${organization.parent_id} only`, "REQUEST_INVALID");
+    throw failedPrecondition(
+      `organization ${organization.id} is a sub-organization; IP allowlists apply to the parent organization ${organization.parent_id} only`,
+      "REQUEST_INVALID",
+    );
   }
   if (!publicKey) return "";
-  const [key] = await tx.query("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = lower($2)", [organization.id, publicKey]);
+  const [key] = await tx.query("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = lower($2)", [
+    organization.id,
+    publicKey,
+  ]);
   if (!key) throw notFound(`publicKey: no API key ${JSON.stringify(publicKey)} in organization ${organization.id}`, "API_KEY_NOT_FOUND");
   return publicKey.toLowerCase();
 }

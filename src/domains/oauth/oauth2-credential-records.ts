@@ -42,8 +42,20 @@ export function oauth2CredentialRecord(row: Oauth2CredentialRow): Oauth2Credenti
 /** The kek context a credential's client secret is sealed under: bound to the credential. */
 export const clientSecretContext = (credentialId: string) => `oauth2-client-secret:${credentialId}`;
 
-export async function requireOauth2Credential(db: Queryable, organizationId: string, id: string, field = "oauth2CredentialId"): Promise<Oauth2CredentialRow> {
-  const [row] = await db.query<Oauth2CredentialRow>("SELECT * FROM oauth2_credentials WHERE id = $1 AND organization_id = $2", [id, organizationId]);
-  if (!row) throw notFound(`${field}: no OAuth 2.0 credential ${JSON.stringify(id)} in organization ${organizationId}`, "OAUTH2_CREDENTIAL_NOT_FOUND");
+export async function requireOauth2Credential(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  field = "oauth2CredentialId",
+): Promise<Oauth2CredentialRow> {
+  const [row] = await db.query<Oauth2CredentialRow>("SELECT * FROM oauth2_credentials WHERE id = $1 AND organization_id = $2", [
+    id,
+    organizationId,
+  ]);
+  if (!row)
+    throw notFound(
+      `${field}: no OAuth 2.0 credential ${JSON.stringify(id)} in organization ${organizationId}`,
+      "OAUTH2_CREDENTIAL_NOT_FOUND",
+    );
   return row;
 }

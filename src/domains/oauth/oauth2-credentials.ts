@@ -13,7 +13,8 @@ export const Oauth2CredentialFields = {
   encryptedClientSecret: Type.String({
     minLength: 1,
     maxLength: 16384,
-    description: "The client secret, encrypted to Strongroom's encryption key (GET /public/v1/discovery/keys, encryptionPublicKey) with @turnkey/crypto's encryptOauth2ClientSecret",
+    description:
+      "The client secret, encrypted to Strongroom's encryption key (GET /public/v1/discovery/keys, encryptionPublicKey) with @turnkey/crypto's encryptOauth2ClientSecret",
   }),
 };
 
@@ -21,19 +22,27 @@ export const Oauth2CredentialFields = {
  * Opens the client secret the client encrypted to Strongroom's encryption key and seals it under the
  * key-encryption key for this credential. A secret that does not open is the caller's mistake: 400.
  */
-export function sealClientSecret(services: Pick<Services, "encryptionKey" | "kek">, credentialId: string, encryptedClientSecret: string): string {
+export function sealClientSecret(
+  services: Pick<Services, "encryptionKey" | "kek">,
+  credentialId: string,
+  encryptedClientSecret: string,
+): string {
   let secret: Uint8Array;
   try {
     secret = openQuorumEnvelope(encryptedClientSecret, services.encryptionKey);
   } catch (error) {
     if (!(error instanceof InvalidEnvelopeError)) throw error;
     const description = `must be encryptOauth2ClientSecret(secret, <encryptionPublicKey of GET /public/v1/discovery/keys>) (${services.encryptionKey.publicKeyHex})`;
-    throw invalidArgument(`encryptedClientSecret: the secret could not be decrypted: ${error.message}; it ${description}`, "REQUEST_INVALID", [
-      { field: "encryptedClientSecret", description },
-    ]);
+    throw invalidArgument(
+      `encryptedClientSecret: the secret could not be decrypted: ${error.message}; it ${description}`,
+      "REQUEST_INVALID",
+      [{ field: "encryptedClientSecret", description }],
+    );
   }
   if (secret.length === 0) {
-    throw invalidArgument("encryptedClientSecret: the decrypted client secret is empty", "REQUEST_INVALID", [{ field: "encryptedClientSecret", description: "must not be empty" }]);
+    throw invalidArgument("encryptedClientSecret: the decrypted client secret is empty", "REQUEST_INVALID", [
+      { field: "encryptedClientSecret", description: "must not be empty" },
+    ]);
   }
   return services.kek.seal(secret, clientSecretContext(credentialId));
 }

@@ -25,7 +25,12 @@ export async function prepareOidcToken(services: Services, oidcToken: string): P
  * prepareOidcToken), its nonce or tknonce is sha256 of the session key, and its (iss, sub, aud) is an OAuth
  * provider of a user of the organization.
  */
-export async function userOfOidcToken(ctx: Pick<ActivityContext, "tx" | "organization" | "now">, prepared: PreparedOidcToken, publicKey: string, keyField: string): Promise<string> {
+export async function userOfOidcToken(
+  ctx: Pick<ActivityContext, "tx" | "organization" | "now">,
+  prepared: PreparedOidcToken,
+  publicKey: string,
+  keyField: string,
+): Promise<string> {
   if ("error" in prepared) throw prepared.error;
   const { token } = prepared;
   const expected = loginNonce(publicKey);
@@ -38,7 +43,14 @@ export async function userOfOidcToken(ctx: Pick<ActivityContext, "tx" | "organiz
 }
 
 /** The user with a provider of this identity; a verified token for it proves the provider (the auth proxy's lookups then find it). */
-async function findProviderUser(tx: Queryable, organizationId: string, iss: string, sub: string, audiences: string[], now: Date): Promise<string> {
+async function findProviderUser(
+  tx: Queryable,
+  organizationId: string,
+  iss: string,
+  sub: string,
+  audiences: string[],
+  now: Date,
+): Promise<string> {
   const rows = await tx.query<{ id: string; user_id: string; audience: string; proven: boolean }>(
     "SELECT id, user_id, audience, proven_at IS NOT NULL AS proven FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 ORDER BY created_at, id",
     [organizationId, iss, sub],
@@ -48,7 +60,10 @@ async function findProviderUser(tx: Queryable, organizationId: string, iss: stri
     if (!match.proven) await tx.query("UPDATE oauth_providers SET proven_at = $2 WHERE id = $1", [match.id, now]);
     return match.user_id;
   }
-  const registered = rows.length > 0 ? ` (that issuer and subject are registered only with audience ${rows.map((r) => JSON.stringify(r.audience)).join(", ")})` : "";
+  const registered =
+    rows.length > 0
+      ? ` (that issuer and subject are registered only with audience ${rows.map((r) => JSON.stringify(r.audience)).join(", ")})`
+      : "";
   throw notFound(
     `no user of organization ${organizationId} has an OAuth provider with issuer ${JSON.stringify(iss)}, subject ${JSON.stringify(sub)} and audience ${audiences.map((a) => JSON.stringify(a)).join(" or ")}${registered}`,
     "OAUTH2_PROVIDER_NOT_FOUND",

@@ -22,7 +22,12 @@ export const FeatureName = StringEnum([
  * The features Strongroom acts on: authentication methods, on unless set to "false". The others configure
  * parts of the hosted service Strongroom does not have, so setting them is refused rather than silently kept.
  */
-export const AUTHENTICATION_FEATURES = ["FEATURE_NAME_EMAIL_AUTH", "FEATURE_NAME_EMAIL_RECOVERY", "FEATURE_NAME_SMS_AUTH", "FEATURE_NAME_OTP_EMAIL_AUTH"];
+export const AUTHENTICATION_FEATURES = [
+  "FEATURE_NAME_EMAIL_AUTH",
+  "FEATURE_NAME_EMAIL_RECOVERY",
+  "FEATURE_NAME_SMS_AUTH",
+  "FEATURE_NAME_OTP_EMAIL_AUTH",
+];
 
 export interface Feature {
   name: string;
@@ -41,17 +46,28 @@ export function checkFeature(name: string, value: string | undefined): void {
 }
 
 /** Sets or (value undefined) removes one feature of the organization, keeping the others in order; returns the new list. */
-export async function writeFeature(tx: Queryable, organizationId: string, name: string, value: string | undefined, now: Date): Promise<Feature[]> {
+export async function writeFeature(
+  tx: Queryable,
+  organizationId: string,
+  name: string,
+  value: string | undefined,
+  now: Date,
+): Promise<Feature[]> {
   const [row] = await tx.query<{ features: Feature[] }>("SELECT features FROM organizations WHERE id = $1 FOR UPDATE", [organizationId]);
   const current = row?.features ?? [];
-  if (value === undefined && !current.some((f) => f.name === name)) throw notFound(`name: ${name} is not set in organization ${organizationId}`);
+  if (value === undefined && !current.some((f) => f.name === name))
+    throw notFound(`name: ${name} is not set in organization ${organizationId}`);
   const features =
     value === undefined
       ? current.filter((f) => f.name !== name)
       : current.some((f) => f.name === name)
         ? current.map((f) => (f.name === name ? { name, value } : f))
         : [...current, { name, value }];
-  await tx.query("UPDATE organizations SET features = $2::jsonb, updated_at = $3 WHERE id = $1", [organizationId, JSON.stringify(features), now]);
+  await tx.query("UPDATE organizations SET features = $2::jsonb, updated_at = $3 WHERE id = $1", [
+    organizationId,
+    JSON.stringify(features),
+    now,
+  ]);
   return features;
 }
 

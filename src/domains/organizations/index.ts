@@ -13,6 +13,13 @@ import { updateRootQuorum } from "./submit/update-root-quorum.js";
 
 export const organizationsDomain: Domain = {
   name: "organizations",
-  activities: [createSubOrganization, deleteSubOrganization, updateRootQuorum, updateOrganizationName, setOrganizationFeature, removeOrganizationFeature],
+  activities: [
+    createSubOrganization,
+    deleteSubOrganization,
+    updateRootQuorum,
+    updateOrganizationName,
+    setOrganizationFeature,
+    removeOrganizationFeature,
+  ],
   queries: [getWhoami, getOrganization, getOrganizationConfigs, listSuborgs, listVerifiedSuborgs],
 };

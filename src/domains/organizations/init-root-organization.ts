@@ -40,11 +40,10 @@ export async function initRootOrganization(services: Services, options: InitOpti
   const userId = randomUUID();
   const apiKeyId = randomUUID();
   await services.db.transaction(async (tx) => {
-    await tx.query("INSERT INTO organizations (id, name, parent_id, root_quorum_threshold, created_at, updated_at) VALUES ($1, $2, NULL, 1, $3, $3)", [
-      organizationId,
-      options.organizationName ?? "Root organization",
-      now,
-    ]);
+    await tx.query(
+      "INSERT INTO organizations (id, name, parent_id, root_quorum_threshold, created_at, updated_at) VALUES ($1, $2, NULL, 1, $3, $3)",
+      [organizationId, options.organizationName ?? "Root organization", now],
+    );
     await tx.query(
       "INSERT INTO users (id, organization_id, name, email, is_root, created_at, updated_at) VALUES ($1, $2, $3, $4, true, $5, $5)",
       [userId, organizationId, options.userName ?? "Root user", options.userEmail ?? null, now],

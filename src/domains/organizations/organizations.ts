@@ -23,6 +23,8 @@ export async function requireOrganization(db: Queryable, id: string): Promise<Or
 }
 
 export async function rootQuorum(db: Queryable, organization: OrganizationRow): Promise<{ threshold: number; userIds: string[] }> {
-  const roots = await db.query<{ id: string }>("SELECT id FROM users WHERE organization_id = $1 AND is_root ORDER BY created_at, id", [organization.id]);
+  const roots = await db.query<{ id: string }>("SELECT id FROM users WHERE organization_id = $1 AND is_root ORDER BY created_at, id", [
+    organization.id,
+  ]);
   return { threshold: organization.root_quorum_threshold, userIds: roots.map((r) => r.id) };
 }

@@ -15,7 +15,12 @@ export const SubOrganizationFilter = Type.Object({
  * Ids of the sub-organizations `o` of the organization in `params[0]` that meet `condition` (SQL over `o`
  * using the placeholders of `params`), oldest first, one page of them.
  */
-export async function subOrganizationIds(db: Queryable, condition: string, params: unknown[], pagination: Static<typeof Pagination> | undefined): Promise<string[]> {
+export async function subOrganizationIds(
+  db: Queryable,
+  condition: string,
+  params: unknown[],
+  pagination: Static<typeof Pagination> | undefined,
+): Promise<string[]> {
   const values = [...params];
   let cursor = "";
   if (pagination?.after) {

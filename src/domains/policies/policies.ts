@@ -36,9 +36,22 @@ export function checkPolicyExpression(source: string | undefined, field: PolicyF
   return source;
 }
 
-export async function assertPolicyNameFree(tx: Queryable, organizationId: string, name: string, field: string, exceptId?: string): Promise<void> {
-  const [taken] = await tx.query<{ id: string }>("SELECT id FROM policies WHERE organization_id = $1 AND name = $2 AND id <> $3", [organizationId, name, exceptId ?? ""]);
-  if (taken) throw alreadyExists(`${field}: policy label must be unique: a policy named ${JSON.stringify(name)} already exists in organization ${organizationId} (policy ${taken.id})`);
+export async function assertPolicyNameFree(
+  tx: Queryable,
+  organizationId: string,
+  name: string,
+  field: string,
+  exceptId?: string,
+): Promise<void> {
+  const [taken] = await tx.query<{ id: string }>("SELECT id FROM policies WHERE organization_id = $1 AND name = $2 AND id <> $3", [
+    organizationId,
+    name,
+    exceptId ?? "",
+  ]);
+  if (taken)
+    throw alreadyExists(
+      `${field}: policy label must be unique: a policy named ${JSON.stringify(name)} already exists in organization ${organizationId} (policy ${taken.id})`,
+    );
 }
 
 export interface NewPolicy {

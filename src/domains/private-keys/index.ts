@@ -13,6 +13,15 @@ import { updatePrivateKeyTag } from "./submit/update-private-key-tag.js";
 
 export const privateKeysDomain: Domain = {
   name: "private-keys",
-  activities: [createPrivateKeys, deletePrivateKeys, createPrivateKeyTag, updatePrivateKeyTag, deletePrivateKeyTags, exportPrivateKey, initImportPrivateKey, importPrivateKey],
+  activities: [
+    createPrivateKeys,
+    deletePrivateKeys,
+    createPrivateKeyTag,
+    updatePrivateKeyTag,
+    deletePrivateKeyTags,
+    exportPrivateKey,
+    initImportPrivateKey,
+    importPrivateKey,
+  ],
   queries: [getPrivateKey, listPrivateKeys, listPrivateKeyTags],
 };

@@ -45,13 +45,20 @@ export function derivePrivateKey(curve: Curve, privateKey: Uint8Array, formats: 
 }
 
 /** The key's address in each format; a format the curve cannot have is a 400 naming the field. */
-export function privateKeyAddresses(curve: Curve, publicKey: Uint8Array, formats: AddressFormat[], field: string): { format: string; address: string }[] {
+export function privateKeyAddresses(
+  curve: Curve,
+  publicKey: Uint8Array,
+  formats: AddressFormat[],
+  field: string,
+): { format: string; address: string }[] {
   return formats.map((format, index) => {
     try {
       return { format, address: deriveAddress(format, curve, publicKey) };
     } catch (error) {
       if (error instanceof AddressFormatError) {
-        throw invalidArgument(`${field}[${index}]: ${error.message}`, "REQUEST_INVALID", [{ field: `${field}[${index}]`, description: error.message }]);
+        throw invalidArgument(`${field}[${index}]: ${error.message}`, "REQUEST_INVALID", [
+          { field: `${field}[${index}]`, description: error.message },
+        ]);
       }
       throw error;
     }
@@ -66,12 +73,24 @@ export async function insertPrivateKey(
   fields: { name: string; addressFormats: string; tags: string },
 ): Promise<{ privateKeyId: string; addresses: { format: string; address: string }[] }> {
   await lockOrganizationForLimits(tx, key.organizationId);
-  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM private_keys WHERE organization_id = $1", [key.organizationId]);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM private_keys WHERE organization_id = $1",
+    [key.organizationId],
+  );
   if (count >= PRIVATE_KEYS_PER_ORGANIZATION) {
-    throw resourceExhausted(`organization ${key.organizationId} already has the maximum of ${PRIVATE_KEYS_PER_ORGANIZATION} private keys`, "REQUEST_INVALID");
+    throw resourceExhausted(
+      `organization ${key.organizationId} already has the maximum of ${PRIVATE_KEYS_PER_ORGANIZATION} private keys`,
+      "REQUEST_INVALID",
+    );
   }
-  const [taken] = await tx.query<{ id: string }>("SELECT id FROM private_keys WHERE organization_id = $1 AND name = $2", [key.organizationId, key.name]);
-  if (taken) throw alreadyExists(`${fields.name}: a private key named ${JSON.stringify(key.name)} already exists in organization ${key.organizationId} (private key ${taken.id})`);
+  const [taken] = await tx.query<{ id: string }>("SELECT id FROM private_keys WHERE organization_id = $1 AND name = $2", [
+    key.organizationId,
+    key.name,
+  ]);
+  if (taken)
+    throw alreadyExists(
+      `${fields.name}: a private key named ${JSON.stringify(key.name)} already exists in organization ${key.organizationId} (private key ${taken.id})`,
+    );
 
   const { publicKey, addresses } = key.derived ?? derivePrivateKey(key.curve, key.privateKey, key.addressFormats, fields.addressFormats);
   const privateKeyId = randomUUID();
@@ -90,17 +109,17 @@ export async function insertPrivateKey(
     ],
   );
   for (const [position, { format, address }] of addresses.entries()) {
-    await tx.query("INSERT INTO private_key_addresses (private_key_id, organization_id, position, format, address) VALUES ($1, $2, $3, $4, $5)", [
-      privateKeyId,
-      key.organizationId,
-      position,
-      format,
-      address,
-    ]);
+    await tx.query(
+      "INSERT INTO private_key_addresses (private_key_id, organization_id, position, format, address) VALUES ($1, $2, $3, $4, $5)",
+      [privateKeyId, key.organizationId, position, format, address],
+    );
   }
   for (const [index, tagId] of key.tagIds.entries()) {
     await requirePrivateKeyTag(tx, key.organizationId, tagId, `${fields.tags}[${index}]`);
-    await tx.query("INSERT INTO private_key_tag_assignments (tag_id, private_key_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [tagId, privateKeyId]);
+    await tx.query("INSERT INTO private_key_tag_assignments (tag_id, private_key_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+      tagId,
+      privateKeyId,
+    ]);
   }
   return { privateKeyId, addresses };
 }

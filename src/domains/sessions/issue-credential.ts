@@ -12,7 +12,14 @@ import { requireTargetKey } from "../../crypto/target-key.js";
  */
 export async function issueCredential(
   ctx: Pick<ActivityContext, "tx" | "organization" | "now">,
-  request: { userId: string; targetPublicKey: string; credentialType: string; apiKeyName: string; expirationSeconds?: string; invalidateExisting?: boolean },
+  request: {
+    userId: string;
+    targetPublicKey: string;
+    credentialType: string;
+    apiKeyName: string;
+    expirationSeconds?: string;
+    invalidateExisting?: boolean;
+  },
 ): Promise<{ apiKeyId: string; credentialBundle: string; seconds: number }> {
   const { tx, organization, now } = ctx;
   const target = requireTargetKey(request.targetPublicKey);

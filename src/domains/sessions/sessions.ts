@@ -34,14 +34,27 @@ export interface LoginRequest {
  * What every login activity (stamp, OTP, OAuth) ends with: the client's key registered as an expiring
  * CREDENTIAL_TYPE_LOGIN key of the user, and a session JWT naming it, signed by the server.
  */
-export async function loginSession(ctx: Pick<ActivityContext, "tx" | "now" | "services">, organizationId: string, userId: string, request: LoginRequest): Promise<{ session: string }> {
+export async function loginSession(
+  ctx: Pick<ActivityContext, "tx" | "now" | "services">,
+  organizationId: string,
+  userId: string,
+  request: LoginRequest,
+): Promise<{ session: string }> {
   const { tx, now, services } = ctx;
   const seconds = sessionSeconds(request.expirationSeconds);
   if (request.invalidateExisting) await invalidateSessionKeys(tx, userId, ["CREDENTIAL_TYPE_LOGIN"]);
   await addApiKeys(
     tx,
     { organizationId, userId, now },
-    [{ apiKeyName: `Login - ${now.toISOString()}`, publicKey: request.publicKey, curveType: "API_KEY_CURVE_P256", expirationSeconds: String(seconds), credentialType: "CREDENTIAL_TYPE_LOGIN" }],
+    [
+      {
+        apiKeyName: `Login - ${now.toISOString()}`,
+        publicKey: request.publicKey,
+        curveType: "API_KEY_CURVE_P256",
+        expirationSeconds: String(seconds),
+        credentialType: "CREDENTIAL_TYPE_LOGIN",
+      },
+    ],
     "publicKey",
   );
   const session = issueSessionJwt(services.signer, {

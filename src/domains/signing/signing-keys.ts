@@ -10,7 +10,13 @@ export type ResolvedKey = SigningKey & { publicKey: Uint8Array };
  * `signWith` names a private key id, a wallet account address or a private key address (tried in
  * that order, within the organization); the key is opened from its sealed form only here.
  */
-export async function resolveSigningKey(tx: Queryable, services: Services, organizationId: string, signWith: string, field = "signWith"): Promise<ResolvedKey> {
+export async function resolveSigningKey(
+  tx: Queryable,
+  services: Services,
+  organizationId: string,
+  signWith: string,
+  field = "signWith",
+): Promise<ResolvedKey> {
   const [match] = await tx.query<{ context: string; curve: string; public_key: string; sealed_private_key: string; format: string | null }>(
     `SELECT 'private-key:' || id AS context, curve, public_key, sealed_private_key, NULL AS format, 0 AS rank, seq
        FROM private_keys WHERE organization_id = $1 AND id = $2
@@ -24,12 +30,20 @@ export async function resolveSigningKey(tx: Queryable, services: Services, organ
     [organizationId, signWith],
   );
   if (!match) {
-    throw notFound(`${field}: ${JSON.stringify(signWith)} is neither a private key id, a wallet account address nor a private key address in organization ${organizationId}`, "SIGN_WITH_NOT_FOUND");
+    throw notFound(
+      `${field}: ${JSON.stringify(signWith)} is neither a private key id, a wallet account address nor a private key address in organization ${organizationId}`,
+      "SIGN_WITH_NOT_FOUND",
+    );
   }
   return opened(services, match, match.context, match.format ?? undefined);
 }
 
-function opened(services: Services, row: { curve: string; public_key: string; sealed_private_key: string }, context: string, addressFormat?: string): ResolvedKey {
+function opened(
+  services: Services,
+  row: { curve: string; public_key: string; sealed_private_key: string },
+  context: string,
+  addressFormat?: string,
+): ResolvedKey {
   return {
     curve: row.curve as Curve,
     privateKey: services.kek.open(row.sealed_private_key, context),

@@ -37,7 +37,12 @@ const contactOf = (verificationType: string) => CONTACTS[verificationType === "O
  * login or a message by that contact. A contact the user set on themselves without proof never matches; of
  * several users, one whose contact a token proved comes first, then the oldest.
  */
-export async function userByContact(tx: Queryable, organizationId: string, verificationType: string, contact: string): Promise<{ id: string }> {
+export async function userByContact(
+  tx: Queryable,
+  organizationId: string,
+  verificationType: string,
+  contact: string,
+): Promise<{ id: string }> {
   const { is, name, verifiedAt, selfAsserted } = contactOf(verificationType);
   const [user] = await tx.query<{ id: string }>(
     `SELECT id FROM users WHERE organization_id = $1 AND ${is("$2")} AND NOT ${selfAsserted} ORDER BY ${verifiedAt} IS NULL, created_at, id LIMIT 1`,
@@ -51,14 +56,19 @@ export async function userByContact(tx: Queryable, organizationId: string, verif
  * Records that a verification token proved this contact (an email for OTP_TYPE_EMAIL, else a phone number):
  * of the one user it logged in (`userId`), or of every user of a new sub-organization that holds it.
  */
-export async function markContactVerified(tx: Queryable, organizationId: string, verificationType: string, contact: string, now: Date, userId?: string): Promise<void> {
+export async function markContactVerified(
+  tx: Queryable,
+  organizationId: string,
+  verificationType: string,
+  contact: string,
+  now: Date,
+  userId?: string,
+): Promise<void> {
   const { verifiedAt, selfAsserted, is } = contactOf(verificationType);
-  await tx.query(`UPDATE users SET ${verifiedAt} = $3, ${selfAsserted} = false WHERE organization_id = $1 AND ${is("$2")} AND ($4::text IS NULL OR id = $4)`, [
-    organizationId,
-    contact,
-    now,
-    userId ?? null,
-  ]);
+  await tx.query(
+    `UPDATE users SET ${verifiedAt} = $3, ${selfAsserted} = false WHERE organization_id = $1 AND ${is("$2")} AND ($4::text IS NULL OR id = $4)`,
+    [organizationId, contact, now, userId ?? null],
+  );
 }
 
 /**
@@ -67,7 +77,14 @@ export async function markContactVerified(tx: Queryable, organizationId: string,
  * user set on themselves without a token is self-asserted (see selfAssertedAfter).
  */
 export async function updateUserContact(
-  { tx, organization, now, services, requesterUserId, byRootQuorum }: Pick<ActivityContext, "tx" | "organization" | "now" | "services" | "requesterUserId" | "byRootQuorum">,
+  {
+    tx,
+    organization,
+    now,
+    services,
+    requesterUserId,
+    byRootQuorum,
+  }: Pick<ActivityContext, "tx" | "organization" | "now" | "services" | "requesterUserId" | "byRootQuorum">,
   kind: keyof typeof CONTACTS,
   request: { userId: string; value: string; verificationToken?: string },
 ): Promise<void> {
@@ -75,7 +92,8 @@ export async function updateUserContact(
   const { userId, value, verificationToken } = request;
   await requireUser(tx, organization.id, userId);
   if (value !== "") check(value, field);
-  if (verificationToken !== undefined) await verifyVerificationToken(services.signer, verificationToken, { contact: value, now, field: "verificationToken" });
+  if (verificationToken !== undefined)
+    await verifyVerificationToken(services.signer, verificationToken, { contact: value, now, field: "verificationToken" });
   const stored = value === "" ? null : value;
   const provenAt = verificationToken !== undefined && stored !== null ? now : null;
   // SET reads the row's old values: `is` compares the new value with the stored one.
@@ -87,13 +105,21 @@ export async function updateUserContact(
 }
 
 /** A verification token logs in once: its id is remembered until it would have expired anyway. */
-export async function consumeVerificationToken(ctx: Pick<ActivityContext, "tx" | "organization" | "now">, claims: VerificationClaims, usage: string): Promise<void> {
+export async function consumeVerificationToken(
+  ctx: Pick<ActivityContext, "tx" | "organization" | "now">,
+  claims: VerificationClaims,
+  usage: string,
+): Promise<void> {
   const [fresh] = await ctx.tx.query(
     `INSERT INTO consumed_verification_tokens (token_id, usage, organization_id, consumed_at, expires_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (token_id) DO NOTHING RETURNING token_id`,
     [claims.id, usage, ctx.organization.id, ctx.now, new Date(Number(claims.exp))],
   );
-  if (!fresh) throw failedPrecondition(`verificationToken: token ${claims.id} was already used; verify a new code to log in again`, "VERIFICATION_TOKEN_USED");
+  if (!fresh)
+    throw failedPrecondition(
+      `verificationToken: token ${claims.id} was already used; verify a new code to log in again`,
+      "VERIFICATION_TOKEN_USED",
+    );
 }
 
 /**

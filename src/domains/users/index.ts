@@ -14,6 +14,16 @@ import { updateUserTag } from "./submit/update-user-tag.js";
 
 export const usersDomain: Domain = {
   name: "users",
-  activities: [createUsers, deleteUsers, updateUser, updateUserName, updateUserEmail, updateUserPhoneNumber, createUserTag, updateUserTag, deleteUserTags],
+  activities: [
+    createUsers,
+    deleteUsers,
+    updateUser,
+    updateUserName,
+    updateUserEmail,
+    updateUserPhoneNumber,
+    createUserTag,
+    updateUserTag,
+    deleteUserTags,
+  ],
   queries: [getUser, listUsers, listUserTags],
 };

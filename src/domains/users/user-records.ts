@@ -147,7 +147,8 @@ export function oauthProviderRecord(row: OauthProviderRow): OauthProviderRecord 
 /** A row read back from to_jsonb(): timestamps become Dates again. */
 function reviveRow(data: Record<string, unknown>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(data)) row[column] = column.endsWith("_at") && typeof value === "string" ? new Date(value) : value;
+  for (const [column, value] of Object.entries(data))
+    row[column] = column.endsWith("_at") && typeof value === "string" ? new Date(value) : value;
   return row;
 }
 

@@ -3,7 +3,15 @@ import { randomUUID } from "node:crypto";
 import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
-import { ApiKeyParams, AuthenticatorParams, OauthProviderParams, addApiKeys, addAuthenticators, addOauthProviders, type VerifiedTokens } from "../credentials/credentials.js";
+import {
+  ApiKeyParams,
+  AuthenticatorParams,
+  OauthProviderParams,
+  addApiKeys,
+  addAuthenticators,
+  addOauthProviders,
+  type VerifiedTokens,
+} from "../credentials/credentials.js";
 import { lockOrganizationForLimits } from "../organizations/limits.js";
 
 export const USERS_PER_ORGANIZATION = 100;
@@ -27,21 +35,28 @@ export type NewUser = Omit<UserInput, "userTags"> & { userTags?: string[] };
 
 export function checkEmail(email: string, field: string): void {
   if (!EMAIL.test(email)) {
-    throw invalidArgument(`${field}: ${JSON.stringify(email)} is not a valid email address`, "INVALID_EMAIL", [{ field, description: "must be an email address" }]);
+    throw invalidArgument(`${field}: ${JSON.stringify(email)} is not a valid email address`, "INVALID_EMAIL", [
+      { field, description: "must be an email address" },
+    ]);
   }
 }
 
 export function checkPhoneNumber(phone: string, field: string): void {
   if (!E164.test(phone)) {
-    throw invalidArgument(`${field}: ${JSON.stringify(phone)} is not a phone number in E.164 format (e.g. +13214567890)`, "REQUEST_INVALID", [
-      { field, description: "must be in E.164 format" },
-    ]);
+    throw invalidArgument(
+      `${field}: ${JSON.stringify(phone)} is not a phone number in E.164 format (e.g. +13214567890)`,
+      "REQUEST_INVALID",
+      [{ field, description: "must be in E.164 format" }],
+    );
   }
 }
 
 export async function assertUserNameFree(tx: Queryable, organizationId: string, name: string, field: string): Promise<void> {
   const [taken] = await tx.query<{ id: string }>("SELECT id FROM users WHERE organization_id = $1 AND name = $2", [organizationId, name]);
-  if (taken) throw alreadyExists(`${field}: a user named ${JSON.stringify(name)} already exists in organization ${organizationId} (user ${taken.id})`);
+  if (taken)
+    throw alreadyExists(
+      `${field}: a user named ${JSON.stringify(name)} already exists in organization ${organizationId} (user ${taken.id})`,
+    );
 }
 
 /** Creates one user with its credentials and tags; the caller's transaction holds it all. */
@@ -53,7 +68,10 @@ export async function createUser(
 ): Promise<string> {
   const { organizationId, now } = target;
   await lockOrganizationForLimits(tx, organizationId);
-  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM users WHERE organization_id = $1", [organizationId]);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM users WHERE organization_id = $1",
+    [organizationId],
+  );
   if (count >= USERS_PER_ORGANIZATION) {
     throw resourceExhausted(`organization ${organizationId} already has the maximum of ${USERS_PER_ORGANIZATION} users`, "REQUEST_INVALID");
   }

@@ -20,22 +20,41 @@ export async function createImportBundle(
   await tx.query(
     `INSERT INTO import_keys (user_id, kind, organization_id, sealed_private_key, created_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (user_id, kind) DO UPDATE SET sealed_private_key = EXCLUDED.sealed_private_key, created_at = EXCLUDED.created_at`,
-    [target.userId, target.kind, target.organizationId, services.kek.seal(privateKey, `import-key:${target.userId}:${target.kind}`), target.now],
+    [
+      target.userId,
+      target.kind,
+      target.organizationId,
+      services.kek.seal(privateKey, `import-key:${target.userId}:${target.kind}`),
+      target.now,
+    ],
   );
   return signBundle(
-    { organizationId: target.organizationId, userId: target.userId, targetPublic: Buffer.from(p256.getPublicKey(privateKey, false)).toString("hex") },
+    {
+      organizationId: target.organizationId,
+      userId: target.userId,
+      targetPublic: Buffer.from(p256.getPublicKey(privateKey, false)).toString("hex"),
+    },
     services.signer,
   );
 }
 
 /** Decrypts an import's encryptedBundle with the user's pending import key, which it then consumes. */
-export async function openImport(tx: Queryable, services: Services, source: { userId: string; kind: ImportKind }, encryptedBundle: string): Promise<Uint8Array> {
-  const [row] = await tx.query<{ sealed_private_key: string }>("DELETE FROM import_keys WHERE user_id = $1 AND kind = $2 RETURNING sealed_private_key", [
-    source.userId,
-    source.kind,
-  ]);
+export async function openImport(
+  tx: Queryable,
+  services: Services,
+  source: { userId: string; kind: ImportKind },
+  encryptedBundle: string,
+): Promise<Uint8Array> {
+  const [row] = await tx.query<{ sealed_private_key: string }>(
+    "DELETE FROM import_keys WHERE user_id = $1 AND kind = $2 RETURNING sealed_private_key",
+    [source.userId, source.kind],
+  );
   const init = source.kind === "WALLET" ? "init_import_wallet" : "init_import_private_key";
-  if (!row) throw failedPrecondition(`userId: user ${source.userId} has no pending import; call ${init} first and encrypt to its importBundle`, "REQUEST_INVALID");
+  if (!row)
+    throw failedPrecondition(
+      `userId: user ${source.userId} has no pending import; call ${init} first and encrypt to its importBundle`,
+      "REQUEST_INVALID",
+    );
   const privateKey = services.kek.open(row.sealed_private_key, `import-key:${source.userId}:${source.kind}`);
   try {
     return await openEncryptedBundle(encryptedBundle, privateKey);

@@ -15,6 +15,16 @@ import { updateWallet } from "./submit/update-wallet.js";
 
 export const walletsDomain: Domain = {
   name: "wallets",
-  activities: [createWallet, createWalletAccounts, updateWallet, deleteWallets, deleteWalletAccounts, exportWallet, exportWalletAccount, initImportWallet, importWallet],
+  activities: [
+    createWallet,
+    createWalletAccounts,
+    updateWallet,
+    deleteWallets,
+    deleteWalletAccounts,
+    exportWallet,
+    exportWalletAccount,
+    initImportWallet,
+    importWallet,
+  ],
   queries: [getWallet, listWallets, getWalletAccount, listWalletAccounts],
 };

@@ -129,14 +129,27 @@ export async function requireWallet(db: Queryable, organizationId: string, walle
   return row;
 }
 
-export async function requirePrivateKey(db: Queryable, organizationId: string, privateKeyId: string, field = "privateKeyId"): Promise<PrivateKeyRow> {
-  const [row] = await db.query<PrivateKeyRow>("SELECT * FROM private_keys WHERE id = $1 AND organization_id = $2", [privateKeyId, organizationId]);
-  if (!row) throw notFound(`${field}: no private key ${JSON.stringify(privateKeyId)} in organization ${organizationId}`, "PRIVATE_KEY_NOT_FOUND");
+export async function requirePrivateKey(
+  db: Queryable,
+  organizationId: string,
+  privateKeyId: string,
+  field = "privateKeyId",
+): Promise<PrivateKeyRow> {
+  const [row] = await db.query<PrivateKeyRow>("SELECT * FROM private_keys WHERE id = $1 AND organization_id = $2", [
+    privateKeyId,
+    organizationId,
+  ]);
+  if (!row)
+    throw notFound(`${field}: no private key ${JSON.stringify(privateKeyId)} in organization ${organizationId}`, "PRIVATE_KEY_NOT_FOUND");
   return row;
 }
 
 /** Private key records with their addresses and tags, in creation order. */
-export async function loadPrivateKeyRecords(db: Queryable, organizationId: string, privateKeyIds?: string[]): Promise<Record<string, unknown>[]> {
+export async function loadPrivateKeyRecords(
+  db: Queryable,
+  organizationId: string,
+  privateKeyIds?: string[],
+): Promise<Record<string, unknown>[]> {
   const rows = await db.query<PrivateKeyRow>(
     `SELECT * FROM private_keys WHERE organization_id = $1 ${privateKeyIds ? "AND id = ANY($2::text[])" : ""} ORDER BY seq`,
     privateKeyIds ? [organizationId, privateKeyIds] : [organizationId],

@@ -56,9 +56,11 @@ export interface DerivedAccount {
 export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, field: string): DerivedAccount {
   const curves = curvesForAddressFormat(account.addressFormat);
   if (!curves.includes(account.curve as Curve)) {
-    throw invalidArgument(`${field}: ${account.addressFormat} is derived from ${curves.join(" or ")}, not ${account.curve}`, "REQUEST_INVALID", [
-      { field: `${field}.curve`, description: `must be ${curves.join(" or ")} for ${account.addressFormat}` },
-    ]);
+    throw invalidArgument(
+      `${field}: ${account.addressFormat} is derived from ${curves.join(" or ")}, not ${account.curve}`,
+      "REQUEST_INVALID",
+      [{ field: `${field}.curve`, description: `must be ${curves.join(" or ")} for ${account.addressFormat}` }],
+    );
   }
   try {
     const key = deriveKey(seed, account.curve as Curve, account.path);
@@ -80,15 +82,24 @@ export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, fie
 
 export async function assertWalletCapacity(tx: Queryable, organizationId: string): Promise<void> {
   await lockOrganizationForLimits(tx, organizationId);
-  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM wallets WHERE organization_id = $1", [organizationId]);
+  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM wallets WHERE organization_id = $1",
+    [organizationId],
+  );
   if (count >= WALLETS_PER_ORGANIZATION) {
-    throw resourceExhausted(`organization ${organizationId} already has the maximum of ${WALLETS_PER_ORGANIZATION} wallets`, "REQUEST_INVALID");
+    throw resourceExhausted(
+      `organization ${organizationId} already has the maximum of ${WALLETS_PER_ORGANIZATION} wallets`,
+      "REQUEST_INVALID",
+    );
   }
 }
 
 export async function assertWalletNameFree(tx: Queryable, organizationId: string, name: string, field: string): Promise<void> {
   const [taken] = await tx.query<{ id: string }>("SELECT id FROM wallets WHERE organization_id = $1 AND name = $2", [organizationId, name]);
-  if (taken) throw alreadyExists(`${field}: a wallet named ${JSON.stringify(name)} already exists in organization ${organizationId} (wallet ${taken.id})`);
+  if (taken)
+    throw alreadyExists(
+      `${field}: a wallet named ${JSON.stringify(name)} already exists in organization ${organizationId} (wallet ${taken.id})`,
+    );
 }
 
 export interface NewWallet {
@@ -114,9 +125,24 @@ export async function insertWallet(
   const walletId = randomUUID();
   await tx.query(
     `INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-    [walletId, wallet.organizationId, wallet.name, services.kek.seal(new TextEncoder().encode(wallet.secret), `wallet:${walletId}`), wallet.imported, wallet.now],
+    [
+      walletId,
+      wallet.organizationId,
+      wallet.name,
+      services.kek.seal(new TextEncoder().encode(wallet.secret), `wallet:${walletId}`),
+      wallet.imported,
+      wallet.now,
+    ],
   );
-  const addresses = await insertWalletAccounts(tx, services, { id: walletId, organizationId: wallet.organizationId }, accounts, derived, wallet.now, fields.accounts);
+  const addresses = await insertWalletAccounts(
+    tx,
+    services,
+    { id: walletId, organizationId: wallet.organizationId },
+    accounts,
+    derived,
+    wallet.now,
+    fields.accounts,
+  );
   return { walletId, addresses };
 }
 
@@ -180,12 +206,20 @@ export async function insertWalletAccounts(
       [wallet.id, account.curve, account.path, account.addressFormat],
     );
     if (existing || seen.has(identity)) {
-      throw alreadyExists(`${at}: wallet ${wallet.id} already has an ${account.addressFormat} account at ${account.path} on ${account.curve}${existing ? ` (account ${existing.id})` : ""}`);
+      throw alreadyExists(
+        `${at}: wallet ${wallet.id} already has an ${account.addressFormat} account at ${account.path} on ${account.curve}${existing ? ` (account ${existing.id})` : ""}`,
+      );
     }
     seen.add(identity);
     if (account.name !== undefined) {
-      const [named] = await tx.query<{ id: string }>("SELECT id FROM wallet_accounts WHERE organization_id = $1 AND name = $2", [wallet.organizationId, account.name]);
-      if (named) throw alreadyExists(`${at}.name: a wallet account named ${JSON.stringify(account.name)} already exists in organization ${wallet.organizationId}`);
+      const [named] = await tx.query<{ id: string }>("SELECT id FROM wallet_accounts WHERE organization_id = $1 AND name = $2", [
+        wallet.organizationId,
+        account.name,
+      ]);
+      if (named)
+        throw alreadyExists(
+          `${at}.name: a wallet account named ${JSON.stringify(account.name)} already exists in organization ${wallet.organizationId}`,
+        );
     }
     const accountId = randomUUID();
     await tx.query(

@@ -18,7 +18,11 @@ const BLOCKS_PER_ROUND = 50;
 const WATCHER_LOCK = 7163454;
 
 async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await response.json()) as { result?: T; error?: { message: string } };
   if (body.error || body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? "no result"}`);
   return body.result;
@@ -38,7 +42,21 @@ interface Watched {
   address: string;
 }
 
-function payload(kind: "confirmed" | "finalized", event: { organization_id: string; parent_id: string | null; chain: string; address: string; tx_hash: string; operation: string; amount: string; block_number: string | number; block_hash: string; block_timestamp: Date }) {
+function payload(
+  kind: "confirmed" | "finalized",
+  event: {
+    organization_id: string;
+    parent_id: string | null;
+    chain: string;
+    address: string;
+    tx_hash: string;
+    operation: string;
+    amount: string;
+    block_number: string | number;
+    block_hash: string;
+    block_timestamp: Date;
+  },
+) {
   const key = createHash("sha256").update(`${event.chain}:${event.tx_hash}:${event.address}:${event.operation}`).digest("hex");
   return JSON.stringify({
     type: `balances:${kind}`,
@@ -51,7 +69,11 @@ function payload(kind: "confirmed" | "finalized", event: { organization_id: stri
       address: event.address,
       idempotencyKey: `${key}:balances:${kind}`,
       asset: { symbol: "ETH", name: "Ethereum", decimals: 18, caip19: `${event.chain}/slip44:60`, amount: event.amount },
-      block: { number: Number(event.block_number), hash: event.block_hash, timestamp: event.block_timestamp.toISOString().replace(/\.\d{3}Z$/, "Z") },
+      block: {
+        number: Number(event.block_number),
+        hash: event.block_hash,
+        timestamp: event.block_timestamp.toISOString().replace(/\.\d{3}Z$/, "Z"),
+      },
     },
   });
 }
@@ -90,21 +112,60 @@ async function round(tx: Queryable, settings: EvmSettings, now: Date): Promise<n
         ...(byAddress.get(transaction.from.toLowerCase()) ?? []).map((w) => ({ ...w, operation: "withdraw" })),
       ];
       for (const change of changes) {
-        const event = { ...change, chain, tx_hash: transaction.hash, amount: value.toString(), block_number: n, block_hash: block.hash, block_timestamp: timestamp };
+        const event = {
+          ...change,
+          chain,
+          tx_hash: transaction.hash,
+          amount: value.toString(),
+          block_number: n,
+          block_hash: block.hash,
+          block_timestamp: timestamp,
+        };
         const inserted = await tx.query(
           `INSERT INTO balance_events (id, organization_id, chain, address, tx_hash, operation, amount, block_number, block_hash, block_timestamp, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id`,
-          [uuidv7(), change.organization_id, chain, change.address, transaction.hash, change.operation, event.amount, n, block.hash, timestamp, now],
+          [
+            uuidv7(),
+            change.organization_id,
+            chain,
+            change.address,
+            transaction.hash,
+            change.operation,
+            event.amount,
+            n,
+            block.hash,
+            timestamp,
+            now,
+          ],
         );
         if (inserted.length === 0) continue;
-        queued += await enqueue(tx, change.organization_id, "BALANCE_CONFIRMED_UPDATES", { address: change.address, network: chain }, async () => payload("confirmed", event), now);
+        queued += await enqueue(
+          tx,
+          change.organization_id,
+          "BALANCE_CONFIRMED_UPDATES",
+          { address: change.address, network: chain },
+          async () => payload("confirmed", event),
+          now,
+        );
       }
     }
   }
   await tx.query("UPDATE chain_cursors SET last_block = $2 WHERE chain = $1", [chain, last]);
 
   const final = await finalizedBlock(settings, latest);
-  const pending = await tx.query<{ id: string; organization_id: string; parent_id: string | null; chain: string; address: string; tx_hash: string; operation: string; amount: string; block_number: string; block_hash: string; block_timestamp: Date }>(
+  const pending = await tx.query<{
+    id: string;
+    organization_id: string;
+    parent_id: string | null;
+    chain: string;
+    address: string;
+    tx_hash: string;
+    operation: string;
+    amount: string;
+    block_number: string;
+    block_hash: string;
+    block_timestamp: Date;
+  }>(
     `SELECT e.*, o.parent_id FROM balance_events e JOIN organizations o ON o.id = e.organization_id
       WHERE e.chain = $1 AND NOT e.finalized AND e.block_number <= $2 ORDER BY e.block_number, e.id`,
     [chain, final],
@@ -117,7 +178,14 @@ async function round(tx: Queryable, settings: EvmSettings, now: Date): Promise<n
       continue;
     }
     await tx.query("UPDATE balance_events SET finalized = true WHERE id = $1", [event.id]);
-    queued += await enqueue(tx, event.organization_id, "BALANCE_FINALIZED_UPDATES", { address: event.address, network: chain }, async () => payload("finalized", event), now);
+    queued += await enqueue(
+      tx,
+      event.organization_id,
+      "BALANCE_FINALIZED_UPDATES",
+      { address: event.address, network: chain },
+      async () => payload("finalized", event),
+      now,
+    );
   }
   return queued;
 }

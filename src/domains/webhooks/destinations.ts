@@ -69,10 +69,12 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
   if (url.username || url.password) throw new WebhookDestinationError("the URL must not contain credentials (user info)");
   if (!url.hostname) throw new WebhookDestinationError("the URL needs a host");
   if (allowPrivate) {
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new WebhookDestinationError(`the URL must be http or https, not ${url.protocol}`);
+    if (url.protocol !== "https:" && url.protocol !== "http:")
+      throw new WebhookDestinationError(`the URL must be http or https, not ${url.protocol}`);
     return url;
   }
-  if (url.protocol !== "https:") throw new WebhookDestinationError("the URL must use https (set STRONGROOM_WEBHOOK_ALLOW_PRIVATE=1 for local development)");
+  if (url.protocol !== "https:")
+    throw new WebhookDestinationError("the URL must use https (set STRONGROOM_WEBHOOK_ALLOW_PRIVATE=1 for local development)");
   await resolvePublic(url.hostname.replace(/^\[|\]$/g, ""));
   return url;
 }
@@ -87,7 +89,9 @@ export async function resolvePublic(hostname: string): Promise<{ address: string
   }
   const refused = addresses.find((a) => !isPublicAddress(a.address));
   if (refused || addresses.length === 0) {
-    throw new WebhookDestinationError(`the host ${hostname} resolves to ${refused?.address ?? "nothing"}, a loopback, private, link-local, multicast or metadata address`);
+    throw new WebhookDestinationError(
+      `the host ${hostname} resolves to ${refused?.address ?? "nothing"}, a loopback, private, link-local, multicast or metadata address`,
+    );
   }
   return addresses[0]!;
 }

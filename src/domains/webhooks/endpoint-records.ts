@@ -35,12 +35,25 @@ export async function loadWebhookEndpoints(db: Queryable, organizationId: string
     isActive: e.is_active,
     subscriptions: subscriptions
       .filter((s) => s.endpoint_id === e.id)
-      .map((s) => ({ eventType: s.event_type, ...(s.filters_json !== null ? { filtersJson: s.filters_json } : {}), isActive: s.is_active })),
+      .map((s) => ({
+        eventType: s.event_type,
+        ...(s.filters_json !== null ? { filtersJson: s.filters_json } : {}),
+        isActive: s.is_active,
+      })),
   }));
 }
 
-export async function loadWebhookEndpoint(db: Queryable, organizationId: string, endpointId: string, field = "endpointId"): Promise<Record<string, unknown>> {
+export async function loadWebhookEndpoint(
+  db: Queryable,
+  organizationId: string,
+  endpointId: string,
+  field = "endpointId",
+): Promise<Record<string, unknown>> {
   const [endpoint] = await loadWebhookEndpoints(db, organizationId, endpointId);
-  if (!endpoint) throw notFound(`${field}: no webhook endpoint ${JSON.stringify(endpointId)} in organization ${organizationId}`, "WEBHOOK_ENDPOINT_NOT_FOUND");
+  if (!endpoint)
+    throw notFound(
+      `${field}: no webhook endpoint ${JSON.stringify(endpointId)} in organization ${organizationId}`,
+      "WEBHOOK_ENDPOINT_NOT_FOUND",
+    );
   return endpoint;
 }

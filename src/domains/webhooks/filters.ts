@@ -28,14 +28,20 @@ export function parseFilters(eventType: EventType, filtersJson: string | undefin
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new FilterError("must be a JSON object");
   const allowed = FILTER_KEYS[eventType];
   for (const [key, list] of Object.entries(value)) {
-    if (!allowed.includes(key)) throw new FilterError(`unknown filter ${JSON.stringify(key)} for ${eventType}; use ${allowed.join(" and ")}`);
+    if (!allowed.includes(key))
+      throw new FilterError(`unknown filter ${JSON.stringify(key)} for ${eventType}; use ${allowed.join(" and ")}`);
     if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) throw new FilterError(`${key} must be a list of strings`);
   }
   return value as Filters;
 }
 
 export function passes(filters: Filters, facts: Record<string, string>): boolean {
-  const keyOf: Record<string, string> = { activityTypes: "activityType", activityStatuses: "activityStatus", addresses: "address", networks: "network" };
+  const keyOf: Record<string, string> = {
+    activityTypes: "activityType",
+    activityStatuses: "activityStatus",
+    addresses: "address",
+    networks: "network",
+  };
   return Object.entries(filters).every(([key, list]) => {
     const fact = facts[keyOf[key]!];
     return fact === undefined || list.includes(fact) || (key === "addresses" && list.some((a) => a.toLowerCase() === fact.toLowerCase()));

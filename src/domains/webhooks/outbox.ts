@@ -22,13 +22,27 @@ export function subscribersSql(organizationId: string, eventType: string): strin
 }
 
 /** Writes one delivery per matching endpoint into the outbox, inside the caller's transaction. */
-export async function enqueue(tx: Queryable, organizationId: string, eventType: EventType, facts: Record<string, string>, body: () => Promise<string>, now: Date): Promise<number> {
+export async function enqueue(
+  tx: Queryable,
+  organizationId: string,
+  eventType: EventType,
+  facts: Record<string, string>,
+  body: () => Promise<string>,
+  now: Date,
+): Promise<number> {
   const subscribers = await tx.query<Subscriber>(subscribersSql("$1", "$2"), [organizationId, eventType]);
   return enqueueTo(tx, subscribers, eventType, facts, body, now);
 }
 
 /** Writes one delivery per endpoint among `subscribers` whose filters the event passes. */
-export async function enqueueTo(tx: Queryable, subscribers: Subscriber[], eventType: EventType, facts: Record<string, string>, body: () => Promise<string>, now: Date): Promise<number> {
+export async function enqueueTo(
+  tx: Queryable,
+  subscribers: Subscriber[],
+  eventType: EventType,
+  facts: Record<string, string>,
+  body: () => Promise<string>,
+  now: Date,
+): Promise<number> {
   const endpoints = new Map<string, string>();
   for (const s of subscribers) {
     let matches = false;
@@ -61,9 +75,25 @@ export async function emitActivityUpdate(tx: Queryable, row: ActivityRow, now: D
 }
 
 /** The same, to subscribers already looked up; `votes` when the caller holds them all (a new activity's one vote). */
-export async function emitActivityUpdateTo(tx: Queryable, subscribers: Subscriber[], row: ActivityRow, now: Date, votes?: VoteRow[]): Promise<number> {
-  return enqueueTo(tx, subscribers, "ACTIVITY_UPDATES", { activityType: row.type, activityStatus: row.status }, async () => {
-    const record = activityRecord(row, votes ?? (await tx.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [row.id])));
-    return JSON.stringify({ ...record, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() });
-  }, now);
+export async function emitActivityUpdateTo(
+  tx: Queryable,
+  subscribers: Subscriber[],
+  row: ActivityRow,
+  now: Date,
+  votes?: VoteRow[],
+): Promise<number> {
+  return enqueueTo(
+    tx,
+    subscribers,
+    "ACTIVITY_UPDATES",
+    { activityType: row.type, activityStatus: row.status },
+    async () => {
+      const record = activityRecord(
+        row,
+        votes ?? (await tx.query<VoteRow>("SELECT * FROM votes WHERE activity_id = $1 ORDER BY created_at, id", [row.id])),
+      );
+      return JSON.stringify({ ...record, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() });
+    },
+    now,
+  );
 }

@@ -15,7 +15,10 @@ interface DeliveryRow {
   url: string;
 }
 
-type Outcome = { kind: "delivered"; status: number } | { kind: "terminal"; status?: number; error: string } | { kind: "retry"; status?: number; error: string };
+type Outcome =
+  | { kind: "delivered"; status: number }
+  | { kind: "terminal"; status?: number; error: string }
+  | { kind: "retry"; status?: number; error: string };
 
 const MAX_BACKOFF_MS = 3_600_000;
 
@@ -23,7 +26,8 @@ const MAX_BACKOFF_MS = 3_600_000;
 const publicLookup: LookupFunction = (hostname, options, callback) => {
   resolvePublic(hostname).then(
     ({ address, family }) => {
-      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+      if ((options as { all?: boolean }).all)
+        (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
       else callback(null, address, family);
     },
     (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
@@ -38,7 +42,12 @@ async function post(url: URL, headers: Record<string, string>, body: string, tim
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     const req = send(
       url,
-      { method: "POST", headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }, timeout: timeoutMs, ...(allowPrivate ? {} : { lookup: publicLookup }) },
+      {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+        timeout: timeoutMs,
+        ...(allowPrivate ? {} : { lookup: publicLookup }),
+      },
       (res: IncomingMessage) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));
@@ -134,20 +143,17 @@ async function record(services: Services, row: DeliveryRow, outcome: Outcome): P
   const { maxAttempts, retryBaseMs } = services.webhooks;
   const attempts = row.attempts + 1;
   if (outcome.kind === "delivered") {
-    await services.db.query("UPDATE webhook_deliveries SET status = 'DELIVERED', attempts = $2, delivered_at = now(), last_status_code = $3, last_error = NULL, claimed_until = NULL WHERE id = $1", [
-      row.id,
-      attempts,
-      outcome.status,
-    ]);
+    await services.db.query(
+      "UPDATE webhook_deliveries SET status = 'DELIVERED', attempts = $2, delivered_at = now(), last_status_code = $3, last_error = NULL, claimed_until = NULL WHERE id = $1",
+      [row.id, attempts, outcome.status],
+    );
     return true;
   }
   if (outcome.kind === "terminal" || attempts >= maxAttempts) {
-    await services.db.query("UPDATE webhook_deliveries SET status = 'FAILED', attempts = $2, last_status_code = $3, last_error = $4, claimed_until = NULL WHERE id = $1", [
-      row.id,
-      attempts,
-      outcome.status ?? null,
-      outcome.error,
-    ]);
+    await services.db.query(
+      "UPDATE webhook_deliveries SET status = 'FAILED', attempts = $2, last_status_code = $3, last_error = $4, claimed_until = NULL WHERE id = $1",
+      [row.id, attempts, outcome.status ?? null, outcome.error],
+    );
     return true;
   }
   await services.db.query(
@@ -183,7 +189,8 @@ export function startDeliveryWorker(services: Services, onError: (error: unknown
       try {
         claimed = await claim(services, 16);
         const runs = new Map<string, DeliveryRow[]>();
-        for (const row of claimed.sort((a, b) => Number(a.seq) - Number(b.seq))) runs.set(row.endpoint_id, [...(runs.get(row.endpoint_id) ?? []), row]);
+        for (const row of claimed.sort((a, b) => Number(a.seq) - Number(b.seq)))
+          runs.set(row.endpoint_id, [...(runs.get(row.endpoint_id) ?? []), row]);
         await Promise.all([...runs.values()].map((run) => deliverRun(services, run)));
       } catch (error) {
         if (running) onError(error);

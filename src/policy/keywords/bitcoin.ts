@@ -10,7 +10,11 @@ const ADDRESS_TYPES: Record<string, string> = { pkh: "P2PKH", sh: "P2SH", wpkh: 
 export function bitcoinTransaction(unsignedTransaction: string, network: Network = NETWORK): Value | undefined {
   let psbt: Transaction;
   try {
-    psbt = Transaction.fromPSBT(Buffer.from(unsignedTransaction.replace(/^0x/i, ""), "hex"), { allowUnknownOutputs: true, allowUnknownInputs: true, allowLegacyWitnessUtxo: true });
+    psbt = Transaction.fromPSBT(Buffer.from(unsignedTransaction.replace(/^0x/i, ""), "hex"), {
+      allowUnknownOutputs: true,
+      allowUnknownInputs: true,
+      allowLegacyWitnessUtxo: true,
+    });
   } catch {
     return undefined;
   }
@@ -18,9 +22,16 @@ export function bitcoinTransaction(unsignedTransaction: string, network: Network
   const inputs: Value[] = [];
   for (let i = 0; i < psbt.inputsLength; i++) {
     const input = psbt.getInput(i);
-    const amount = input.witnessUtxo?.amount ?? (input.nonWitnessUtxo && input.index !== undefined ? input.nonWitnessUtxo.outputs[input.index]?.amount : undefined) ?? 0n;
+    const amount =
+      input.witnessUtxo?.amount ??
+      (input.nonWitnessUtxo && input.index !== undefined ? input.nonWitnessUtxo.outputs[input.index]?.amount : undefined) ??
+      0n;
     inputTotal += amount;
-    inputs.push({ tx_id: input.txid ? bytesToHex(input.txid) : "", vout: BigInt(input.index ?? 0), sequence: BigInt(input.sequence ?? 0xffffffff) });
+    inputs.push({
+      tx_id: input.txid ? bytesToHex(input.txid) : "",
+      vout: BigInt(input.index ?? 0),
+      sequence: BigInt(input.sequence ?? 0xffffffff),
+    });
   }
   let outputTotal = 0n;
   const outputs: Value[] = [];

@@ -40,11 +40,15 @@ export function ethereumTransaction(unsignedTransaction: string, from: string | 
   if (abi && data.length >= 10) {
     try {
       const decoded = decodeFunctionData({ abi, data: data as `0x${string}` });
-      const item = abi.find((entry) => entry.type === "function" && entry.name === decoded.functionName && toFunctionSelector(entry) === data.slice(0, 10));
+      const item = abi.find(
+        (entry) => entry.type === "function" && entry.name === decoded.functionName && toFunctionSelector(entry) === data.slice(0, 10),
+      );
       const inputs = item && "inputs" in item ? item.inputs : [];
       record.function_name = decoded.functionName;
       record.function_signature = data.slice(0, 10);
-      record.contract_call_args = Object.fromEntries((decoded.args ?? []).map((arg, i) => [inputs[i]?.name || String(i), toPolicyValue(lowercaseHex(arg))]));
+      record.contract_call_args = Object.fromEntries(
+        (decoded.args ?? []).map((arg, i) => [inputs[i]?.name || String(i), toPolicyValue(lowercaseHex(arg))]),
+      );
     } catch {
       // calldata that the uploaded interface does not describe: the ABI fields stay absent
     }
@@ -55,7 +59,8 @@ export function ethereumTransaction(unsignedTransaction: string, from: string | 
 function lowercaseHex(value: unknown): unknown {
   if (typeof value === "string" && /^0x[0-9a-fA-F]*$/.test(value)) return value.toLowerCase();
   if (Array.isArray(value)) return value.map(lowercaseHex);
-  if (value && typeof value === "object" && typeof value !== "bigint") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lowercaseHex(v)]));
+  if (value && typeof value === "object" && typeof value !== "bigint")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lowercaseHex(v)]));
   return value;
 }
 
@@ -67,7 +72,12 @@ export function eip712TypedData(payload: string): Value | undefined {
     return {
       primary_type: typed.primaryType ?? "",
       domain: toPolicyValue(
-        lowercaseHex({ name: domain.name ?? "", version: domain.version ?? "", chain_id: BigInt(String(domain.chainId ?? 0)), verifying_contract: domain.verifyingContract ?? "" }),
+        lowercaseHex({
+          name: domain.name ?? "",
+          version: domain.version ?? "",
+          chain_id: BigInt(String(domain.chainId ?? 0)),
+          verifying_contract: domain.verifyingContract ?? "",
+        }),
       ),
       message: toPolicyValue(lowercaseHex(typed.message ?? {})),
     };

@@ -38,26 +38,43 @@ const walletValue = (w: WalletRow): Value => ({ id: w.id, label: w.name, exporte
 
 async function walletById(tx: Queryable, organizationId: string, id: unknown): Promise<Value | undefined> {
   if (typeof id !== "string") return undefined;
-  const [row] = await tx.query<WalletRow>("SELECT id, name, exported, imported FROM wallets WHERE id = $1 AND organization_id = $2", [id, organizationId]);
+  const [row] = await tx.query<WalletRow>("SELECT id, name, exported, imported FROM wallets WHERE id = $1 AND organization_id = $2", [
+    id,
+    organizationId,
+  ]);
   return row ? walletValue(row) : undefined;
 }
 
 async function privateKeyValue(tx: Queryable, organizationId: string, id: string): Promise<Value | undefined> {
-  const [row] = await tx.query<WalletRow>("SELECT id, name, exported, imported FROM private_keys WHERE id = $1 AND organization_id = $2", [id, organizationId]);
+  const [row] = await tx.query<WalletRow>("SELECT id, name, exported, imported FROM private_keys WHERE id = $1 AND organization_id = $2", [
+    id,
+    organizationId,
+  ]);
   if (!row) return undefined;
-  const tags = await tx.query<{ tag_id: string }>("SELECT tag_id FROM private_key_tag_assignments WHERE private_key_id = $1 ORDER BY tag_id", [id]);
+  const tags = await tx.query<{ tag_id: string }>(
+    "SELECT tag_id FROM private_key_tag_assignments WHERE private_key_id = $1 ORDER BY tag_id",
+    [id],
+  );
   return { ...(walletValue(row) as Record<string, Value>), tags: tags.map((t) => t.tag_id) };
 }
 
 /** The wallet, wallet account or private key a signWith / address names, and the address format it was named by. */
-async function signingTarget(tx: Queryable, organizationId: string, signWith: string): Promise<{ keywords: Record<string, Value>; address?: string; addressFormat?: string }> {
+async function signingTarget(
+  tx: Queryable,
+  organizationId: string,
+  signWith: string,
+): Promise<{ keywords: Record<string, Value>; address?: string; addressFormat?: string }> {
   const [account] = await tx.query<{ address: string; address_format: string; wallet_id: string }>(
     "SELECT address, address_format, wallet_id FROM wallet_accounts WHERE organization_id = $1 AND address = $2 ORDER BY seq LIMIT 1",
     [organizationId, signWith],
   );
   if (account) {
     const wallet = await walletById(tx, organizationId, account.wallet_id);
-    return { keywords: { wallet_account: { address: account.address }, ...(wallet ? { wallet, wallets: [wallet] } : {}) }, address: account.address, addressFormat: account.address_format };
+    return {
+      keywords: { wallet_account: { address: account.address }, ...(wallet ? { wallet, wallets: [wallet] } : {}) },
+      address: account.address,
+      addressFormat: account.address_format,
+    };
   }
   const [keyAddress] = await tx.query<{ private_key_id: string; format: string }>(
     "SELECT private_key_id, format FROM private_key_addresses WHERE organization_id = $1 AND address = $2 LIMIT 1",
@@ -65,7 +82,9 @@ async function signingTarget(tx: Queryable, organizationId: string, signWith: st
   );
   const keyId = keyAddress?.private_key_id ?? signWith;
   const key = await privateKeyValue(tx, organizationId, keyId);
-  return key ? { keywords: { private_key: key }, ...(keyAddress ? { address: signWith, addressFormat: keyAddress.format } : {}) } : { keywords: {} };
+  return key
+    ? { keywords: { private_key: key }, ...(keyAddress ? { address: signWith, addressFormat: keyAddress.format } : {}) }
+    : { keywords: {} };
 }
 
 async function uploadedAbi(tx: Queryable, organizationId: string, address: string | undefined): Promise<Abi | undefined> {
@@ -86,7 +105,12 @@ async function uploadedAbi(tx: Queryable, organizationId: string, address: strin
  * private key it targets, and the parsed transaction or payload it signs. Keywords an activity has no
  * value for stay absent, so a policy that reads them errors (MissingField), as documented.
  */
-export async function conditionKeywords(tx: Queryable, organizationId: string, definition: ActivityDefinition, params: Params): Promise<Record<string, Value>> {
+export async function conditionKeywords(
+  tx: Queryable,
+  organizationId: string,
+  definition: ActivityDefinition,
+  params: Params,
+): Promise<Record<string, Value>> {
   const exposed = EXPOSED_PARAMS[definition.operation] ?? {};
   const keywords: Record<string, Value> = {
     activity: {
@@ -94,7 +118,9 @@ export async function conditionKeywords(tx: Queryable, organizationId: string, d
       kind: activityKind(definition.type),
       resource: definition.resource,
       action: definition.action,
-      params: Object.fromEntries(Object.entries(exposed).flatMap(([name, key]) => (params[key] === undefined ? [] : [[name, toPolicyValue(params[key])]]))),
+      params: Object.fromEntries(
+        Object.entries(exposed).flatMap(([name, key]) => (params[key] === undefined ? [] : [[name, toPolicyValue(params[key])]])),
+      ),
     },
   };
   const op = definition.operation;
@@ -108,13 +134,17 @@ export async function conditionKeywords(tx: Queryable, organizationId: string, d
   } else if (op === "export_private_key" && typeof params.privateKeyId === "string") {
     const key = await privateKeyValue(tx, organizationId, params.privateKeyId);
     if (key) keywords.private_key = key;
-  } else if ((op === "export_wallet_account" && typeof params.address === "string") || (op.startsWith("sign_") && typeof params.signWith === "string")) {
+  } else if (
+    (op === "export_wallet_account" && typeof params.address === "string") ||
+    (op.startsWith("sign_") && typeof params.signWith === "string")
+  ) {
     const target = await signingTarget(tx, organizationId, (params.address ?? params.signWith) as string);
     Object.assign(keywords, target.keywords);
     if (op === "sign_transaction") Object.assign(keywords, await transactionKeywords(tx, organizationId, params, target));
     if (op === "sign_raw_payload") {
       if (params.encoding === "PAYLOAD_ENCODING_EIP712") assign(keywords, "eth", "eip_712", eip712TypedData(String(params.payload)));
-      if (params.encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION") assign(keywords, "eth", "eip_7702_authorization", eip7702Authorization(String(params.payload)));
+      if (params.encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION")
+        assign(keywords, "eth", "eip_7702_authorization", eip7702Authorization(String(params.payload)));
     }
   }
   return keywords;
@@ -125,7 +155,12 @@ function assign(keywords: Record<string, Value>, family: string, field: string, 
   keywords[family] = { ...((keywords[family] as Record<string, Value> | undefined) ?? {}), [field]: value };
 }
 
-async function transactionKeywords(tx: Queryable, organizationId: string, params: Params, target: { address?: string; addressFormat?: string }): Promise<Record<string, Value>> {
+async function transactionKeywords(
+  tx: Queryable,
+  organizationId: string,
+  params: Params,
+  target: { address?: string; addressFormat?: string },
+): Promise<Record<string, Value>> {
   const unsigned = String(params.unsignedTransaction ?? "");
   const keywords: Record<string, Value> = {};
   switch (params.type) {
@@ -142,7 +177,8 @@ async function transactionKeywords(tx: Queryable, organizationId: string, params
       assign(keywords, "tron", "tx", tronTransaction(unsigned));
       break;
     case "TRANSACTION_TYPE_BITCOIN": {
-      const network = /BITCOIN_(MAINNET|TESTNET|SIGNET|REGTEST)_/.exec(target.addressFormat ?? "")?.[1] as keyof typeof BITCOIN_NETWORKS | undefined;
+      const network = /BITCOIN_(MAINNET|TESTNET|SIGNET|REGTEST)_/.exec(target.addressFormat ?? "")?.[1] as
+        keyof typeof BITCOIN_NETWORKS | undefined;
       assign(keywords, "bitcoin", "tx", bitcoinTransaction(unsigned, BITCOIN_NETWORKS[network ?? "MAINNET"]));
       break;
     }

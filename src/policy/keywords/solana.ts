@@ -57,7 +57,11 @@ export function solanaTransaction(unsignedTransaction: string): Value | undefine
     const loadedWritable = lookups.reduce((n, l) => n + l.writable_indexes.length, 0);
     const keyAt = (index: number) => keys[index] ?? LOOKUP;
     const writable = (index: number) =>
-      index < keys.length ? (index < required ? index < required - readonlySigned : index < keys.length - readonlyUnsigned) : index < keys.length + loadedWritable;
+      index < keys.length
+        ? index < required
+          ? index < required - readonlySigned
+          : index < keys.length - readonlyUnsigned
+        : index < keys.length + loadedWritable;
     const instructions = rawInstructions.map((ix) => ({
       program_key: keyAt(ix.program),
       accounts: ix.accounts.map((a) => ({ account_key: keyAt(a), signer: a < required, writable: writable(a) })),
@@ -77,7 +81,10 @@ export function solanaTransaction(unsignedTransaction: string): Value | undefine
       }
     }
     return {
-      account_keys: [...keys, ...Array.from({ length: lookups.reduce((n, l) => n + l.writable_indexes.length + l.readonly_indexes.length, 0) }, () => LOOKUP)],
+      account_keys: [
+        ...keys,
+        ...Array.from({ length: lookups.reduce((n, l) => n + l.writable_indexes.length + l.readonly_indexes.length, 0) }, () => LOOKUP),
+      ],
       program_keys: [...new Set(instructions.map((i) => i.program_key))],
       instructions,
       transfers,
@@ -93,13 +100,34 @@ export function solanaTransaction(unsignedTransaction: string): Value | undefine
 /** Top-level Transfer (3), TransferChecked (12) and Token-2022 TransferCheckedWithFee (26/1). */
 function splTransfer(data: Uint8Array, accounts: string[]): Value | undefined {
   if (data[0] === 3 && data.length >= 9) {
-    return { from: accounts[0] ?? "", to: accounts[1] ?? "", owner: accounts[2] ?? "", signers: accounts.slice(3), amount: u64(data, 1), token_mint: "" };
+    return {
+      from: accounts[0] ?? "",
+      to: accounts[1] ?? "",
+      owner: accounts[2] ?? "",
+      signers: accounts.slice(3),
+      amount: u64(data, 1),
+      token_mint: "",
+    };
   }
   if (data[0] === 12 && data.length >= 10) {
-    return { from: accounts[0] ?? "", token_mint: accounts[1] ?? "", to: accounts[2] ?? "", owner: accounts[3] ?? "", signers: accounts.slice(4), amount: u64(data, 1) };
+    return {
+      from: accounts[0] ?? "",
+      token_mint: accounts[1] ?? "",
+      to: accounts[2] ?? "",
+      owner: accounts[3] ?? "",
+      signers: accounts.slice(4),
+      amount: u64(data, 1),
+    };
   }
   if (data[0] === 26 && data[1] === 1 && data.length >= 11) {
-    return { from: accounts[0] ?? "", token_mint: accounts[1] ?? "", to: accounts[2] ?? "", owner: accounts[3] ?? "", signers: accounts.slice(4), amount: u64(data, 2) };
+    return {
+      from: accounts[0] ?? "",
+      token_mint: accounts[1] ?? "",
+      to: accounts[2] ?? "",
+      owner: accounts[3] ?? "",
+      signers: accounts.slice(4),
+      amount: u64(data, 2),
+    };
   }
   return undefined;
 }

@@ -60,10 +60,12 @@ function permission(bytes: Uint8Array | undefined): Value {
     threshold: int(first(f, 4)),
     parent_id: int(first(f, 5)),
     operations: hex(first(f, 6)),
-    keys: f.filter((k) => k.number === 7).map((k) => {
-      const key = fields(k.value as Uint8Array);
-      return { address: address(first(key, 1)), weight: int(first(key, 2)) };
-    }),
+    keys: f
+      .filter((k) => k.number === 7)
+      .map((k) => {
+        const key = fields(k.value as Uint8Array);
+        return { address: address(first(key, 1)), weight: int(first(key, 2)) };
+      }),
   };
 }
 
@@ -77,7 +79,14 @@ function contract(bytes: Uint8Array): Value {
     case "TransferContract":
       return { ...base, to_address: address(first(p, 2)), amount: int(first(p, 3)) };
     case "TriggerSmartContract":
-      return { ...base, contract_address: address(first(p, 2)), call_value: int(first(p, 3)), data: hex(first(p, 4)), call_token_value: int(first(p, 5)), token_id: int(first(p, 6)) };
+      return {
+        ...base,
+        contract_address: address(first(p, 2)),
+        call_value: int(first(p, 3)),
+        data: hex(first(p, 4)),
+        call_token_value: int(first(p, 5)),
+        token_id: int(first(p, 6)),
+      };
     case "FreezeBalanceV2Contract":
       return { ...base, frozen_balance: int(first(p, 2)), resource: int(first(p, 3)) === 1n ? "ENERGY" : "BANDWIDTH" };
     case "UnfreezeBalanceV2Contract":

@@ -51,13 +51,15 @@ export class Budget {
 
   step(count = 1): void {
     this.stepsUsed += count;
-    if (this.stepsUsed > this.maxSteps) throw new PolicyBudgetExceededError(`the ${this.label} exceeded its budget of ${this.maxSteps} steps`);
+    if (this.stepsUsed > this.maxSteps)
+      throw new PolicyBudgetExceededError(`the ${this.label} exceeded its budget of ${this.maxSteps} steps`);
     this.parent?.step(count);
   }
 
   allocate(count: number): void {
     this.allocationsUsed += count;
-    if (this.allocationsUsed > this.maxAllocations) throw new PolicyBudgetExceededError(`the ${this.label} exceeded its budget of ${this.maxAllocations} allocated values`);
+    if (this.allocationsUsed > this.maxAllocations)
+      throw new PolicyBudgetExceededError(`the ${this.label} exceeded its budget of ${this.maxAllocations} allocated values`);
     this.parent?.allocate(count);
   }
 
@@ -67,7 +69,12 @@ export class Budget {
   }
 
   static forDecision(): Budget {
-    return new Budget(POLICY_LIMITS.decisionSteps, POLICY_LIMITS.decisionAllocations, undefined, "decision (all policies of the organization)");
+    return new Budget(
+      POLICY_LIMITS.decisionSteps,
+      POLICY_LIMITS.decisionAllocations,
+      undefined,
+      "decision (all policies of the organization)",
+    );
   }
 
   static forEvaluation(): Budget {

@@ -40,7 +40,8 @@ class Checker {
 
   private expect(node: Expr, scope: Map<string, Type>, wanted: Type, what: string): Type {
     const actual = this.check(node, scope);
-    if (!isDynamic(actual) && actual.kind !== wanted.kind) this.fail(node, `${what} must be ${typeName(wanted)}, but is ${typeName(actual)}`);
+    if (!isDynamic(actual) && actual.kind !== wanted.kind)
+      this.fail(node, `${what} must be ${typeName(wanted)}, but is ${typeName(actual)}`);
     return actual;
   }
 
@@ -57,7 +58,8 @@ class Checker {
         const types = node.items.map((item) => this.check(item, scope));
         const first = types.find((t) => !isDynamic(t)) ?? DYNAMIC;
         types.forEach((t, i) => {
-          if (!comparable(t, first)) this.fail(node.items[i]!, `list items must share one type: found ${typeName(t)} after ${typeName(first)}`);
+          if (!comparable(t, first))
+            this.fail(node.items[i]!, `list items must share one type: found ${typeName(t)} after ${typeName(first)}`);
         });
         return list(first);
       }
@@ -85,7 +87,11 @@ class Checker {
         if (target.kind === "struct" && node.index.kind === "string") {
           const field = target.fields[node.index.value];
           if (!field && target.open) return DYNAMIC;
-          if (!field) this.fail(node.index, `${target.name} has no field '${node.index.value}'; its fields are ${Object.keys(target.fields).join(", ")}`);
+          if (!field)
+            this.fail(
+              node.index,
+              `${target.name} has no field '${node.index.value}'; its fields are ${Object.keys(target.fields).join(", ")}`,
+            );
           return field;
         }
         if (isDynamic(target)) return DYNAMIC;
@@ -107,7 +113,9 @@ class Checker {
   private checkBinary(node: Extract<Expr, { kind: "binary" }>, scope: Map<string, Type>): Type {
     if (node.operator === "&&" || node.operator === "||") {
       // A flat chain (a && b && c) is checked in a loop, not by recursing down its left spine.
-      chainOperands(node).forEach((operand, i) => this.expect(operand, scope, BOOL, `the ${i === 0 ? "left" : "right"} side of '${node.operator}'`));
+      chainOperands(node).forEach((operand, i) =>
+        this.expect(operand, scope, BOOL, `the ${i === 0 ? "left" : "right"} side of '${node.operator}'`),
+      );
       return BOOL;
     }
     const left = this.check(node.left, scope);
@@ -124,9 +132,14 @@ class Checker {
       if (!comparable(left, right)) this.fail(node, `cannot compare ${typeName(left)} with ${typeName(right)}`);
       return BOOL;
     }
-    if (!ordered(left, right)) this.fail(node, `'${node.operator}' needs two integers, strings or timestamps, not ${typeName(left)} and ${typeName(right)}`);
-    for (const [side, other] of [[node.left, right], [node.right, left]] as const) {
-      if (side.kind === "string" && other.kind === "int" && !/^\d+$/.test(side.value)) this.fail(side, `'${node.operator}' compares an int with '${side.value}', which is not a number`);
+    if (!ordered(left, right))
+      this.fail(node, `'${node.operator}' needs two integers, strings or timestamps, not ${typeName(left)} and ${typeName(right)}`);
+    for (const [side, other] of [
+      [node.left, right],
+      [node.right, left],
+    ] as const) {
+      if (side.kind === "string" && other.kind === "int" && !/^\d+$/.test(side.value))
+        this.fail(side, `'${node.operator}' compares an int with '${side.value}', which is not a number`);
     }
     return BOOL;
   }
@@ -200,5 +213,6 @@ class Checker {
 export function checkExpression(expr: Expr, field: PolicyField): void {
   const keywords = { ...KEYWORDS[field], ...KEYWORDS.time };
   const type = new Checker(keywords, field).check(expr, new Map());
-  if (type.kind !== "bool" && type.kind !== "dynamic") throw new PolicySyntaxError(expr.position, `a ${field} must be a bool expression, but this one is ${typeName(type)}`);
+  if (type.kind !== "bool" && type.kind !== "dynamic")
+    throw new PolicySyntaxError(expr.position, `a ${field} must be a bool expression, but this one is ${typeName(type)}`);
 }

@@ -43,7 +43,12 @@ function estimate(node: Expr, scopeSize = 0): Estimate {
       if (node.operator === "&&" || node.operator === "||") return sum(chainOperands(node).map(inner));
       const left = inner(node.left);
       const right = inner(node.right);
-      const compared = node.operator === "in" ? right.length : node.operator === "==" || node.operator === "!=" ? Math.max(1, Math.min(left.length, right.length)) : 0;
+      const compared =
+        node.operator === "in"
+          ? right.length
+          : node.operator === "==" || node.operator === "!="
+            ? Math.max(1, Math.min(left.length, right.length))
+            : 0;
       return sum([left, right], { steps: compared });
     }
     case "field":

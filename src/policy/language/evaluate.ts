@@ -15,7 +15,8 @@ export interface EvaluationEnvironment {
   budget?: Budget;
 }
 
-const isRecord = (v: Value): v is { [key: string]: Value } => typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Timestamp);
+const isRecord = (v: Value): v is { [key: string]: Value } =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Timestamp);
 
 function describe(value: Value): string {
   if (Array.isArray(value)) return "a list";
@@ -25,7 +26,8 @@ function describe(value: Value): string {
 }
 
 function order(a: Value, b: Value, operator: string, canon: Canon | undefined): number {
-  const num = (v: Value) => (typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : typeof v === "string" && canon ? canonical(v, canon) : v);
+  const num = (v: Value) =>
+    typeof v === "string" && /^-?\d+$/.test(v) ? BigInt(v) : typeof v === "string" && canon ? canonical(v, canon) : v;
   const x = num(a);
   const y = num(b);
   if (typeof x === "bigint" && typeof y === "bigint") return x < y ? -1 : x > y ? 1 : 0;
@@ -62,7 +64,8 @@ class Evaluator {
     this.budget.step();
     if (typeof a === "bigint" && typeof b === "string") return /^-?\d+$/.test(b) && a === BigInt(b);
     if (typeof a === "string" && typeof b === "bigint") return this.equal(b, a, canon);
-    if (typeof a === "string" && typeof b === "string") return canon ? canonical(a, canon) === canonical(b, canon) : sameUntypedString(a, b);
+    if (typeof a === "string" && typeof b === "string")
+      return canon ? canonical(a, canon) === canonical(b, canon) : sameUntypedString(a, b);
     if (a instanceof Timestamp && b instanceof Timestamp) return a.ms === b.ms;
     if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => this.equal(item, b[i]!, canon));
     if (isRecord(a) && isRecord(b)) {
@@ -148,7 +151,8 @@ class Evaluator {
           if (!expr) return fallback;
           const value = this.evaluate(expr, scope);
           if (typeof value !== "bigint") throw new PolicyEvaluationError("slice bounds must be ints");
-          if (value < 0n || value > BigInt(target.length)) throw new PolicyEvaluationError(`slice bound ${value} is out of range (length ${target.length})`);
+          if (value < 0n || value > BigInt(target.length))
+            throw new PolicyEvaluationError(`slice bound ${value} is out of range (length ${target.length})`);
           return Number(value);
         };
         const start = bound(node.start, 0);

@@ -34,12 +34,14 @@ class Parser {
   }
 
   private expectPunct(value: string, context: string): Token {
-    if (!this.isPunct(value)) throw new PolicySyntaxError(this.current.position, `expected '${value}' ${context}, but found ${describeToken(this.current)}`);
+    if (!this.isPunct(value))
+      throw new PolicySyntaxError(this.current.position, `expected '${value}' ${context}, but found ${describeToken(this.current)}`);
     return this.advance();
   }
 
   private expectIdentifier(context: string): Token {
-    if (this.current.kind !== "identifier") throw new PolicySyntaxError(this.current.position, `expected a name ${context}, but found ${describeToken(this.current)}`);
+    if (this.current.kind !== "identifier")
+      throw new PolicySyntaxError(this.current.position, `expected a name ${context}, but found ${describeToken(this.current)}`);
     return this.advance();
   }
 
@@ -57,7 +59,10 @@ class Parser {
   parse(): Expr {
     const expr = this.parseOr();
     if (this.current.kind !== "end") {
-      throw new PolicySyntaxError(this.current.position, `expected an operator ('&&', '||', '==', …) or the end of the expression, but found ${describeToken(this.current)}`);
+      throw new PolicySyntaxError(
+        this.current.position,
+        `expected an operator ('&&', '||', '==', …) or the end of the expression, but found ${describeToken(this.current)}`,
+      );
     }
     return expr;
   }
@@ -185,7 +190,8 @@ class Parser {
     }
     if (token.kind === "identifier") {
       this.advance();
-      if (token.value === "true" || token.value === "false") return { kind: "bool", value: token.value === "true", position: token.position };
+      if (token.value === "true" || token.value === "false")
+        return { kind: "bool", value: token.value === "true", position: token.position };
       if (FUNCTIONS.has(token.value) && this.isPunct("(")) {
         this.advance();
         const args = this.parseItems(")", `to close ${token.value}(…)`);
@@ -203,7 +209,10 @@ class Parser {
       const open = this.advance();
       return { kind: "list", items: this.parseItems("]", "to close the list"), position: open.position };
     }
-    throw new PolicySyntaxError(token.position, `expected a value (a name, a 'string', a number, true, false, a list or a parenthesis), but found ${describeToken(token)}`);
+    throw new PolicySyntaxError(
+      token.position,
+      `expected a value (a name, a 'string', a number, true, false, a list or a parenthesis), but found ${describeToken(token)}`,
+    );
   }
 }
 

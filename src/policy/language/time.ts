@@ -11,9 +11,24 @@ export function parseTimestamp(text: string): Timestamp {
   if (!match) {
     throw new PolicyEvaluationError(`Timestamp('${text}'): expected RFC 3339 with a zero UTC offset, like '2025-01-01T00:00:00Z'`);
   }
-  const ms = Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!, Math.floor(Number(match[7] ?? "0") * 1000));
+  const ms = Date.UTC(
+    +match[1]!,
+    +match[2]! - 1,
+    +match[3]!,
+    +match[4]!,
+    +match[5]!,
+    +match[6]!,
+    Math.floor(Number(match[7] ?? "0") * 1000),
+  );
   const back = new Date(ms);
-  if (Number.isNaN(ms) || back.getUTCDate() !== +match[3]! || back.getUTCMonth() !== +match[2]! - 1 || +match[4]! > 23 || +match[5]! > 59 || +match[6]! > 59) {
+  if (
+    Number.isNaN(ms) ||
+    back.getUTCDate() !== +match[3]! ||
+    back.getUTCMonth() !== +match[2]! - 1 ||
+    +match[4]! > 23 ||
+    +match[5]! > 59 ||
+    +match[6]! > 59
+  ) {
     throw new PolicyEvaluationError(`Timestamp('${text}'): not a valid date and time`);
   }
   return new Timestamp(ms);
@@ -36,7 +51,8 @@ interface Cron {
 /** The documented strict 5-field subset: numbers, ranges, lists and `*`; no steps, names or macros. */
 export function parseCron(text: string): Cron {
   const parts = text.trim().split(/\s+/);
-  if (parts.length !== 5) throw new PolicyEvaluationError(`CronSpan: '${text}' must have 5 fields (minute hour day-of-month month day-of-week)`);
+  if (parts.length !== 5)
+    throw new PolicyEvaluationError(`CronSpan: '${text}' must have 5 fields (minute hour day-of-month month day-of-week)`);
   const fields = parts.map((part, i) => {
     const [name, min, max] = FIELD_RANGES[i]!;
     const values = new Set<number>();
@@ -46,10 +62,14 @@ export function parseCron(text: string): Cron {
     }
     for (const item of part.split(",")) {
       const range = /^(\d+)(?:-(\d+))?$/.exec(item);
-      if (!range) throw new PolicyEvaluationError(`CronSpan: ${name} field '${part}' may hold numbers, ranges (1-5), lists (1,3,5) or *; steps, names and macros are not supported`);
+      if (!range)
+        throw new PolicyEvaluationError(
+          `CronSpan: ${name} field '${part}' may hold numbers, ranges (1-5), lists (1,3,5) or *; steps, names and macros are not supported`,
+        );
       const from = Number(range[1]);
       const to = range[2] === undefined ? from : Number(range[2]);
-      if (from < min || to > max || from > to) throw new PolicyEvaluationError(`CronSpan: ${name} field '${part}' is outside ${min}-${max}`);
+      if (from < min || to > max || from > to)
+        throw new PolicyEvaluationError(`CronSpan: ${name} field '${part}' is outside ${min}-${max}`);
       for (let v = from; v <= to; v++) values.add(v);
     }
     return values;
@@ -60,9 +80,11 @@ export function parseCron(text: string): Cron {
 /** Whole days, hours and minutes (`8h`, `90m`, `1d12h`), more than zero and at most 7 days; in ms. */
 export function parseDuration(text: string): number {
   const match = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?$/.exec(text);
-  if (!match || text === "") throw new PolicyEvaluationError(`CronSpan: duration '${text}' must be whole days, hours and minutes, like '8h', '90m' or '1d12h'`);
+  if (!match || text === "")
+    throw new PolicyEvaluationError(`CronSpan: duration '${text}' must be whole days, hours and minutes, like '8h', '90m' or '1d12h'`);
   const ms = ((Number(match[1] ?? 0) * 24 + Number(match[2] ?? 0)) * 60 + Number(match[3] ?? 0)) * 60_000;
-  if (ms <= 0 || ms > 7 * 24 * 3_600_000) throw new PolicyEvaluationError(`CronSpan: duration '${text}' must be more than zero and at most 7 days`);
+  if (ms <= 0 || ms > 7 * 24 * 3_600_000)
+    throw new PolicyEvaluationError(`CronSpan: duration '${text}' must be more than zero and at most 7 days`);
   return ms;
 }
 
@@ -71,7 +93,16 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
     try {
-      f = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", weekday: "short" });
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "numeric",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+        weekday: "short",
+      });
     } catch {
       throw new PolicyEvaluationError(`CronSpan: '${timeZone}' is not an IANA time zone name`);
     }
@@ -92,8 +123,19 @@ interface LocalTime {
 }
 
 function localTime(ms: number, timeZone: string): LocalTime {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  return { year: +parts.year!, month: +parts.month!, day: +parts.day!, hour: +parts.hour!, minute: +parts.minute!, weekday: WEEKDAYS.indexOf(parts.weekday!) };
+  const parts = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
+  return {
+    year: +parts.year!,
+    month: +parts.month!,
+    day: +parts.day!,
+    hour: +parts.hour!,
+    minute: +parts.minute!,
+    weekday: WEEKDAYS.indexOf(parts.weekday!),
+  };
 }
 
 /** The instant a wall-clock time has in a zone, or undefined when it does not exist (DST gap). */
@@ -103,7 +145,8 @@ function instantOf(year: number, month: number, day: number, hour: number, minut
     const offset = localWallMs(guess, timeZone) - guess;
     const candidate = wall - offset;
     const check = localTime(candidate, timeZone);
-    if (check.year === year && check.month === month && check.day === day && check.hour === hour && check.minute === minute) return candidate;
+    if (check.year === year && check.month === month && check.day === day && check.hour === hour && check.minute === minute)
+      return candidate;
   }
   return undefined;
 }
@@ -118,13 +161,22 @@ export function cronSpanActive(cronText: string, durationText: string, timeZone:
   const cron = parseCron(cronText);
   const duration = parseDuration(durationText);
   formatter(timeZone);
-  const [minutes, hours, daysOfMonth, months, daysOfWeek] = cron.fields as [Set<number>, Set<number>, Set<number>, Set<number>, Set<number>];
+  const [minutes, hours, daysOfMonth, months, daysOfWeek] = cron.fields as [
+    Set<number>,
+    Set<number>,
+    Set<number>,
+    Set<number>,
+    Set<number>,
+  ];
   const offsetNow = localWallMs(now, timeZone) - now;
   const slack = 3 * 3_600_000; // more than any DST shift
   // Walk back over every local day that can hold a fire inside the window (duration ≤ 7 days).
   for (let back = 0; back <= 8; back++) {
     const day = localTime(now - back * 86_400_000, timeZone);
-    const dayMatches = cron.domRestricted && cron.dowRestricted ? daysOfMonth.has(day.day) || daysOfWeek.has(day.weekday) : daysOfMonth.has(day.day) && daysOfWeek.has(day.weekday);
+    const dayMatches =
+      cron.domRestricted && cron.dowRestricted
+        ? daysOfMonth.has(day.day) || daysOfWeek.has(day.weekday)
+        : daysOfMonth.has(day.day) && daysOfWeek.has(day.weekday);
     if (!months.has(day.month) || !dayMatches) continue;
     for (const hour of hours) {
       for (const minute of minutes) {

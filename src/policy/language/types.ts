@@ -27,7 +27,12 @@ export const ADDRESS: Type = { kind: "string", canon: "address" };
 export const EMAIL: Type = { kind: "string", canon: "email" };
 export const list = (item: Type): Type => ({ kind: "list", item });
 export const map = (value: Type): Type => ({ kind: "map", value });
-export const struct = (name: string, fields: Record<string, Type>, open = false): Type => ({ kind: "struct", name, fields, ...(open ? { open } : {}) });
+export const struct = (name: string, fields: Record<string, Type>, open = false): Type => ({
+  kind: "struct",
+  name,
+  fields,
+  ...(open ? { open } : {}),
+});
 
 export function typeName(type: Type): string {
   switch (type.kind) {
@@ -47,7 +52,16 @@ const Credential = struct("Credential", { id: STRING, user_id: STRING, type: STR
 /** The documented activity.params (keywords/index.ts EXPOSED_PARAMS); others an activity may carry are dynamic. */
 const ActivityParams = struct(
   "ActivityParams",
-  { hash_function: STRING, encoding: STRING, type: STRING, user_ids: list(STRING), user_id: STRING, api_key_ids: list(STRING), target_public_key: PUBLIC_KEY, wallet_id: STRING },
+  {
+    hash_function: STRING,
+    encoding: STRING,
+    type: STRING,
+    user_ids: list(STRING),
+    user_id: STRING,
+    api_key_ids: list(STRING),
+    target_public_key: PUBLIC_KEY,
+    wallet_id: STRING,
+  },
   true,
 );
 const Activity = struct("Activity", { type: STRING, kind: STRING, resource: STRING, action: STRING, params: ActivityParams });
@@ -79,7 +93,11 @@ const Eip712TypedData = struct("Eip712TypedData", {
 });
 const Eip7702Authorization = struct("Eip7702Authorization", { address: ADDRESS, chain_id: INT, nonce: INT });
 
-const AddressTableLookup = struct("AddressTableLookup", { address_table_key: ADDRESS, writable_indexes: list(INT), readonly_indexes: list(INT) });
+const AddressTableLookup = struct("AddressTableLookup", {
+  address_table_key: ADDRESS,
+  writable_indexes: list(INT),
+  readonly_indexes: list(INT),
+});
 const SolanaTransaction = struct("SolanaTransaction", {
   account_keys: list(ADDRESS),
   program_keys: list(ADDRESS),
@@ -99,7 +117,9 @@ const SolanaTransaction = struct("SolanaTransaction", {
   ),
   transfers: list(struct("Transfer", { from: ADDRESS, to: ADDRESS, amount: INT })),
   recent_blockhash: STRING,
-  spl_transfers: list(struct("SPLTransfer", { from: ADDRESS, to: ADDRESS, amount: INT, owner: ADDRESS, signers: list(ADDRESS), token_mint: ADDRESS })),
+  spl_transfers: list(
+    struct("SPLTransfer", { from: ADDRESS, to: ADDRESS, amount: INT, owner: ADDRESS, signers: list(ADDRESS), token_mint: ADDRESS }),
+  ),
   address_table_lookups: list(AddressTableLookup),
 });
 

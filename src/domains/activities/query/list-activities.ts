@@ -37,9 +37,15 @@ export const listActivities = defineQuery({
     // A "before" page is the one adjacent to the cursor: take the oldest newer ones, then show them newest first.
     const ascending = !paginationOptions?.after && Boolean(paginationOptions?.before);
     const order = ascending ? "created_at ASC, id ASC" : "created_at DESC, id DESC";
-    const rows = await services.db.query<ActivityRow>(`SELECT * FROM activities WHERE ${where} ORDER BY ${order} LIMIT $${params.length}`, params);
+    const rows = await services.db.query<ActivityRow>(
+      `SELECT * FROM activities WHERE ${where} ORDER BY ${order} LIMIT $${params.length}`,
+      params,
+    );
     if (ascending) rows.reverse();
-    const votes = await loadVotes(services.db, rows.map((r) => r.id));
+    const votes = await loadVotes(
+      services.db,
+      rows.map((r) => r.id),
+    );
     return { activities: rows.map((row) => activityRecord(row, votes.get(row.id) ?? [], principal.user.id)) };
   },
 });

@@ -9,8 +9,12 @@ export const listAppProofs = defineQuery({
   summary: "The app proofs an activity generated (generateAppProofs): policy outcome and address derivations, signed by the signer key",
   body: Type.Object({ organizationId: Id(), activityId: Id() }),
   async execute({ organization, services }, { activityId }) {
-    const [row] = await services.db.query<{ app_proofs: unknown[] }>("SELECT app_proofs FROM activities WHERE id = $1 AND organization_id = $2", [activityId, organization.id]);
-    if (!row) throw notFound(`activityId: no activity ${JSON.stringify(activityId)} in organization ${organization.id}`, "ACTIVITY_NOT_FOUND");
+    const [row] = await services.db.query<{ app_proofs: unknown[] }>(
+      "SELECT app_proofs FROM activities WHERE id = $1 AND organization_id = $2",
+      [activityId, organization.id],
+    );
+    if (!row)
+      throw notFound(`activityId: no activity ${JSON.stringify(activityId)} in organization ${organization.id}`, "ACTIVITY_NOT_FOUND");
     return { appProofs: row.app_proofs };
   },
 });

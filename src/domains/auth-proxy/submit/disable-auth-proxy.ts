@@ -8,13 +8,21 @@ export const disableAuthProxy = defineActivity({
   intentKey: "disableAuthProxyIntent",
   resultKey: "disableAuthProxyResult",
   sdkMethod: "disableAuthProxy",
-  summary: "Turn off the organization's auth proxy: it refuses every request (403) until enabled again, with its config id and settings kept",
+  summary:
+    "Turn off the organization's auth proxy: it refuses every request (403) until enabled again, with its config id and settings kept",
   resource: "AUTH_PROXY",
   action: "DELETE",
   parameters: Type.Object({}),
   async execute({ tx, organization, now }) {
-    const updated = await tx.query("UPDATE auth_proxy_configs SET enabled = false, updated_at = $2 WHERE organization_id = $1 RETURNING id", [organization.id, now]);
-    if (updated.length === 0) throw failedPrecondition(`organization ${organization.id} has no auth proxy; enable_auth_proxy creates one`, "AUTH_PROXY_NOT_ENABLED");
+    const updated = await tx.query(
+      "UPDATE auth_proxy_configs SET enabled = false, updated_at = $2 WHERE organization_id = $1 RETURNING id",
+      [organization.id, now],
+    );
+    if (updated.length === 0)
+      throw failedPrecondition(
+        `organization ${organization.id} has no auth proxy; enable_auth_proxy creates one`,
+        "AUTH_PROXY_NOT_ENABLED",
+      );
     return {};
   },
 });

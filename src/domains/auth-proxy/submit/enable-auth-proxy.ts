@@ -11,7 +11,8 @@ export const enableAuthProxy = defineActivity({
   intentKey: "enableAuthProxyIntent",
   resultKey: "enableAuthProxyResult",
   sdkMethod: "enableAuthProxy",
-  summary: "Turn on the organization's auth proxy: its user, its sealed P-256 API key, the policy allowing its authentication activities, and its configuration",
+  summary:
+    "Turn on the organization's auth proxy: its user, its sealed P-256 API key, the policy allowing its authentication activities, and its configuration",
   resource: "AUTH_PROXY",
   action: "CREATE",
   parameters: Type.Object({}),
@@ -22,7 +23,9 @@ export const enableAuthProxy = defineActivity({
         "INVALID_ACTIVITY_CALLER",
       );
     }
-    const [existing] = await tx.query<AuthProxyConfigRow>("SELECT * FROM auth_proxy_configs WHERE organization_id = $1 FOR UPDATE", [organization.id]);
+    const [existing] = await tx.query<AuthProxyConfigRow>("SELECT * FROM auth_proxy_configs WHERE organization_id = $1 FOR UPDATE", [
+      organization.id,
+    ]);
     if (!existing) {
       const configId = randomUUID();
       const user = await createProxyUser(tx, services, { organizationId: organization.id, configId, now });
@@ -36,9 +39,16 @@ export const enableAuthProxy = defineActivity({
     }
     // Enabled again: the same config id and settings. A proxy user or policy an admin deleted meanwhile is recreated.
     let { user_id: userId, public_key: publicKey, sealed_private_key: sealedPrivateKey, policy_id: policyId } = existing;
-    const [user] = await tx.query("SELECT 1 FROM users u JOIN api_keys k ON k.user_id = u.id WHERE u.id = $1 AND k.public_key = $2", [userId, publicKey]);
+    const [user] = await tx.query("SELECT 1 FROM users u JOIN api_keys k ON k.user_id = u.id WHERE u.id = $1 AND k.public_key = $2", [
+      userId,
+      publicKey,
+    ]);
     if (!user) {
-      ({ userId, publicKey, sealedPrivateKey } = await createProxyUser(tx, services, { organizationId: organization.id, configId: existing.id, now }));
+      ({ userId, publicKey, sealedPrivateKey } = await createProxyUser(tx, services, {
+        organizationId: organization.id,
+        configId: existing.id,
+        now,
+      }));
       await tx.query("DELETE FROM policies WHERE id = $1 AND organization_id = $2", [policyId, organization.id]);
     }
     const [policy] = await tx.query("SELECT 1 FROM policies WHERE id = $1", [policyId]);

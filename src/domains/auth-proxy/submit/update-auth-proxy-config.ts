@@ -17,7 +17,8 @@ function checkOrigins(origins: string[]): void {
   for (const [index, origin] of origins.entries()) {
     const field = `allowedOrigins[${index}]`;
     if (origin === "*") continue;
-    if (origin.includes("*")) throw refuse(field, `${JSON.stringify(origin)}: partial wildcards are not supported; list exact origins or "*"`);
+    if (origin.includes("*"))
+      throw refuse(field, `${JSON.stringify(origin)}: partial wildcards are not supported; list exact origins or "*"`);
     let parsed: URL;
     try {
       parsed = new URL(origin);
@@ -25,7 +26,10 @@ function checkOrigins(origins: string[]): void {
       throw refuse(field, `${JSON.stringify(origin)} is not an origin such as https://app.example.com`);
     }
     if (!["http:", "https:"].includes(parsed.protocol) || parsed.origin !== origin) {
-      throw refuse(field, `${JSON.stringify(origin)} is not an exact origin (scheme://host[:port], no path or trailing slash); e.g. ${JSON.stringify(parsed.origin)}`);
+      throw refuse(
+        field,
+        `${JSON.stringify(origin)} is not an exact origin (scheme://host[:port], no path or trailing slash); e.g. ${JSON.stringify(parsed.origin)}`,
+      );
     }
   }
 }
@@ -70,7 +74,9 @@ export const updateAuthProxyConfig = defineActivity({
     walletKitSettings: Type.Optional(
       Type.Object({
         enabledSocialProviders: Type.Optional(Strings(32)),
-        oauthClientIds: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.String({ minLength: 1, maxLength: 512 }))),
+        oauthClientIds: Type.Optional(
+          Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.String({ minLength: 1, maxLength: 512 })),
+        ),
         oauthRedirectUrl: Type.Optional(Type.String({ maxLength: 2048 })),
       }),
     ),
@@ -84,8 +90,14 @@ export const updateAuthProxyConfig = defineActivity({
     captchaEnabled: Type.Optional(Type.Boolean()),
   }),
   async execute({ tx, organization, now }, params) {
-    const [config] = await tx.query<AuthProxyConfigRow>("SELECT * FROM auth_proxy_configs WHERE organization_id = $1 FOR UPDATE", [organization.id]);
-    if (!config) throw failedPrecondition(`organization ${organization.id} has no auth proxy; enable_auth_proxy creates one`, "AUTH_PROXY_NOT_ENABLED");
+    const [config] = await tx.query<AuthProxyConfigRow>("SELECT * FROM auth_proxy_configs WHERE organization_id = $1 FOR UPDATE", [
+      organization.id,
+    ]);
+    if (!config)
+      throw failedPrecondition(
+        `organization ${organization.id} has no auth proxy; enable_auth_proxy creates one`,
+        "AUTH_PROXY_NOT_ENABLED",
+      );
     if (params.captchaEnabled) {
       throw refuse(
         "captchaEnabled",
@@ -94,7 +106,8 @@ export const updateAuthProxyConfig = defineActivity({
     }
     if (params.allowedOrigins) checkOrigins(params.allowedOrigins);
     for (const [index, method] of (params.allowedAuthMethods ?? []).entries()) {
-      if (!(AUTH_METHODS as readonly string[]).includes(method)) throw refuse(`allowedAuthMethods[${index}]`, `${JSON.stringify(method)} is not one of ${AUTH_METHODS.join(", ")}`);
+      if (!(AUTH_METHODS as readonly string[]).includes(method))
+        throw refuse(`allowedAuthMethods[${index}]`, `${JSON.stringify(method)} is not one of ${AUTH_METHODS.join(", ")}`);
     }
     for (const field of ["sendFromEmailAddress", "replyToEmailAddress"] as const) {
       if (params[field]) checkEmail(params[field], field);
@@ -111,7 +124,11 @@ export const updateAuthProxyConfig = defineActivity({
     for (const [key, value] of Object.entries(params)) {
       if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
     }
-    await tx.query("UPDATE auth_proxy_configs SET settings = $2::jsonb, updated_at = $3 WHERE id = $1", [config.id, JSON.stringify(settings), now]);
+    await tx.query("UPDATE auth_proxy_configs SET settings = $2::jsonb, updated_at = $3 WHERE id = $1", [
+      config.id,
+      JSON.stringify(settings),
+      now,
+    ]);
     return { configId: config.id };
   },
 });

@@ -9,7 +9,10 @@ import { checkEmail } from "../../users/users.js";
 import { userByContact } from "../../users/contacts.js";
 import { sessionSeconds } from "../../sessions/sessions.js";
 
-export const EmailAuthCustomization = Type.Composite([EmailCustomization, Type.Object({ appName: Type.String({ minLength: 1, maxLength: 256 }) })]);
+export const EmailAuthCustomization = Type.Composite([
+  EmailCustomization,
+  Type.Object({ appName: Type.String({ minLength: 1, maxLength: 256 }) }),
+]);
 
 export const emailAuth = defineActivity({
   operation: "email_auth",
@@ -44,7 +47,14 @@ export const emailAuth = defineActivity({
       expirationSeconds: params.expirationSeconds,
       invalidateExisting: params.invalidateExisting,
     });
-    const message = bundleMessage({ to: params.email, appName: params.emailCustomization.appName, purpose: "login", bundle: credentialBundle, minutes: Math.max(1, Math.round(seconds / 60)), params });
+    const message = bundleMessage({
+      to: params.email,
+      appName: params.emailCustomization.appName,
+      purpose: "login",
+      bundle: credentialBundle,
+      minutes: Math.max(1, Math.round(seconds / 60)),
+      params,
+    });
     ctx.afterCommit(() => deliver(ctx.services.messaging, message));
     return { userId: user.id, apiKeyId };
   },

@@ -18,7 +18,10 @@ export const initOtp = defineActivity({
     const { otpId, targetPublicKeyHex } = await issueOtp(ctx, params, "OTP");
     // The same signed envelope as import bundles: @turnkey/crypto's encryptOtpCodeToBundle checks the
     // signature (against the signer key passed as its override) and encrypts to `targetPublic`.
-    const otpEncryptionTargetBundle = signBundle({ organizationId: ctx.organization.id, otpId, targetPublic: targetPublicKeyHex }, ctx.services.signer);
+    const otpEncryptionTargetBundle = signBundle(
+      { organizationId: ctx.organization.id, otpId, targetPublic: targetPublicKeyHex },
+      ctx.services.signer,
+    );
     return { otpId, otpEncryptionTargetBundle };
   },
 });

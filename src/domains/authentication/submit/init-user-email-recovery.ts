@@ -44,7 +44,14 @@ export const initUserEmailRecovery = defineActivity({
       // One recovery at a time: a new one replaces an older, unused recovery key.
       invalidateExisting: true,
     });
-    const message = bundleMessage({ to: params.email, appName: params.emailCustomization.appName, purpose: "recovery", bundle: credentialBundle, minutes: Math.max(1, Math.round(seconds / 60)), params });
+    const message = bundleMessage({
+      to: params.email,
+      appName: params.emailCustomization.appName,
+      purpose: "recovery",
+      bundle: credentialBundle,
+      minutes: Math.max(1, Math.round(seconds / 60)),
+      params,
+    });
     ctx.afterCommit(() => deliver(ctx.services.messaging, message));
     return { userId: user.id };
   },

@@ -22,7 +22,8 @@ export const otpLogin = defineActivity({
   intentKey: "otpLoginIntentV2",
   resultKey: "otpLoginResult",
   sdkMethod: "otpLogin",
-  summary: "Log in with a verification token from verify_otp and a client signature by its key: register the session key and return a session JWT",
+  summary:
+    "Log in with a verification token from verify_otp and a client signature by its key: register the session key and return a session JWT",
   resource: "AUTH",
   action: "CREATE",
   parameters: Type.Object({
@@ -40,13 +41,24 @@ export const otpLogin = defineActivity({
     const claims = await verifyVerificationToken(services.signer, params.verificationToken, { now, field: "verificationToken" });
     // Documented scope: a token serves the organization that issued it, and a parent's token its sub-organizations.
     if (!claims.organization_id || (claims.organization_id !== organization.id && claims.organization_id !== organization.parent_id)) {
-      throw refuse("verificationToken", `it was issued for organization ${String(claims.organization_id)}, which is neither ${organization.id} nor its parent`);
+      throw refuse(
+        "verificationToken",
+        `it was issued for organization ${String(claims.organization_id)}, which is neither ${organization.id} nor its parent`,
+      );
     }
     if (!claims.public_key) throw refuse("verificationToken", "it names no public_key, so no client signature can be checked against it");
-    const message = verifyClientSignature(params.clientSignature, { publicKey: claims.public_key, tokenId: claims.id, usage: "USAGE_TYPE_LOGIN", field: "clientSignature" });
+    const message = verifyClientSignature(params.clientSignature, {
+      publicKey: claims.public_key,
+      tokenId: claims.id,
+      usage: "USAGE_TYPE_LOGIN",
+      field: "clientSignature",
+    });
     const login = message.login as { publicKey?: unknown } | undefined;
     if (login?.publicKey !== params.publicKey) {
-      throw refuse("clientSignature", `the signed message logs in ${JSON.stringify(login?.publicKey)}, not the publicKey ${params.publicKey} of this request`);
+      throw refuse(
+        "clientSignature",
+        `the signed message logs in ${JSON.stringify(login?.publicKey)}, not the publicKey ${params.publicKey} of this request`,
+      );
     }
     const user = await userByContact(ctx.tx, organization.id, claims.verification_type, claims.contact);
     await consumeVerificationToken(ctx, claims, "USAGE_TYPE_LOGIN");

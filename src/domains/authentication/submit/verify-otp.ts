@@ -11,7 +11,8 @@ import { lifetimeSeconds, otpGuessLockKey, pendingOtp } from "../otp.js";
 const TOKEN_DEFAULT_SECONDS = 3600;
 const TOKEN_MAX_SECONDS = 86_400;
 
-const refuse = (why: string) => invalidArgument(`encryptedOtpBundle: ${why}`, "REQUEST_INVALID", [{ field: "encryptedOtpBundle", description: why }]);
+const refuse = (why: string) =>
+  invalidArgument(`encryptedOtpBundle: ${why}`, "REQUEST_INVALID", [{ field: "encryptedOtpBundle", description: why }]);
 
 /** The bundle's plaintext, as encryptOtpCodeToBundle makes it: {"otp_code": …, "public_key": <client key hex>}. */
 async function openOtpBundle(bundle: string, targetPrivateKey: Uint8Array): Promise<{ code: string; publicKey: string }> {
@@ -20,7 +21,9 @@ async function openOtpBundle(bundle: string, targetPrivateKey: Uint8Array): Prom
     plaintext = await openEncryptedBundle(bundle, targetPrivateKey);
   } catch (error) {
     if (error instanceof InvalidEncryptedBundleError) {
-      throw refuse("cannot be decrypted; encrypt {otp_code, public_key} to the otpEncryptionTargetBundle of this otpId (encryptOtpCodeToBundle)");
+      throw refuse(
+        "cannot be decrypted; encrypt {otp_code, public_key} to the otpEncryptionTargetBundle of this otpId (encryptOtpCodeToBundle)",
+      );
     }
     throw error;
   }
@@ -32,7 +35,8 @@ async function openOtpBundle(bundle: string, targetPrivateKey: Uint8Array): Prom
   }
   const { otp_code: code, public_key: publicKey } = content;
   if (typeof code !== "string" || code.length === 0) throw refuse("the decrypted content has no otp_code");
-  if (typeof publicKey !== "string" || !/^[0-9a-fA-F]+$/.test(publicKey)) throw refuse("the decrypted content has no public_key (a P-256 public key in hex)");
+  if (typeof publicKey !== "string" || !/^[0-9a-fA-F]+$/.test(publicKey))
+    throw refuse("the decrypted content has no public_key (a P-256 public key in hex)");
   try {
     p256.Point.fromHex(publicKey).assertValidity();
   } catch {

@@ -10,7 +10,10 @@ export const getApiKey = defineQuery({
   summary: "One API key of the organization",
   body: Type.Object({ organizationId: Id(), apiKeyId: Id() }),
   async execute({ organization, services, now }, { apiKeyId }) {
-    const [row] = await services.db.query<ApiKeyRow>("SELECT * FROM api_keys WHERE id = $1 AND organization_id = $2", [apiKeyId, organization.id]);
+    const [row] = await services.db.query<ApiKeyRow>("SELECT * FROM api_keys WHERE id = $1 AND organization_id = $2", [
+      apiKeyId,
+      organization.id,
+    ]);
     if (!row || (row.expires_at && row.expires_at <= now)) {
       throw notFound(`no API key ${JSON.stringify(apiKeyId)} in organization ${organization.id}`, "CREDENTIAL_NOT_FOUND");
     }

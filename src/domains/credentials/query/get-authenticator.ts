@@ -10,8 +10,12 @@ export const getAuthenticator = defineQuery({
   summary: "One passkey of the organization",
   body: Type.Object({ organizationId: Id(), authenticatorId: Id() }),
   async execute({ organization, services }, { authenticatorId }) {
-    const [row] = await services.db.query<AuthenticatorRow>("SELECT * FROM authenticators WHERE id = $1 AND organization_id = $2", [authenticatorId, organization.id]);
-    if (!row) throw notFound(`no authenticator ${JSON.stringify(authenticatorId)} in organization ${organization.id}`, "CREDENTIAL_NOT_FOUND");
+    const [row] = await services.db.query<AuthenticatorRow>("SELECT * FROM authenticators WHERE id = $1 AND organization_id = $2", [
+      authenticatorId,
+      organization.id,
+    ]);
+    if (!row)
+      throw notFound(`no authenticator ${JSON.stringify(authenticatorId)} in organization ${organization.id}`, "CREDENTIAL_NOT_FOUND");
     return { authenticator: authenticatorRecord(row) };
   },
 });

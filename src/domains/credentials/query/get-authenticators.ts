@@ -10,7 +10,9 @@ export const getAuthenticators = defineQuery({
   body: Type.Object({ organizationId: Id(), userId: Id() }),
   async execute({ organization, services }, { userId }) {
     await requireUser(services.db, organization.id, userId);
-    const rows = await services.db.query<AuthenticatorRow>("SELECT * FROM authenticators WHERE user_id = $1 ORDER BY created_at, id", [userId]);
+    const rows = await services.db.query<AuthenticatorRow>("SELECT * FROM authenticators WHERE user_id = $1 ORDER BY created_at, id", [
+      userId,
+    ]);
     return { authenticators: rows.map(authenticatorRecord) };
   },
 });

@@ -17,6 +17,8 @@ export const createAuthenticators = defineActivity({
   selfServiceUserId: (params) => params.userId,
   async execute({ tx, organization, now }, { authenticators, userId }) {
     await requireUser(tx, organization.id, userId);
-    return { authenticatorIds: await addAuthenticators(tx, { organizationId: organization.id, userId, now }, authenticators, "authenticators") };
+    return {
+      authenticatorIds: await addAuthenticators(tx, { organizationId: organization.id, userId, now }, authenticators, "authenticators"),
+    };
   },
 });

@@ -18,7 +18,12 @@ export const createOauthProviders = defineActivity({
   prepare: (services, { oauthProviders }) => verifyRegistrationTokens(services, oauthProviders),
   async execute({ tx, organization, now }, { userId, oauthProviders }, verifiedTokens) {
     await requireUser(tx, organization.id, userId);
-    const { ids } = await addOauthProviders(tx, { organizationId: organization.id, userId, now, verifiedTokens }, oauthProviders, "oauthProviders");
+    const { ids } = await addOauthProviders(
+      tx,
+      { organizationId: organization.id, userId, now, verifiedTokens },
+      oauthProviders,
+      "oauthProviders",
+    );
     return { providerIds: ids };
   },
 });

@@ -17,6 +17,8 @@ export const deleteApiKeys = defineActivity({
   selfServiceUserId: (params) => params.userId,
   async execute({ tx, organization }, { userId, apiKeyIds }) {
     await requireUser(tx, organization.id, userId);
-    return { apiKeyIds: await deleteOwnedRows(tx, "api_keys", "API key", { organizationId: organization.id, userId }, apiKeyIds, "apiKeyIds") };
+    return {
+      apiKeyIds: await deleteOwnedRows(tx, "api_keys", "API key", { organizationId: organization.id, userId }, apiKeyIds, "apiKeyIds"),
+    };
   },
 });

@@ -18,7 +18,14 @@ export const deleteAuthenticators = defineActivity({
   async execute({ tx, organization }, { userId, authenticatorIds }) {
     await requireUser(tx, organization.id, userId);
     return {
-      authenticatorIds: await deleteOwnedRows(tx, "authenticators", "authenticator", { organizationId: organization.id, userId }, authenticatorIds, "authenticatorIds"),
+      authenticatorIds: await deleteOwnedRows(
+        tx,
+        "authenticators",
+        "authenticator",
+        { organizationId: organization.id, userId },
+        authenticatorIds,
+        "authenticatorIds",
+      ),
     };
   },
 });

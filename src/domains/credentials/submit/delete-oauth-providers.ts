@@ -17,6 +17,15 @@ export const deleteOauthProviders = defineActivity({
   selfServiceUserId: (params) => params.userId,
   async execute({ tx, organization }, { userId, providerIds }) {
     await requireUser(tx, organization.id, userId);
-    return { providerIds: await deleteOwnedRows(tx, "oauth_providers", "OAuth provider", { organizationId: organization.id, userId }, providerIds, "providerIds") };
+    return {
+      providerIds: await deleteOwnedRows(
+        tx,
+        "oauth_providers",
+        "OAuth provider",
+        { organizationId: organization.id, userId },
+        providerIds,
+        "providerIds",
+      ),
+    };
   },
 });

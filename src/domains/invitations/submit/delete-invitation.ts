@@ -14,8 +14,12 @@ export const deleteInvitation = defineActivity({
   action: "DELETE",
   parameters: Type.Object({ invitationId: Id() }),
   async execute({ tx, organization }, { invitationId }) {
-    const deleted = await tx.query("DELETE FROM invitations WHERE id = $1 AND organization_id = $2 RETURNING id", [invitationId, organization.id]);
-    if (deleted.length === 0) throw notFound(`invitationId: no invitation ${JSON.stringify(invitationId)} in organization ${organization.id}`);
+    const deleted = await tx.query("DELETE FROM invitations WHERE id = $1 AND organization_id = $2 RETURNING id", [
+      invitationId,
+      organization.id,
+    ]);
+    if (deleted.length === 0)
+      throw notFound(`invitationId: no invitation ${JSON.stringify(invitationId)} in organization ${organization.id}`);
     return { invitationId };
   },
 });

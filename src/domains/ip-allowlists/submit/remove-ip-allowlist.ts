@@ -13,7 +13,10 @@ export const removeIpAllowlist = defineActivity({
   action: "UPDATE",
   parameters: Type.Object({ publicKey: Type.Optional(Type.String()) }),
   async execute({ tx, organization }, { publicKey }) {
-    await tx.query("DELETE FROM ip_allowlists WHERE organization_id = $1 AND public_key = $2", [organization.id, await allowlistTarget(tx, organization, publicKey)]);
+    await tx.query("DELETE FROM ip_allowlists WHERE organization_id = $1 AND public_key = $2", [
+      organization.id,
+      await allowlistTarget(tx, organization, publicKey),
+    ]);
     return {};
   },
 });

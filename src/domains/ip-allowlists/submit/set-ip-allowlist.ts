@@ -15,7 +15,9 @@ export const setIpAllowlist = defineActivity({
   parameters: Type.Object({
     publicKey: Type.Optional(Type.String()),
     enabled: Type.Optional(Type.Boolean()),
-    rules: Type.Optional(Type.Array(Type.Object({ cidr: Type.String(), label: Type.Optional(Type.String({ maxLength: 256 })) }), { maxItems: 100 })),
+    rules: Type.Optional(
+      Type.Array(Type.Object({ cidr: Type.String(), label: Type.Optional(Type.String({ maxLength: 256 })) }), { maxItems: 100 }),
+    ),
     onEvaluationError: Type.Optional(StringEnum(["ALLOW", "DENY"])),
   }),
   async execute({ tx, organization, now }, params) {
@@ -24,7 +26,14 @@ export const setIpAllowlist = defineActivity({
     await tx.query(
       `INSERT INTO ip_allowlists (organization_id, public_key, enabled, on_evaluation_error, rules, updated_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)
        ON CONFLICT (organization_id, public_key) DO UPDATE SET enabled = EXCLUDED.enabled, on_evaluation_error = EXCLUDED.on_evaluation_error, rules = EXCLUDED.rules, updated_at = EXCLUDED.updated_at`,
-      [organization.id, publicKey, publicKey ? true : (params.enabled ?? false), params.onEvaluationError ?? "DENY", JSON.stringify(rules), now],
+      [
+        organization.id,
+        publicKey,
+        publicKey ? true : (params.enabled ?? false),
+        params.onEvaluationError ?? "DENY",
+        JSON.stringify(rules),
+        now,
+      ],
     );
     return {};
   },

@@ -9,7 +9,10 @@ export const listOauth2Credentials = defineQuery({
   summary: "The organization's OAuth 2.0 credentials, oldest first",
   body: Type.Object({ organizationId: Id() }),
   async execute({ organization, services }) {
-    const rows = await services.db.query<Oauth2CredentialRow>("SELECT * FROM oauth2_credentials WHERE organization_id = $1 ORDER BY created_at, id", [organization.id]);
+    const rows = await services.db.query<Oauth2CredentialRow>(
+      "SELECT * FROM oauth2_credentials WHERE organization_id = $1 ORDER BY created_at, id",
+      [organization.id],
+    );
     return { oauth2Credentials: rows.map(oauth2CredentialRecord) };
   },
 });

@@ -10,7 +10,8 @@ export const oauthLogin = defineActivity({
   intentKey: "oauthLoginIntent",
   resultKey: "oauthLoginResult",
   sdkMethod: "oauthLogin",
-  summary: "Log in with an OIDC token (Strongroom's own or a configured issuer's) whose nonce is sha256 of the session key: register that key and return a session JWT",
+  summary:
+    "Log in with an OIDC token (Strongroom's own or a configured issuer's) whose nonce is sha256 of the session key: register that key and return a session JWT",
   resource: "AUTH",
   action: "CREATE",
   parameters: Type.Object({

@@ -12,7 +12,8 @@ export const oauth = defineActivity({
   intentKey: "oauthIntent",
   resultKey: "oauthResult",
   sdkMethod: "oauth",
-  summary: "Legacy OAuth login: for a verified OIDC token whose nonce is sha256 of targetPublicKey, a fresh expiring API key returned as a credential bundle",
+  summary:
+    "Legacy OAuth login: for a verified OIDC token whose nonce is sha256 of targetPublicKey, a fresh expiring API key returned as a credential bundle",
   resource: "AUTH",
   action: "CREATE",
   parameters: Type.Object({

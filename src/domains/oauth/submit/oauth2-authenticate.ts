@@ -26,7 +26,11 @@ export const oauth2Authenticate = defineActivity({
     redirectUri: Required("The redirect URI used in the authorization request"),
     codeVerifier: Required("The PKCE code verifier"),
     nonce: Required("Set to sha256 of the session public key; copied into the token"),
-    bearerTokenTargetPublicKey: Type.Optional(Type.String({ description: "An uncompressed P-256 key to which the provider's access token is encrypted (encrypted_bearer_token claim)" })),
+    bearerTokenTargetPublicKey: Type.Optional(
+      Type.String({
+        description: "An uncompressed P-256 key to which the provider's access token is encrypted (encrypted_bearer_token claim)",
+      }),
+    ),
   }),
   parentMayInitiate: true,
   // The provider calls (up to two, OAUTH2_TIMEOUT_MS each) happen before the transaction: no network I/O
@@ -41,18 +45,28 @@ export const oauth2Authenticate = defineActivity({
     }
   },
   async execute({ tx, organization, now, services }, params, prepared) {
-    const target = params.bearerTokenTargetPublicKey === undefined ? undefined : requireTargetKey(params.bearerTokenTargetPublicKey, "bearerTokenTargetPublicKey");
+    const target =
+      params.bearerTokenTargetPublicKey === undefined
+        ? undefined
+        : requireTargetKey(params.bearerTokenTargetPublicKey, "bearerTokenTargetPublicKey");
     const credential = await requireOauth2Credential(tx, organization.id, params.oauth2CredentialId);
     // What the provider answered before the transaction is this activity's input (a refusal is thrown here, in order).
     if ("error" in prepared) throw prepared.error;
     if (prepared.credential.client_id !== credential.client_id || prepared.credential.provider !== credential.provider) {
-      throw failedPrecondition(`oauth2CredentialId: OAuth 2.0 credential ${credential.id} changed while the code was being exchanged; try again`);
+      throw failedPrecondition(
+        `oauth2CredentialId: OAuth 2.0 credential ${credential.id} changed while the code was being exchanged; try again`,
+      );
     }
     const { identity } = prepared;
     const encryptedBearerToken = target ? await credentialBundle(new TextEncoder().encode(identity.accessToken), target) : undefined;
     const oidcToken = await issueOidcToken(
       services,
-      { sub: identity.subject, aud: credential.client_id, nonce: params.nonce, ...(encryptedBearerToken ? { encrypted_bearer_token: encryptedBearerToken } : {}) },
+      {
+        sub: identity.subject,
+        aud: credential.client_id,
+        nonce: params.nonce,
+        ...(encryptedBearerToken ? { encrypted_bearer_token: encryptedBearerToken } : {}),
+      },
       now,
     );
     return { oidcToken };
@@ -61,7 +75,11 @@ export const oauth2Authenticate = defineActivity({
 
 type PreparedExchange = { credential: Oauth2CredentialRow; identity: ProviderIdentity } | { error: unknown };
 
-function exchangeCode(services: Services, credential: Oauth2CredentialRow, params: { authCode: string; redirectUri: string; codeVerifier: string }): Promise<ProviderIdentity> {
+function exchangeCode(
+  services: Services,
+  credential: Oauth2CredentialRow,
+  params: { authCode: string; redirectUri: string; codeVerifier: string },
+): Promise<ProviderIdentity> {
   const clientSecret = new TextDecoder().decode(services.kek.open(credential.sealed_client_secret, clientSecretContext(credential.id)));
   return authenticateWithProvider(services.oauth, credential.provider, {
     clientId: credential.client_id,

@@ -25,7 +25,9 @@ export const getOrganization = defineQuery({
   async execute({ organization, services }) {
     const db = services.db;
     const users = await loadUserRecords(db, organization.id);
-    const invitations = await db.query<InvitationRow>("SELECT * FROM invitations WHERE organization_id = $1 ORDER BY created_at, id", [organization.id]);
+    const invitations = await db.query<InvitationRow>("SELECT * FROM invitations WHERE organization_id = $1 ORDER BY created_at, id", [
+      organization.id,
+    ]);
     const tags = await db.query<{ id: string; name: string; created_at: Date; updated_at: Date }>(
       "SELECT id, name, created_at, updated_at FROM user_tags WHERE organization_id = $1 ORDER BY created_at, id",
       [organization.id],
@@ -48,7 +50,13 @@ export const getOrganization = defineQuery({
           updatedAt: toApiTimestamp(i.updated_at),
           senderUserId: i.sender_user_id,
         })),
-        tags: tags.map((t) => ({ tagId: t.id, tagName: t.name, tagType: "TAG_TYPE_USER", createdAt: toApiTimestamp(t.created_at), updatedAt: toApiTimestamp(t.updated_at) })),
+        tags: tags.map((t) => ({
+          tagId: t.id,
+          tagName: t.name,
+          tagType: "TAG_TYPE_USER",
+          createdAt: toApiTimestamp(t.created_at),
+          updatedAt: toApiTimestamp(t.updated_at),
+        })),
         rootQuorum: await rootQuorum(db, organization),
         features: organization.features,
         wallets: [],

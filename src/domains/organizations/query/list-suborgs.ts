@@ -9,23 +9,33 @@ export const FILTERS: Record<string, { condition: string; params: (value: string
   USERNAME: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.name = $2)", params: (v) => [v] },
   EMAIL: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND lower(u.email) = lower($2))", params: (v) => [v] },
   PHONE_NUMBER: { condition: "EXISTS (SELECT 1 FROM users u WHERE u.organization_id = o.id AND u.phone_number = $2)", params: (v) => [v] },
-  PUBLIC_KEY: { condition: "EXISTS (SELECT 1 FROM api_keys k WHERE k.organization_id = o.id AND k.public_key = lower($2))", params: (v) => [v] },
-  CREDENTIAL_ID: { condition: "EXISTS (SELECT 1 FROM authenticators a WHERE a.organization_id = o.id AND a.credential_id = $2)", params: (v) => [v] },
+  PUBLIC_KEY: {
+    condition: "EXISTS (SELECT 1 FROM api_keys k WHERE k.organization_id = o.id AND k.public_key = lower($2))",
+    params: (v) => [v],
+  },
+  CREDENTIAL_ID: {
+    condition: "EXISTS (SELECT 1 FROM authenticators a WHERE a.organization_id = o.id AND a.credential_id = $2)",
+    params: (v) => [v],
+  },
   OIDC_TOKEN: {
-    condition: "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
+    condition:
+      "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
     params: (token) => {
       try {
         const claims = decodeJwt(token);
         const aud = Array.isArray(claims.aud) ? claims.aud[0] : claims.aud;
         return [claims.iss, claims.sub, aud];
       } catch {
-        throw invalidArgument("filterValue: not a decodable OIDC token", "INVALID_OIDC_TOKEN", [{ field: "filterValue", description: "must be a JWT" }]);
+        throw invalidArgument("filterValue: not a decodable OIDC token", "INVALID_OIDC_TOKEN", [
+          { field: "filterValue", description: "must be a JWT" },
+        ]);
       }
     },
   },
   /** filterValue is JSON {iss, sub, aud}: the identity an OAuth provider was registered with. */
   OIDC_CLAIMS: {
-    condition: "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
+    condition:
+      "EXISTS (SELECT 1 FROM oauth_providers p WHERE p.organization_id = o.id AND p.issuer = $2 AND p.subject = $3 AND p.audience = $4)",
     params: (value) => {
       let claims: Record<string, unknown> | undefined;
       try {
@@ -46,7 +56,8 @@ export const FILTERS: Record<string, { condition: string; params: (value: string
 export const listSuborgs = defineQuery({
   operation: "list_suborgs",
   sdkMethod: "getSubOrgIds",
-  summary: "Ids of the organization's sub-organizations, optionally filtered by name, user, email, phone, public key, credential id or OIDC token",
+  summary:
+    "Ids of the organization's sub-organizations, optionally filtered by name, user, email, phone, public key, credential id or OIDC token",
   body: SubOrganizationFilter,
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
     const params: unknown[] = [organization.id];
@@ -54,9 +65,11 @@ export const listSuborgs = defineQuery({
     if (filterType) {
       const filter = FILTERS[filterType];
       if (!filter) {
-        throw invalidArgument(`filterType: ${JSON.stringify(filterType)} is not one of ${Object.keys(FILTERS).join(", ")}`, "REQUEST_INVALID", [
-          { field: "filterType", description: `must be one of ${Object.keys(FILTERS).join(", ")}` },
-        ]);
+        throw invalidArgument(
+          `filterType: ${JSON.stringify(filterType)} is not one of ${Object.keys(FILTERS).join(", ")}`,
+          "REQUEST_INVALID",
+          [{ field: "filterType", description: `must be one of ${Object.keys(FILTERS).join(", ")}` }],
+        );
       }
       params.push(...filter.params(filterValue ?? ""));
       condition = filter.condition;

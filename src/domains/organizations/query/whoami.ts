@@ -10,7 +10,9 @@ export const getWhoami = defineQuery({
   async execute({ organization, principal, services }) {
     // A parent's credential reading a sub-organization is still the parent's user.
     const [org] = principal.viaParent
-      ? await services.db.query<{ id: string; name: string }>("SELECT id, name FROM organizations WHERE id = $1", [principal.user.organizationId])
+      ? await services.db.query<{ id: string; name: string }>("SELECT id, name FROM organizations WHERE id = $1", [
+          principal.user.organizationId,
+        ])
       : [organization];
     return {
       organizationId: org?.id ?? organization.id,

@@ -44,8 +44,16 @@ export const createSubOrganization = defineActivity({
   // Before the transaction: the wallet's mnemonic and accounts (signups through the auth proxy bring one),
   // and the root users' OIDC tokens, whose issuer's keys may have to be fetched.
   prepare: async (services, { wallet, rootUsers }) => ({
-    wallet: wallet ? await prepareNewWallet(wallet.mnemonicLength, wallet.accounts, { mnemonicLength: "wallet.mnemonicLength", accounts: "wallet.accounts" }) : undefined,
-    verifiedTokens: await verifyRegistrationTokens(services, rootUsers.flatMap((user) => user.oauthProviders)),
+    wallet: wallet
+      ? await prepareNewWallet(wallet.mnemonicLength, wallet.accounts, {
+          mnemonicLength: "wallet.mnemonicLength",
+          accounts: "wallet.accounts",
+        })
+      : undefined,
+    verifiedTokens: await verifyRegistrationTokens(
+      services,
+      rootUsers.flatMap((user) => user.oauthProviders),
+    ),
   }),
   async execute({ tx, organization, now, services }, params, { wallet: preparedWallet, verifiedTokens }) {
     if (organization.parent_id) {
@@ -61,7 +69,12 @@ export const createSubOrganization = defineActivity({
         [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
       );
     }
-    const verified = await verifySignupToken(services.signer, { ...params, organizationId: organization.id, rootUsers: params.rootUsers, now });
+    const verified = await verifySignupToken(services.signer, {
+      ...params,
+      organizationId: organization.id,
+      rootUsers: params.rootUsers,
+      now,
+    });
     const subOrganizationId = randomUUID();
     const features = FEATURE_FLAGS.map(([flag, name]) => ({ name, value: params[flag] ? "false" : "true" }));
     await tx.query(
@@ -71,7 +84,9 @@ export const createSubOrganization = defineActivity({
     );
     const rootUserIds: string[] = [];
     for (const [index, user] of params.rootUsers.entries()) {
-      rootUserIds.push(await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true, verifiedTokens }, user, `rootUsers[${index}]`));
+      rootUserIds.push(
+        await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true, verifiedTokens }, user, `rootUsers[${index}]`),
+      );
     }
     if (verified) await markContactVerified(tx, subOrganizationId, verified.verification_type, verified.contact, now);
     if (!params.wallet || !preparedWallet) return { subOrganizationId, rootUserIds };

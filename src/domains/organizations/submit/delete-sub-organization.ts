@@ -16,11 +16,20 @@ export const deleteSubOrganization = defineActivity({
   parameters: Type.Object({ deleteWithoutExport: Type.Optional(Type.Boolean()) }),
   async execute({ tx, organization }, { deleteWithoutExport }) {
     if (!organization.parent_id) {
-      throw failedPrecondition(`organization ${organization.id} is not a sub-organization; only sub-organizations can be deleted`, "INVALID_ACTIVITY_CALLER");
+      throw failedPrecondition(
+        `organization ${organization.id} is not a sub-organization; only sub-organizations can be deleted`,
+        "INVALID_ACTIVITY_CALLER",
+      );
     }
-    const wallets = await tx.query<{ id: string; exported: boolean; imported: boolean }>("SELECT id, exported, imported FROM wallets WHERE organization_id = $1", [organization.id]);
+    const wallets = await tx.query<{ id: string; exported: boolean; imported: boolean }>(
+      "SELECT id, exported, imported FROM wallets WHERE organization_id = $1",
+      [organization.id],
+    );
     assertSafeToDelete(wallets, `sub-organization ${organization.id}: wallet(s)`, deleteWithoutExport);
-    const keys = await tx.query<{ id: string; exported: boolean; imported: boolean }>("SELECT id, exported, imported FROM private_keys WHERE organization_id = $1", [organization.id]);
+    const keys = await tx.query<{ id: string; exported: boolean; imported: boolean }>(
+      "SELECT id, exported, imported FROM private_keys WHERE organization_id = $1",
+      [organization.id],
+    );
     assertSafeToDelete(keys, `sub-organization ${organization.id}: private key(s)`, deleteWithoutExport);
     await tx.query("DELETE FROM organizations WHERE id = $1", [organization.id]);
     return { subOrganizationUuid: organization.id };

@@ -8,7 +8,8 @@ export const setOrganizationFeature = defineActivity({
   intentKey: "setOrganizationFeatureIntent",
   resultKey: "setOrganizationFeatureResult",
   sdkMethod: "setOrganizationFeature",
-  summary: 'Turn an authentication method (email auth, email recovery, SMS auth, OTP email auth) on ("true") or off ("false"); root quorum only',
+  summary:
+    'Turn an authentication method (email auth, email recovery, SMS auth, OTP email auth) on ("true") or off ("false"); root quorum only',
   resource: "ORGANIZATION",
   action: "UPDATE",
   rootQuorumOnly: true,

@@ -14,7 +14,10 @@ export const updateRootQuorum = defineActivity({
   resource: "ORGANIZATION",
   action: "UPDATE",
   rootQuorumOnly: true,
-  parameters: Type.Object({ threshold: Type.Integer({ minimum: 1 }), userIds: Type.Array(Id(), { minItems: 1, maxItems: 100, uniqueItems: true }) }),
+  parameters: Type.Object({
+    threshold: Type.Integer({ minimum: 1 }),
+    userIds: Type.Array(Id(), { minItems: 1, maxItems: 100, uniqueItems: true }),
+  }),
   async execute({ tx, organization, now }, { threshold, userIds }) {
     if (threshold > userIds.length) {
       throw invalidArgument(`threshold: ${threshold} is more than the ${userIds.length} user(s) in the quorum`, "REQUEST_INVALID", [

@@ -10,12 +10,18 @@ export const getPolicyEvaluations = defineQuery({
   summary: "How each policy evaluated for an activity, once per vote that triggered a decision",
   body: Type.Object({ organizationId: Id(), activityId: Id() }),
   async execute({ organization, services }, { activityId }) {
-    const [activity] = await services.db.query("SELECT id FROM activities WHERE id = $1 AND organization_id = $2", [activityId, organization.id]);
-    if (!activity) throw notFound(`activityId: no activity ${JSON.stringify(activityId)} in organization ${organization.id}`, "ACTIVITY_NOT_FOUND");
-    const rows = await services.db.query<{ id: string; vote_id: string; evaluations: { policyId: string; outcome: string }[]; created_at: Date }>(
-      "SELECT id, vote_id, evaluations, created_at FROM policy_evaluations WHERE activity_id = $1 ORDER BY created_at, id",
-      [activityId],
-    );
+    const [activity] = await services.db.query("SELECT id FROM activities WHERE id = $1 AND organization_id = $2", [
+      activityId,
+      organization.id,
+    ]);
+    if (!activity)
+      throw notFound(`activityId: no activity ${JSON.stringify(activityId)} in organization ${organization.id}`, "ACTIVITY_NOT_FOUND");
+    const rows = await services.db.query<{
+      id: string;
+      vote_id: string;
+      evaluations: { policyId: string; outcome: string }[];
+      created_at: Date;
+    }>("SELECT id, vote_id, evaluations, created_at FROM policy_evaluations WHERE activity_id = $1 ORDER BY created_at, id", [activityId]);
     return {
       policyEvaluations: rows.map((row) => ({
         id: row.id,

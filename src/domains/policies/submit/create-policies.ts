@@ -14,7 +14,8 @@ export const createPolicies = defineActivity({
   parameters: Type.Object({ policies: Type.Array(PolicyParams, { minItems: 1, maxItems: 100 }) }),
   async execute({ tx, organization, now }, { policies }) {
     const policyIds: string[] = [];
-    for (const [index, policy] of policies.entries()) policyIds.push(await insertPolicy(tx, organization.id, policy, `policies[${index}].`, now));
+    for (const [index, policy] of policies.entries())
+      policyIds.push(await insertPolicy(tx, organization.id, policy, `policies[${index}].`, now));
     return { policyIds };
   },
 });

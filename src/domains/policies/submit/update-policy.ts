@@ -24,8 +24,10 @@ export const updatePolicy = defineActivity({
   async execute({ tx, organization, now }, p) {
     await requirePolicy(tx, organization.id, p.policyId);
     const changes: [string, unknown][] = [];
-    if (p.policyCondition !== undefined) changes.push(["condition", checkPolicyExpression(p.policyCondition, "condition", "policyCondition")]);
-    if (p.policyConsensus !== undefined) changes.push(["consensus", checkPolicyExpression(p.policyConsensus, "consensus", "policyConsensus")]);
+    if (p.policyCondition !== undefined)
+      changes.push(["condition", checkPolicyExpression(p.policyCondition, "condition", "policyCondition")]);
+    if (p.policyConsensus !== undefined)
+      changes.push(["consensus", checkPolicyExpression(p.policyConsensus, "consensus", "policyConsensus")]);
     if (p.time !== undefined) changes.push(["time", checkPolicyExpression(p.time, "time", "time")]);
     if (p.policyName !== undefined) {
       await assertPolicyNameFree(tx, organization.id, p.policyName, "policyName", p.policyId);

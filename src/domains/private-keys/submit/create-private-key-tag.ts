@@ -27,7 +27,10 @@ export const createPrivateKeyTag = defineActivity({
     ]);
     for (const [index, privateKeyId] of privateKeyIds.entries()) {
       await requirePrivateKey(tx, organization.id, privateKeyId, `privateKeyIds[${index}]`);
-      await tx.query("INSERT INTO private_key_tag_assignments (tag_id, private_key_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [privateKeyTagId, privateKeyId]);
+      await tx.query("INSERT INTO private_key_tag_assignments (tag_id, private_key_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+        privateKeyTagId,
+        privateKeyId,
+      ]);
     }
     return { privateKeyTagId, privateKeyIds };
   },

@@ -22,7 +22,15 @@ export const createPrivateKeys = defineActivity({
     for (const [index, key] of privateKeys.entries()) {
       if (index > 0) await setImmediate(); // the next turn of the event loop
       const privateKey = generatePrivateKey(key.curve as Curve);
-      prepared.push({ privateKey, derived: derivePrivateKey(key.curve as Curve, privateKey, key.addressFormats as AddressFormat[], `privateKeys[${index}].addressFormats`) });
+      prepared.push({
+        privateKey,
+        derived: derivePrivateKey(
+          key.curve as Curve,
+          privateKey,
+          key.addressFormats as AddressFormat[],
+          `privateKeys[${index}].addressFormats`,
+        ),
+      });
     }
     return prepared;
   },

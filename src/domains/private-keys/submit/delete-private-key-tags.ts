@@ -14,7 +14,8 @@ export const deletePrivateKeyTags = defineActivity({
   action: "DELETE",
   parameters: Type.Object({ privateKeyTagIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
   async execute({ tx, organization }, { privateKeyTagIds }) {
-    for (const [index, tagId] of privateKeyTagIds.entries()) await requireTag(tx, "private_key_tags", organization.id, tagId, `privateKeyTagIds[${index}]`);
+    for (const [index, tagId] of privateKeyTagIds.entries())
+      await requireTag(tx, "private_key_tags", organization.id, tagId, `privateKeyTagIds[${index}]`);
     const carriers = await tx.query<{ private_key_id: string }>(
       "SELECT DISTINCT private_key_id FROM private_key_tag_assignments WHERE tag_id = ANY($1::text[]) ORDER BY private_key_id",
       [privateKeyTagIds],

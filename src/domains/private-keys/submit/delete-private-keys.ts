@@ -13,10 +13,14 @@ export const deletePrivateKeys = defineActivity({
   summary: "Delete private keys; keys never exported need deleteWithoutExport",
   resource: "PRIVATE_KEY",
   action: "DELETE",
-  parameters: Type.Object({ privateKeyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }), deleteWithoutExport: Type.Optional(Type.Boolean()) }),
+  parameters: Type.Object({
+    privateKeyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }),
+    deleteWithoutExport: Type.Optional(Type.Boolean()),
+  }),
   async execute({ tx, organization }, { privateKeyIds, deleteWithoutExport }) {
     const keys = [];
-    for (const [index, id] of privateKeyIds.entries()) keys.push(await requirePrivateKey(tx, organization.id, id, `privateKeyIds[${index}]`));
+    for (const [index, id] of privateKeyIds.entries())
+      keys.push(await requirePrivateKey(tx, organization.id, id, `privateKeyIds[${index}]`));
     assertSafeToDelete(keys, "private key(s)", deleteWithoutExport);
     await tx.query("DELETE FROM private_keys WHERE id = ANY($1::text[]) AND organization_id = $2", [privateKeyIds, organization.id]);
     return { privateKeyIds };

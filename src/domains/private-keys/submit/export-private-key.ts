@@ -18,7 +18,12 @@ export const exportPrivateKey = defineActivity({
   async execute({ tx, organization, now, services }, { privateKeyId, targetPublicKey }) {
     const target = requireTargetKey(targetPublicKey);
     const key = await requirePrivateKey(tx, organization.id, privateKeyId);
-    const bundle = await exportBundle(services.kek.open(key.sealed_private_key, `private-key:${key.id}`), target, organization.id, services.signer);
+    const bundle = await exportBundle(
+      services.kek.open(key.sealed_private_key, `private-key:${key.id}`),
+      target,
+      organization.id,
+      services.signer,
+    );
     await tx.query("UPDATE private_keys SET exported = true, updated_at = $2 WHERE id = $1", [key.id, now]);
     return { privateKeyId, exportBundle: bundle };
   },

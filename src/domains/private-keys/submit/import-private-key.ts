@@ -35,7 +35,16 @@ export const importPrivateKey = defineActivity({
     return insertPrivateKey(
       tx,
       services,
-      { organizationId: organization.id, name: privateKeyName, curve: curve as Curve, privateKey, addressFormats, tagIds: [], imported: true, now },
+      {
+        organizationId: organization.id,
+        name: privateKeyName,
+        curve: curve as Curve,
+        privateKey,
+        addressFormats,
+        tagIds: [],
+        imported: true,
+        now,
+      },
       { name: "privateKeyName", addressFormats: "addressFormats", tags: "privateKeyTags" },
     );
   },

@@ -27,7 +27,10 @@ export const updatePrivateKeyTag = defineActivity({
     }
     for (const [index, id] of addPrivateKeyIds.entries()) {
       await requirePrivateKey(tx, organization.id, id, `addPrivateKeyIds[${index}]`);
-      await tx.query("INSERT INTO private_key_tag_assignments (tag_id, private_key_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [privateKeyTagId, id]);
+      await tx.query("INSERT INTO private_key_tag_assignments (tag_id, private_key_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+        privateKeyTagId,
+        id,
+      ]);
     }
     for (const [index, id] of removePrivateKeyIds.entries()) {
       await requirePrivateKey(tx, organization.id, id, `removePrivateKeyIds[${index}]`);

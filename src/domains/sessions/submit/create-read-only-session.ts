@@ -12,7 +12,8 @@ export const createReadOnlySession = defineActivity({
   intentKey: "createReadOnlySessionIntent",
   resultKey: "createReadOnlySessionResult",
   sdkMethod: "createReadOnlySession",
-  summary: "A session token for the requester, valid for one hour, that queries accept in the X-Session header; it can never submit an activity",
+  summary:
+    "A session token for the requester, valid for one hour, that queries accept in the X-Session header; it can never submit an activity",
   resource: "AUTH",
   action: "CREATE",
   parameters: Type.Object({}),
@@ -20,7 +21,20 @@ export const createReadOnlySession = defineActivity({
   async execute({ tx, organization, now, requesterUserId, services }) {
     const user = await sessionUser(tx, organization.id, requesterUserId);
     const sessionExpiry = Math.floor(now.getTime() / 1000) + READ_ONLY_SECONDS;
-    const session = issueSessionJwt(services.signer, { session_type: "SESSION_TYPE_READ_ONLY", user_id: user.id, organization_id: organization.id, public_key: "", exp: sessionExpiry });
-    return { organizationId: organization.id, organizationName: organization.name, userId: user.id, username: user.name, session, sessionExpiry: String(sessionExpiry) };
+    const session = issueSessionJwt(services.signer, {
+      session_type: "SESSION_TYPE_READ_ONLY",
+      user_id: user.id,
+      organization_id: organization.id,
+      public_key: "",
+      exp: sessionExpiry,
+    });
+    return {
+      organizationId: organization.id,
+      organizationName: organization.name,
+      userId: user.id,
+      username: user.name,
+      session,
+      sessionExpiry: String(sessionExpiry),
+    };
   },
 });

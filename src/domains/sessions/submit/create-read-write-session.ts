@@ -35,6 +35,13 @@ export const createReadWriteSession = defineActivity({
       expirationSeconds: params.expirationSeconds,
       invalidateExisting: params.invalidateExisting,
     });
-    return { organizationId: ctx.organization.id, organizationName: ctx.organization.name, userId: user.id, username: user.name, apiKeyId, credentialBundle };
+    return {
+      organizationId: ctx.organization.id,
+      organizationName: ctx.organization.name,
+      userId: user.id,
+      username: user.name,
+      apiKeyId,
+      credentialBundle,
+    };
   },
 });

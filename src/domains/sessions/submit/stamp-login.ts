@@ -9,7 +9,8 @@ export const stampLogin = defineActivity({
   intentKey: "stampLoginIntent",
   resultKey: "stampLoginResult",
   sdkMethod: "stampLogin",
-  summary: "Log in with the request's own stamp: register the client's session public key as an expiring login key and return a session JWT",
+  summary:
+    "Log in with the request's own stamp: register the client's session public key as an expiring login key and return a session JWT",
   resource: "AUTH",
   action: "CREATE",
   parameters: Type.Object({

@@ -10,11 +10,14 @@ export const getSmartContractInterface = defineQuery({
   summary: "One smart contract interface",
   body: Type.Object({ organizationId: Id(), smartContractInterfaceId: Id() }),
   async execute({ organization, services }, { smartContractInterfaceId }) {
-    const [row] = await services.db.query<SmartContractInterfaceRow>("SELECT * FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2", [
-      smartContractInterfaceId,
-      organization.id,
-    ]);
-    if (!row) throw notFound(`smartContractInterfaceId: no smart contract interface ${JSON.stringify(smartContractInterfaceId)} in organization ${organization.id}`);
+    const [row] = await services.db.query<SmartContractInterfaceRow>(
+      "SELECT * FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2",
+      [smartContractInterfaceId, organization.id],
+    );
+    if (!row)
+      throw notFound(
+        `smartContractInterfaceId: no smart contract interface ${JSON.stringify(smartContractInterfaceId)} in organization ${organization.id}`,
+      );
     return { smartContractInterface: smartContractInterfaceRecord(row) };
   },
 });

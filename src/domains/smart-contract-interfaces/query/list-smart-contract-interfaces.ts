@@ -9,7 +9,10 @@ export const listSmartContractInterfaces = defineQuery({
   summary: "Every smart contract interface of the organization, oldest first",
   body: Type.Object({ organizationId: Id() }),
   async execute({ organization, services }) {
-    const rows = await services.db.query<SmartContractInterfaceRow>("SELECT * FROM smart_contract_interfaces WHERE organization_id = $1 ORDER BY seq", [organization.id]);
+    const rows = await services.db.query<SmartContractInterfaceRow>(
+      "SELECT * FROM smart_contract_interfaces WHERE organization_id = $1 ORDER BY seq",
+      [organization.id],
+    );
     return { smartContractInterfaces: rows.map(smartContractInterfaceRecord) };
   },
 });

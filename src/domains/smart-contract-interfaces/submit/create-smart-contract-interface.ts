@@ -25,20 +25,26 @@ export const createSmartContractInterface = defineActivity({
   }),
   async execute({ tx, organization, now }, p) {
     if (Buffer.byteLength(p.smartContractInterface) > MAX_INTERFACE_BYTES) {
-      throw invalidArgument("smartContractInterface: larger than the 400 kB limit", "REQUEST_INVALID", [{ field: "smartContractInterface", description: "at most 400 kB" }]);
+      throw invalidArgument("smartContractInterface: larger than the 400 kB limit", "REQUEST_INVALID", [
+        { field: "smartContractInterface", description: "at most 400 kB" },
+      ]);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(p.smartContractInterface);
     } catch {
-      throw invalidArgument("smartContractInterface: not JSON; upload the ABI (a JSON array) or IDL (a JSON object) as a string", "REQUEST_INVALID", [
-        { field: "smartContractInterface", description: "must be JSON" },
-      ]);
+      throw invalidArgument(
+        "smartContractInterface: not JSON; upload the ABI (a JSON array) or IDL (a JSON object) as a string",
+        "REQUEST_INVALID",
+        [{ field: "smartContractInterface", description: "must be JSON" }],
+      );
     }
     const ethereum = p.type === "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM";
     if (ethereum ? !Array.isArray(parsed) : typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       const wanted = ethereum ? "an Ethereum ABI must be a JSON array" : "a Solana IDL must be a JSON object";
-      throw invalidArgument(`smartContractInterface: ${wanted}`, "REQUEST_INVALID", [{ field: "smartContractInterface", description: wanted }]);
+      throw invalidArgument(`smartContractInterface: ${wanted}`, "REQUEST_INVALID", [
+        { field: "smartContractInterface", description: wanted },
+      ]);
     }
     const smartContractInterfaceId = randomUUID();
     await tx.query(

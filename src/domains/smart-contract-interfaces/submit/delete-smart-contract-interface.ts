@@ -14,8 +14,14 @@ export const deleteSmartContractInterface = defineActivity({
   action: "DELETE",
   parameters: Type.Object({ smartContractInterfaceId: Id() }),
   async execute({ tx, organization }, { smartContractInterfaceId }) {
-    const deleted = await tx.query("DELETE FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2 RETURNING id", [smartContractInterfaceId, organization.id]);
-    if (deleted.length === 0) throw notFound(`smartContractInterfaceId: no smart contract interface ${JSON.stringify(smartContractInterfaceId)} in organization ${organization.id}`);
+    const deleted = await tx.query("DELETE FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2 RETURNING id", [
+      smartContractInterfaceId,
+      organization.id,
+    ]);
+    if (deleted.length === 0)
+      throw notFound(
+        `smartContractInterfaceId: no smart contract interface ${JSON.stringify(smartContractInterfaceId)} in organization ${organization.id}`,
+      );
     return { smartContractInterfaceId };
   },
 });

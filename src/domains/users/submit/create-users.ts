@@ -13,7 +13,11 @@ export const createUsers = defineActivity({
   resource: "USER",
   action: "CREATE",
   parameters: Type.Object({ users: Type.Array(UserParams, { minItems: 1, maxItems: 100 }) }),
-  prepare: (services, { users }) => verifyRegistrationTokens(services, users.flatMap((user) => user.oauthProviders)),
+  prepare: (services, { users }) =>
+    verifyRegistrationTokens(
+      services,
+      users.flatMap((user) => user.oauthProviders),
+    ),
   async execute({ tx, organization, now }, { users }, verifiedTokens) {
     const userIds: string[] = [];
     for (const [index, user] of users.entries()) {

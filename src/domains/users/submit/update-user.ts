@@ -48,15 +48,29 @@ export const updateUser = defineActivity({
               phone_number_self_asserted = ${flag("phone_number_self_asserted", "$4", "$4 = phone_number")},
               updated_at = $5
         WHERE id = $1`,
-      [userId, userName ?? null, userEmail ?? null, userPhoneNumber ?? null, now, assertedBySelf({ requesterUserId, byRootQuorum }, userId)],
+      [
+        userId,
+        userName ?? null,
+        userEmail ?? null,
+        userPhoneNumber ?? null,
+        now,
+        assertedBySelf({ requesterUserId, byRootQuorum }, userId),
+      ],
     );
     if (userTagIds?.length) {
       const tagIds = [...new Set(userTagIds)];
-      const found = await tx.query<{ id: string }>("SELECT id FROM user_tags WHERE organization_id = $1 AND id = ANY($2::text[])", [organization.id, tagIds]);
+      const found = await tx.query<{ id: string }>("SELECT id FROM user_tags WHERE organization_id = $1 AND id = ANY($2::text[])", [
+        organization.id,
+        tagIds,
+      ]);
       const missing = userTagIds.findIndex((id) => !found.some((t) => t.id === id));
-      if (missing >= 0) throw notFound(`userTagIds[${missing}]: no user tag ${JSON.stringify(userTagIds[missing])} in organization ${organization.id}`);
+      if (missing >= 0)
+        throw notFound(`userTagIds[${missing}]: no user tag ${JSON.stringify(userTagIds[missing])} in organization ${organization.id}`);
       await tx.query("DELETE FROM user_tag_assignments WHERE user_id = $1 AND NOT (tag_id = ANY($2::text[]))", [userId, tagIds]);
-      await tx.query("INSERT INTO user_tag_assignments (tag_id, user_id) SELECT unnest($2::text[]), $1 ON CONFLICT DO NOTHING", [userId, tagIds]);
+      await tx.query("INSERT INTO user_tag_assignments (tag_id, user_id) SELECT unnest($2::text[]), $1 ON CONFLICT DO NOTHING", [
+        userId,
+        tagIds,
+      ]);
     }
     return { userId };
   },

@@ -12,13 +12,19 @@ export const getWalletAccount = defineQuery({
   async execute({ organization, services }, { walletId, address, path }) {
     await requireWallet(services.db, organization.id, walletId);
     if (!address && !path) {
-      throw invalidArgument("address or path: one of them is required to pick the account", "REQUEST_INVALID", [{ field: "address", description: "address or path is required" }]);
+      throw invalidArgument("address or path: one of them is required to pick the account", "REQUEST_INVALID", [
+        { field: "address", description: "address or path is required" },
+      ]);
     }
     const [row] = await services.db.query<WalletAccountRow>(
       `SELECT * FROM wallet_accounts WHERE wallet_id = $1 AND ${address ? "address = $2" : "path = $2"} ORDER BY seq LIMIT 1`,
       [walletId, address ?? path],
     );
-    if (!row) throw notFound(`${address ? "address" : "path"}: wallet ${walletId} has no account with ${address ? "address" : "path"} ${JSON.stringify(address ?? path)}`, "WALLET_ACCOUNT_NOT_FOUND");
+    if (!row)
+      throw notFound(
+        `${address ? "address" : "path"}: wallet ${walletId} has no account with ${address ? "address" : "path"} ${JSON.stringify(address ?? path)}`,
+        "WALLET_ACCOUNT_NOT_FOUND",
+      );
     return { account: walletAccountRecord(row) };
   },
 });

@@ -37,7 +37,9 @@ export const listWalletAccounts = defineQuery({
     const rows = await services.db.query<WalletAccountRow>(sql, params);
     const wallets = new Map<string, WalletRow>();
     if (includeWalletDetails && rows.length > 0) {
-      const walletRows = await services.db.query<WalletRow>("SELECT * FROM wallets WHERE id = ANY($1::text[])", [[...new Set(rows.map((r) => r.wallet_id))]]);
+      const walletRows = await services.db.query<WalletRow>("SELECT * FROM wallets WHERE id = ANY($1::text[])", [
+        [...new Set(rows.map((r) => r.wallet_id))],
+      ]);
       for (const wallet of walletRows) wallets.set(wallet.id, wallet);
     }
     return { accounts: rows.map((row) => walletAccountRecord(row, includeWalletDetails ? wallets.get(row.wallet_id) : undefined)) };

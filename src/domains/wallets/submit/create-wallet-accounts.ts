@@ -15,16 +15,35 @@ export const createWalletAccounts = defineActivity({
   action: "CREATE",
   parameters: Type.Object({ walletId: Id(), accounts: WalletAccounts, persist: Type.Optional(Type.Boolean()) }),
   // Derived from the committed wallet before the transaction; a missing wallet is left to execute's refusal.
-  async prepare(services, { walletId, accounts }, organization): Promise<{ sealedMnemonic: string; accounts: DerivedAccount[] } | undefined> {
+  async prepare(
+    services,
+    { walletId, accounts },
+    organization,
+  ): Promise<{ sealedMnemonic: string; accounts: DerivedAccount[] } | undefined> {
     const wallet = await findWallet(services.db, organization.id, walletId);
     if (!wallet) return undefined;
-    return { sealedMnemonic: wallet.sealed_mnemonic, accounts: await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts") };
+    return {
+      sealedMnemonic: wallet.sealed_mnemonic,
+      accounts: await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts"),
+    };
   },
   async execute({ tx, organization, now, services }, { walletId, accounts, persist }, prepared) {
     const wallet = await requireWallet(tx, organization.id, walletId);
     // A wallet's secret never changes; should the wallet have appeared only since, derive now.
-    const derived = prepared?.sealedMnemonic === wallet.sealed_mnemonic ? prepared.accounts : await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts");
-    const addresses = await insertWalletAccounts(tx, services, { id: wallet.id, organizationId: organization.id }, accounts, derived, now, "accounts", persist ?? true);
+    const derived =
+      prepared?.sealedMnemonic === wallet.sealed_mnemonic
+        ? prepared.accounts
+        : await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts");
+    const addresses = await insertWalletAccounts(
+      tx,
+      services,
+      { id: wallet.id, organizationId: organization.id },
+      accounts,
+      derived,
+      now,
+      "accounts",
+      persist ?? true,
+    );
     if (persist ?? true) await tx.query("UPDATE wallets SET updated_at = $2 WHERE id = $1", [wallet.id, now]);
     return { addresses };
   },

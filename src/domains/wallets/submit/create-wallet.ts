@@ -11,11 +11,19 @@ export const createWallet = defineActivity({
   resource: "WALLET",
   action: "CREATE",
   parameters: WalletParams,
-  prepare: (_services, { accounts, mnemonicLength }) => prepareNewWallet(mnemonicLength, accounts, { mnemonicLength: "mnemonicLength", accounts: "accounts" }),
+  prepare: (_services, { accounts, mnemonicLength }) =>
+    prepareNewWallet(mnemonicLength, accounts, { mnemonicLength: "mnemonicLength", accounts: "accounts" }),
   async execute({ tx, organization, now, services }, { walletName, accounts }, prepared) {
-    return insertWallet(tx, services, { organizationId: organization.id, name: walletName, secret: prepared.secret, imported: false, now }, accounts, prepared.accounts, {
-      name: "walletName",
-      accounts: "accounts",
-    });
+    return insertWallet(
+      tx,
+      services,
+      { organizationId: organization.id, name: walletName, secret: prepared.secret, imported: false, now },
+      accounts,
+      prepared.accounts,
+      {
+        name: "walletName",
+        accounts: "accounts",
+      },
+    );
   },
 });

@@ -13,7 +13,10 @@ export const deleteWalletAccounts = defineActivity({
   summary: "Delete wallet accounts; accounts whose key was never exported (alone or with their wallet) need deleteWithoutExport",
   resource: "WALLET",
   action: "DELETE",
-  parameters: Type.Object({ walletAccountIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }), deleteWithoutExport: Type.Optional(Type.Boolean()) }),
+  parameters: Type.Object({
+    walletAccountIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }),
+    deleteWithoutExport: Type.Optional(Type.Boolean()),
+  }),
   async execute({ tx, organization }, { walletAccountIds, deleteWithoutExport }) {
     const accounts = [];
     for (const [index, accountId] of walletAccountIds.entries()) {
@@ -22,7 +25,11 @@ export const deleteWalletAccounts = defineActivity({
          WHERE a.id = $1 AND a.organization_id = $2`,
         [accountId, organization.id],
       );
-      if (!account) throw notFound(`walletAccountIds[${index}]: no wallet account ${JSON.stringify(accountId)} in organization ${organization.id}`, "WALLET_ACCOUNT_NOT_FOUND");
+      if (!account)
+        throw notFound(
+          `walletAccountIds[${index}]: no wallet account ${JSON.stringify(accountId)} in organization ${organization.id}`,
+          "WALLET_ACCOUNT_NOT_FOUND",
+        );
       accounts.push(account);
     }
     assertSafeToDelete(accounts, "wallet account(s)", deleteWithoutExport);

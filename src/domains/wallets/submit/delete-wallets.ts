@@ -13,10 +13,14 @@ export const deleteWallets = defineActivity({
   summary: "Delete wallets and their accounts; wallets never exported need deleteWithoutExport",
   resource: "WALLET",
   action: "DELETE",
-  parameters: Type.Object({ walletIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }), deleteWithoutExport: Type.Optional(Type.Boolean()) }),
+  parameters: Type.Object({
+    walletIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }),
+    deleteWithoutExport: Type.Optional(Type.Boolean()),
+  }),
   async execute({ tx, organization }, { walletIds, deleteWithoutExport }) {
     const wallets = [];
-    for (const [index, walletId] of walletIds.entries()) wallets.push(await requireWallet(tx, organization.id, walletId, `walletIds[${index}]`));
+    for (const [index, walletId] of walletIds.entries())
+      wallets.push(await requireWallet(tx, organization.id, walletId, `walletIds[${index}]`));
     assertSafeToDelete(wallets, "wallet(s)", deleteWithoutExport);
     await tx.query("DELETE FROM wallets WHERE id = ANY($1::text[]) AND organization_id = $2", [walletIds, organization.id]);
     return { walletIds };

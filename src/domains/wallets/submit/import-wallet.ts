@@ -24,14 +24,24 @@ export const importWallet = defineActivity({
     try {
       parsed = parseWalletSecret(secret);
     } catch (error) {
-      if (error instanceof InvalidMnemonicError) throw invalidArgument(`encryptedBundle: ${error.message}`, "REQUEST_INVALID", [{ field: "encryptedBundle", description: error.message }]);
+      if (error instanceof InvalidMnemonicError)
+        throw invalidArgument(`encryptedBundle: ${error.message}`, "REQUEST_INVALID", [
+          { field: "encryptedBundle", description: error.message },
+        ]);
       throw error;
     }
     // The mnemonic exists only inside the import bundle, opened here with the user's import key: derived in the transaction.
     const derived = await deriveAccounts(walletSeed(parsed), accounts, "accounts");
-    return insertWallet(tx, services, { organizationId: organization.id, name: walletName, secret, imported: true, now }, accounts, derived, {
-      name: "walletName",
-      accounts: "accounts",
-    });
+    return insertWallet(
+      tx,
+      services,
+      { organizationId: organization.id, name: walletName, secret, imported: true, now },
+      accounts,
+      derived,
+      {
+        name: "walletName",
+        accounts: "accounts",
+      },
+    );
   },
 });

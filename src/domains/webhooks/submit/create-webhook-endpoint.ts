@@ -20,24 +20,31 @@ export const createWebhookEndpoint = defineActivity({
     url: Type.String({ minLength: 1, maxLength: 2048 }),
     name: Name(),
     subscriptions: Type.Array(
-      Type.Object({ eventType: StringEnum(EVENT_TYPES), filtersJson: Type.Optional(Type.String({ maxLength: 16384 })), isActive: Type.Optional(Type.Boolean()) }),
+      Type.Object({
+        eventType: StringEnum(EVENT_TYPES),
+        filtersJson: Type.Optional(Type.String({ maxLength: 16384 })),
+        isActive: Type.Optional(Type.Boolean()),
+      }),
       { maxItems: 10 },
     ),
   }),
   async execute({ tx, organization, now, services }, { url, name, subscriptions }) {
-    if (subscriptions.length === 0) throw invalidArgument("subscriptions: at least one subscription is required", "REQUEST_INVALID", [{ field: "subscriptions", description: "at least one" }]);
+    if (subscriptions.length === 0)
+      throw invalidArgument("subscriptions: at least one subscription is required", "REQUEST_INVALID", [
+        { field: "subscriptions", description: "at least one" },
+      ]);
     subscriptions.forEach((s, i) => checkSubscription(organization, s.eventType, s.filtersJson, `subscriptions[${i}]`));
     const checkedUrl = await checkEndpointUrl(services, url);
     const endpointId = uuidv7();
-    await tx.query("INSERT INTO webhook_endpoints (id, organization_id, url, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)", [endpointId, organization.id, checkedUrl, name, now]);
+    await tx.query(
+      "INSERT INTO webhook_endpoints (id, organization_id, url, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)",
+      [endpointId, organization.id, checkedUrl, name, now],
+    );
     for (const [position, s] of subscriptions.entries()) {
-      await tx.query("INSERT INTO webhook_subscriptions (endpoint_id, position, event_type, filters_json, is_active) VALUES ($1, $2, $3, $4, $5)", [
-        endpointId,
-        position,
-        s.eventType,
-        s.filtersJson ?? null,
-        s.isActive ?? true,
-      ]);
+      await tx.query(
+        "INSERT INTO webhook_subscriptions (endpoint_id, position, event_type, filters_json, is_active) VALUES ($1, $2, $3, $4, $5)",
+        [endpointId, position, s.eventType, s.filtersJson ?? null, s.isActive ?? true],
+      );
     }
     return { endpointId, webhookEndpoint: await loadWebhookEndpoint(tx, organization.id, endpointId) };
   },

@@ -13,10 +13,16 @@ export const updateWebhookEndpoint = defineActivity({
   summary: "Change a webhook endpoint's URL or name, or pause and resume it (isActive)",
   resource: "WEBHOOK_ENDPOINT",
   action: "UPDATE",
-  parameters: Type.Object({ endpointId: Id(), url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), name: Type.Optional(Name()), isActive: Type.Optional(Type.Boolean()) }),
+  parameters: Type.Object({
+    endpointId: Id(),
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    name: Type.Optional(Name()),
+    isActive: Type.Optional(Type.Boolean()),
+  }),
   async execute({ tx, organization, now, services }, { endpointId, url, name, isActive }) {
     await loadWebhookEndpoint(tx, organization.id, endpointId);
-    if (url !== undefined) await tx.query("UPDATE webhook_endpoints SET url = $2 WHERE id = $1", [endpointId, await checkEndpointUrl(services, url)]);
+    if (url !== undefined)
+      await tx.query("UPDATE webhook_endpoints SET url = $2 WHERE id = $1", [endpointId, await checkEndpointUrl(services, url)]);
     if (name !== undefined) await tx.query("UPDATE webhook_endpoints SET name = $2 WHERE id = $1", [endpointId, name]);
     if (isActive !== undefined) await tx.query("UPDATE webhook_endpoints SET is_active = $2 WHERE id = $1", [endpointId, isActive]);
     await tx.query("UPDATE webhook_endpoints SET updated_at = $2 WHERE id = $1", [endpointId, now]);
