@@ -27,6 +27,15 @@ export interface ActivityContext {
   keepOnFailure(write: (tx: Queryable) => Promise<void>): void;
 }
 
+/** What `validate` may use: committed reads, never a transaction. */
+export interface ValidationContext {
+  db: Queryable;
+  services: Services;
+  organization: OrganizationRow;
+  requesterUserId: string;
+  now: Date;
+}
+
 /** One operation of `/public/v1/submit/<operation>`, declared in one file. */
 export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
   operation: string;
@@ -62,6 +71,14 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
   lockKey?: (params: Static<S>, tx: Queryable) => string | Promise<string>;
   /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
   vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
+  /**
+   * Input checks beyond the schema (formats, paths, keys, references to rows that must exist), run at
+   * submission before the decision and outside any transaction, so that an activity that waits for consensus
+   * is one its deciding approval can run. It reads only committed rows (`ctx.db`), writes nothing and makes no
+   * outside calls; it refuses bad input with an ApiError (400). Checks on state the activity itself changes
+   * (a name still free, a capacity) stay in `execute`: found only at execution, they fail the activity.
+   */
+  validate?(ctx: ValidationContext, params: Static<S>): Promise<void>;
   /**
    * CPU-heavy work that needs no transaction (key generation, HD derivation). The engine runs it before it
    * opens the activity's transaction, so the store is not held while it computes, and passes its result to

@@ -132,6 +132,14 @@ export async function submitActivity(
       `user ${principal.user.id} (${JSON.stringify(principal.user.name)}) belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
     );
   }
+  try {
+    await definition.validate?.({ db: services.db, services, organization, requesterUserId: principal.user.id, now }, params);
+  } catch (error) {
+    // A resubmitted body answers its activity, even when what the first run changed no longer validates.
+    const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+    if (existing) return { activity: await resubmitted(services, existing, vote) };
+    throw error;
+  }
   let prepared: unknown;
   if (definition.prepare) {
     // A retried body is the same activity: no need to derive its keys again.
