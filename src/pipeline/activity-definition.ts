@@ -1,4 +1,4 @@
-import type { Static, TObject } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { OrganizationRow } from "../domains/organizations/organizations.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
@@ -50,6 +50,13 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
   resource: string;
   action: string;
   parameters: S;
+  /** The result under `result.<resultKey>` (TypeBox): the OpenAPI document's response and the drift test read it. */
+  result?: TSchema;
+  /**
+   * The request fields a policy sees as `activity.params.<name>` (snake_case name -> parameter key): the
+   * documented list for this operation. None when the operation exposes no parameters.
+   */
+  policyParams?: Record<string, string>;
   /** Only the root quorum may perform it, whatever policies say. */
   rootQuorumOnly?: boolean;
   /**

@@ -1,4 +1,4 @@
-import type { Static, TObject } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { Principal } from "../auth/authenticate.js";
 import type { OrganizationRow } from "../domains/organizations/organizations.js";
 import type { Services } from "../services.js";
@@ -19,6 +19,8 @@ export interface QueryDefinition<S extends TObject = TObject> {
   strongroomOnly?: boolean;
   /** The request body, `organizationId` included. */
   body: S;
+  /** The response body (TypeBox): the OpenAPI document's response and the drift test read it. */
+  result?: TSchema;
   execute(ctx: QueryContext, body: Static<S>): Promise<Record<string, unknown>>;
 }
 
