@@ -110,7 +110,7 @@ async function drive(
     ],
   }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
   // autocannon's histogram keeps whole milliseconds; its response event carries the exact time.
-  run.on("response", (_client, _status, _bytes, responseTimeMs) => latenciesMs.push(responseTimeMs));
+  void run.on("response", (_client, _status, _bytes, responseTimeMs) => latenciesMs.push(responseTimeMs));
   const result = await run;
   failures += result.errors + result.timeouts;
   const elapsedMs = Math.max(1, lastResponseAt - startedAt);

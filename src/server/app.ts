@@ -78,7 +78,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           : status === 400
             ? "the request URL is malformed"
             : "internal error";
-      return reply
+      void reply
         .status(status)
         .send(
           new ApiError(
