@@ -1,8 +1,7 @@
 import { decodeJwt } from "jose";
 import { verifyVerificationToken } from "../auth/verification-token.js";
 import { invalidArgument, notFound } from "../errors.js";
-import { FILTERS } from "../domains/organizations/query/list-suborgs.js";
-import { subOrganizationIds } from "../domains/organizations/sub-organization-ids.js";
+import { subOrganizationFilter, subOrganizationIds } from "../domains/organizations/sub-organization-ids.js";
 import type { ProxyContext } from "./endpoint.js";
 
 /**
@@ -28,12 +27,7 @@ const PROVEN: Record<string, string> = {
 
 /** The oldest sub-organization of the config's organization holding this proven identity (see PROVEN). */
 export async function provenSuborg(ctx: ProxyContext, filterType: string, filterValue: string): Promise<string | undefined> {
-  const filter = FILTERS[filterType];
-  if (!filter) {
-    throw invalidArgument(`filterType: ${JSON.stringify(filterType)} is not one of ${Object.keys(FILTERS).join(", ")}`, "REQUEST_INVALID", [
-      { field: "filterType", description: `must be one of ${Object.keys(FILTERS).join(", ")}` },
-    ]);
-  }
+  const filter = subOrganizationFilter(filterType);
   const condition = PROVEN[filterType] ?? filter.condition;
   const [organizationId] = await subOrganizationIds(
     ctx.services.db,
