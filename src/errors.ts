@@ -1,3 +1,4 @@
+import type { FastifyError } from "fastify";
 /**
  * Errors in the API's own shape: a gRPC status body `{code, message, details}` sent with the
  * HTTP status the hosted API uses for that gRPC code. Inside an activity the same body becomes
@@ -116,4 +117,28 @@ export class RateLimitedError extends ApiError {
       ? new RateLimitedError(body.message, seconds)
       : undefined;
   }
+}
+
+export function errorReply(error: unknown): { status: number; body: unknown } | undefined {
+  if (error instanceof ApiError) return { status: error.httpStatus, body: error.toBody() };
+  const fastifyError = error as FastifyError;
+  if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return {
+      status: 413,
+      body: new ApiError(
+        GrpcCode.RESOURCE_EXHAUSTED,
+        `request body is larger than the limit of ${fastifyError.message.match(/\d+/)?.[0] ?? "?"} bytes`,
+        "REQUEST_INVALID",
+        [],
+        413,
+      ).toBody(),
+    };
+  }
+  if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
+    return {
+      status: fastifyError.statusCode,
+      body: new ApiError(GrpcCode.INVALID_ARGUMENT, fastifyError.message, "REQUEST_INVALID", [], fastifyError.statusCode).toBody(),
+    };
+  }
+  return undefined;
 }

@@ -5,7 +5,7 @@ import { ApiError, failedPrecondition, GrpcCode, RateLimitedError, type ErrorBod
 import { runQuery } from "../pipeline/run-query.js";
 import { queriesByOperation } from "../pipeline/registry.js";
 import type { Services } from "../services.js";
-import { proxyKeyContext, type AuthProxyConfigRow } from "./configs.js";
+import { proxyKeyContext, type AuthProxyConfigRow } from "../domains/auth-proxy/configs.js";
 
 /**
  * The auth proxy acting as a client of Strongroom's own API: every request is built and stamped

@@ -1,8 +1,8 @@
 import cors from "@fastify/cors";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { activitiesByOperation } from "../pipeline/registry.js";
 import { submitActivity } from "../pipeline/submit-activity.js";
-import { ApiError, GrpcCode, notFound } from "../errors.js";
+import { ApiError, errorReply, GrpcCode, notFound } from "../errors.js";
 import { queriesByOperation } from "../pipeline/registry.js";
 import { runQuery } from "../pipeline/run-query.js";
 import type { Services } from "../services.js";
@@ -31,30 +31,6 @@ const CORS_HEADERS = [
   "X-Auth-Proxy-Config-ID",
   "X-Captcha-Token",
 ];
-
-export function errorReply(error: unknown): { status: number; body: unknown } | undefined {
-  if (error instanceof ApiError) return { status: error.httpStatus, body: error.toBody() };
-  const fastifyError = error as FastifyError;
-  if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    return {
-      status: 413,
-      body: new ApiError(
-        GrpcCode.RESOURCE_EXHAUSTED,
-        `request body is larger than the limit of ${fastifyError.message.match(/\d+/)?.[0] ?? "?"} bytes`,
-        "REQUEST_INVALID",
-        [],
-        413,
-      ).toBody(),
-    };
-  }
-  if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode < 500) {
-    return {
-      status: fastifyError.statusCode,
-      body: new ApiError(GrpcCode.INVALID_ARGUMENT, fastifyError.message, "REQUEST_INVALID", [], fastifyError.statusCode).toBody(),
-    };
-  }
-  return undefined;
-}
 
 /**
  * The HTTP face of Strongroom. Bodies are kept as the exact bytes received (stamps are verified

@@ -4,7 +4,7 @@ import { otpTargetPublicKey } from "../../domains/authentication/otp.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { takeFromBudget } from "../../limits/budget.js";
 import { submitAsProxy } from "../act.js";
-import { sessionExpirationSeconds } from "../configs.js";
+import { sessionExpirationSeconds } from "../../domains/auth-proxy/configs.js";
 import { defineEndpoint, type ProxyContext } from "../endpoint.js";
 import { suborgOfVerificationToken } from "../lookup.js";
 import { otpMethod, requireMethod } from "../methods.js";

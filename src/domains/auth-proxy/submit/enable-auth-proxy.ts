@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { failedPrecondition } from "../../../errors.js";
-import type { AuthProxyConfigRow } from "../../../authproxy/configs.js";
-import { createProxyPolicy, createProxyUser } from "../../../authproxy/identity.js";
+import type { AuthProxyConfigRow } from "../configs.js";
+import { createProxyPolicy, createProxyUser } from "../identity.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 
 export const enableAuthProxy = defineActivity({

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition, invalidArgument } from "../../../errors.js";
-import { AUTH_METHODS, type AuthProxyConfigRow, type AuthProxySettings } from "../../../authproxy/configs.js";
+import { AUTH_METHODS, type AuthProxyConfigRow, type AuthProxySettings } from "../configs.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { checkEmail } from "../../users/users.js";
 

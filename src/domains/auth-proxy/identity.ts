@@ -1,8 +1,8 @@
-import { generateApiKeyPair } from "../auth/api-key-stamper.js";
-import { insertPolicy } from "../domains/policies/policies.js";
-import { createUser } from "../domains/users/users.js";
-import type { Services } from "../services.js";
-import type { Queryable } from "../store/database.js";
+import { generateApiKeyPair } from "../../auth/api-key-stamper.js";
+import { insertPolicy } from "../policies/policies.js";
+import { createUser } from "../users/users.js";
+import type { Services } from "../../services.js";
+import type { Queryable } from "../../store/database.js";
 import { proxyKeyContext } from "./configs.js";
 
 /**

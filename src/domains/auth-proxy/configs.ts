@@ -1,4 +1,4 @@
-import type { Queryable } from "../store/database.js";
+import type { Queryable } from "../../store/database.js";
 
 /** Documented defaults: any origin, sessions of 900 seconds, no captcha, account lookups without a token. */
 export const DEFAULT_ALLOWED_ORIGINS = ["*"];
