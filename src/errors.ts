@@ -45,13 +45,22 @@ export class ApiError extends Error {
   constructor(
     readonly code: number,
     message: string,
-    readonly turnkeyErrorCode?: string,
+    readonly turnkeyErrorCode?: ErrorCode,
     readonly fieldViolations: FieldViolation[] = [],
     httpStatus?: number,
   ) {
     super(message);
     this.name = "ApiError";
     this.httpStatus = httpStatus ?? httpStatusByCode[code] ?? 500;
+  }
+
+  /** The error a stored failure body describes (an activity's failure, read back). */
+  static fromBody(body: ErrorBody): ApiError {
+    const rateLimited = RateLimitedError.ofBody(body);
+    if (rateLimited) return rateLimited;
+    const code = body.details.find((d) => typeof d.turnkeyErrorCode === "string")?.turnkeyErrorCode as ErrorCode | undefined;
+    const fields = (body.details.find((d) => Array.isArray(d.fieldViolations))?.fieldViolations ?? []) as FieldViolation[];
+    return new ApiError(body.code, body.message, code, fields);
   }
 
   toBody(): ErrorBody {
@@ -69,24 +78,83 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidArgument = (message: string, turnkeyErrorCode = "REQUEST_INVALID", fields: FieldViolation[] = []) =>
-  new ApiError(GrpcCode.INVALID_ARGUMENT, message, turnkeyErrorCode, fields);
+/**
+ * The codes Strongroom puts in `details[].turnkeyErrorCode`, by the part of the API that raises them (the
+ * hosted API's names). A code outside these sets does not compile.
+ */
+export const ERROR_CODES = {
+  request: ["REQUEST_INVALID", "INVALID_ORGANIZATION_ID", "INVALID_TIME", "INTERNAL", "UNIMPLEMENTED", "RATE_LIMIT_EXCEEDED"],
+  authentication: [
+    "UNAUTHENTICATED",
+    "REQUEST_NOT_AUTHORIZED",
+    "SIGNATURE_INVALID",
+    "SIGNATURE_MISSING",
+    "CREDENTIAL_NOT_FOUND",
+    "API_KEY_EXPIRED",
+    "SESSION_INVALID",
+    "IP_NOT_ALLOWED",
+    "INVALID_OIDC_TOKEN",
+    "READ_ONLY_SESSION",
+    "VERIFICATION_TOKEN_REQUIRED",
+    "VERIFICATION_TOKEN_USED",
+  ],
+  activities: [
+    "ACTIVITY_NOT_FOUND",
+    "ACTIVITY_NOT_VOTABLE",
+    "ALREADY_VOTED",
+    "ORGANIZATION_MISMATCH",
+    "INVALID_ACTIVITY_CALLER",
+    "CONSENSUS_NEEDED",
+  ],
+  organizations: ["ORGANIZATION_NOT_FOUND", "FEATURE_DISABLED"],
+  users: ["USER_NOT_FOUND", "INVALID_EMAIL"],
+  credentials: ["API_KEY_NOT_FOUND", "PUBLIC_KEY_NOT_FOUND", "OAUTH_PROVIDER_ALREADY_EXISTS"],
+  wallets: ["WALLET_NOT_FOUND", "WALLET_ACCOUNT_NOT_FOUND", "PRIVATE_KEY_NOT_FOUND"],
+  signing: ["SIGN_WITH_NOT_FOUND", "HASH_FUNCTION_NOT_APPLICABLE"],
+  policies: ["POLICY_NOT_FOUND", "INVALID_POLICY"],
+  otp: ["OTP_NOT_FOUND", "OTP_EXPIRED", "OTP_ALREADY_USED", "OTP_CODE_INVALID", "OTP_LOCKED", "MESSAGING_NOT_CONFIGURED"],
+  oauth: ["OAUTH2_CREDENTIAL_NOT_FOUND", "OAUTH2_PROVIDER_NOT_FOUND"],
+  webhooks: ["INVALID_WEBHOOK_URL", "WEBHOOK_ENDPOINT_NOT_FOUND"],
+  authProxy: [
+    "AUTH_PROXY_CONFIG_MISSING",
+    "AUTH_PROXY_CONFIG_NOT_FOUND",
+    "AUTH_METHOD_NOT_ALLOWED",
+    "ORIGIN_NOT_ALLOWED",
+    "OAUTH_CLIENT_ID_NOT_ALLOWED",
+    "CREDENTIAL_NOT_ALLOWED",
+    "AUTH_PROXY_DISABLED",
+    "AUTH_PROXY_NOT_ENABLED",
+  ],
+} as const;
 
-export const notFound = (message: string, turnkeyErrorCode?: string) => new ApiError(GrpcCode.NOT_FOUND, message, turnkeyErrorCode);
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES][number];
 
-export const alreadyExists = (message: string, turnkeyErrorCode?: string) =>
+/**
+ * Bad input: 400 with REQUEST_INVALID, or another code, and the fields at fault. The fields may come second
+ * when the code is REQUEST_INVALID.
+ */
+export function invalidArgument(message: string, fields?: FieldViolation[]): ApiError;
+export function invalidArgument(message: string, turnkeyErrorCode?: ErrorCode, fields?: FieldViolation[]): ApiError;
+export function invalidArgument(message: string, codeOrFields?: ErrorCode | FieldViolation[], fields: FieldViolation[] = []): ApiError {
+  if (Array.isArray(codeOrFields)) return new ApiError(GrpcCode.INVALID_ARGUMENT, message, "REQUEST_INVALID", codeOrFields);
+  return new ApiError(GrpcCode.INVALID_ARGUMENT, message, codeOrFields ?? "REQUEST_INVALID", fields);
+}
+
+export const notFound = (message: string, turnkeyErrorCode?: ErrorCode) => new ApiError(GrpcCode.NOT_FOUND, message, turnkeyErrorCode);
+
+export const alreadyExists = (message: string, turnkeyErrorCode?: ErrorCode) =>
   new ApiError(GrpcCode.ALREADY_EXISTS, message, turnkeyErrorCode);
 
-export const permissionDenied = (message: string, turnkeyErrorCode = "REQUEST_NOT_AUTHORIZED") =>
+export const permissionDenied = (message: string, turnkeyErrorCode: ErrorCode = "REQUEST_NOT_AUTHORIZED") =>
   new ApiError(GrpcCode.PERMISSION_DENIED, message, turnkeyErrorCode);
 
-export const unauthenticated = (message: string, turnkeyErrorCode = "UNAUTHENTICATED") =>
+export const unauthenticated = (message: string, turnkeyErrorCode: ErrorCode = "UNAUTHENTICATED") =>
   new ApiError(GrpcCode.UNAUTHENTICATED, message, turnkeyErrorCode);
 
-export const resourceExhausted = (message: string, turnkeyErrorCode?: string) =>
+export const resourceExhausted = (message: string, turnkeyErrorCode?: ErrorCode) =>
   new ApiError(GrpcCode.RESOURCE_EXHAUSTED, message, turnkeyErrorCode);
 
-export const failedPrecondition = (message: string, turnkeyErrorCode?: string) =>
+export const failedPrecondition = (message: string, turnkeyErrorCode?: ErrorCode) =>
   new ApiError(GrpcCode.FAILED_PRECONDITION, message, turnkeyErrorCode);
 
 export const internalError = (message = "internal error") => new ApiError(GrpcCode.INTERNAL, message, "INTERNAL");
@@ -109,8 +177,8 @@ export class RateLimitedError extends ApiError {
     return body;
   }
 
-  /** The error a stored failure body describes, when it is a rate limit (an activity's failure, read back). */
-  static fromBody(body: ErrorBody): RateLimitedError | undefined {
+  /** The rate limit a stored failure body describes, if it is one. */
+  static ofBody(body: ErrorBody): RateLimitedError | undefined {
     const retry = body.details.find((d) => d["@type"] === "type.googleapis.com/google.rpc.RetryInfo");
     const seconds = typeof retry?.retryDelay === "string" ? Number.parseInt(retry.retryDelay, 10) : NaN;
     return body.code === GrpcCode.RESOURCE_EXHAUSTED && Number.isSafeInteger(seconds)

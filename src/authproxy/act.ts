@@ -1,7 +1,7 @@
 import { stampWithApiKey } from "../auth/api-key-stamper.js";
 import { submitActivity } from "../pipeline/submit-activity.js";
 import { activitiesByOperation } from "../pipeline/registry.js";
-import { ApiError, failedPrecondition, GrpcCode, RateLimitedError, type ErrorBody, type FieldViolation } from "../errors.js";
+import { ApiError, failedPrecondition, GrpcCode, type ErrorBody } from "../errors.js";
 import { runQuery } from "../pipeline/run-query.js";
 import { queriesByOperation } from "../pipeline/registry.js";
 import type { Services } from "../services.js";
@@ -27,11 +27,7 @@ function proxyKey(actor: ProxyActor) {
 /** An activity's failure, given back to the proxy's caller with the status the API would have used. */
 function failureError(failure: ErrorBody | null, activityId: string): ApiError {
   if (!failure) return new ApiError(GrpcCode.INTERNAL, `activity ${activityId} failed without a reason`, "INTERNAL");
-  const rateLimited = RateLimitedError.fromBody(failure);
-  if (rateLimited) return rateLimited;
-  const turnkeyErrorCode = failure.details.find((d) => typeof d.turnkeyErrorCode === "string")?.turnkeyErrorCode as string | undefined;
-  const fields = (failure.details.find((d) => Array.isArray(d.fieldViolations))?.fieldViolations ?? []) as FieldViolation[];
-  return new ApiError(failure.code, failure.message, turnkeyErrorCode, fields);
+  return ApiError.fromBody(failure);
 }
 
 /** Submits `operation` to `organizationId` as the proxy user and answers the activity's result (and app proofs, when asked for). */

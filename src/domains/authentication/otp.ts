@@ -143,7 +143,7 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
     if (recent!.n >= OTP_RULES.requestsPerUserIdentifier) {
       throw resourceExhausted(
         `userIdentifier: at most ${OTP_RULES.requestsPerUserIdentifier} codes per ${OTP_RULES.userIdentifierWindowSeconds / 60} minutes for one userIdentifier; try again later`,
-        "RATE_LIMITED",
+        "RATE_LIMIT_EXCEEDED",
       );
     }
   }
@@ -155,7 +155,7 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
   if (active!.n >= OTP_RULES.activeCodesPerContact) {
     throw resourceExhausted(
       `contact: ${contact} already has ${active!.n} active codes in organization ${organization.id} (at most ${OTP_RULES.activeCodesPerContact}); use one, or wait until ${new Date(active!.next_expiry!).toISOString()}`,
-      "RATE_LIMITED",
+      "RATE_LIMIT_EXCEEDED",
     );
   }
 
