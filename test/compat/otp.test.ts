@@ -330,6 +330,7 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     });
     expect(fourth.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(fourth.activity.failure?.message).toContain("at most 3 codes per 3 minutes");
+    expect(fourth.activity.failure?.details).toContainEqual(expect.objectContaining({ turnkeyErrorCode: "RATE_LIMIT_EXCEEDED" }));
     now += 181_000;
     await sendCode("limited3@example.com", { userIdentifier: "client-ip-hash" });
 
@@ -342,6 +343,7 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     });
     expect(tooMany.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(tooMany.activity.failure?.message).toContain("already has 3 active codes");
+    expect(tooMany.activity.failure?.details).toContainEqual(expect.objectContaining({ turnkeyErrorCode: "RATE_LIMIT_EXCEEDED" }));
     expect(mail.received.filter((m) => m.recipients.includes("BUSY@example.com"))).toHaveLength(0);
     now += 301_000; // the codes expire, the contact may ask again
     await sendCode("busy@example.com");
