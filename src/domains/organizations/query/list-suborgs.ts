@@ -2,6 +2,8 @@ import { decodeJwt } from "jose";
 import { invalidArgument } from "../../../errors.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 import { SubOrganizationFilter, subOrganizationIds } from "../sub-organization-ids.js";
+import { Type } from "@sinclair/typebox";
+import { IdList } from "../../../schema/common.js";
 
 /** For each filter, the SQL condition on a sub-organization `o` and how to turn filterValue into parameters. */
 export const FILTERS: Record<string, { condition: string; params: (value: string) => unknown[] }> = {
@@ -59,6 +61,7 @@ export const listSuborgs = defineQuery({
   summary:
     "Ids of the organization's sub-organizations, optionally filtered by name, user, email, phone, public key, credential id or OIDC token",
   body: SubOrganizationFilter,
+  result: Type.Object({ organizationIds: IdList() }),
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
     const params: unknown[] = [organization.id];
     let condition = "TRUE";
