@@ -33,7 +33,7 @@ describe("/openapi.json types every response", () => {
 describe("a real server answers within the declared results", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ env: { STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1" } });
   });
   afterAll(async () => {
     await server?.close();
@@ -70,6 +70,62 @@ describe("a real server answers within the declared results", () => {
       const path = `/public/v1/query/${operation}`;
       expect(responseViolations(path, await query(operation, body)), operation).toEqual([]);
     }
+  });
+
+  it("operations the compat tests do not reach answer within their declared results too", async () => {
+    // Each SDK call below goes through the check installed by startTestServer: an answer outside its schema rejects it.
+    const organizationId = server.root.organizationId;
+    const client = server.client();
+    const { policyIds } = await client.createPolicies({
+      policies: [{ policyName: "Checked", effect: "EFFECT_ALLOW", condition: "activity.action == 'CREATE'", consensus: "", notes: "" }],
+    });
+    await client.updatePolicy({ policyId: policyIds[0]!, policyNotes: "updated" });
+    expect(
+      responseViolations("/public/v1/query/get_policy", await query("get_policy", { organizationId, policyId: policyIds[0] })),
+    ).toEqual([]);
+
+    const { privateKeys } = await client.createPrivateKeys({
+      privateKeys: [
+        { privateKeyName: "Checked key", curve: "CURVE_SECP256K1", privateKeyTags: [], addressFormats: ["ADDRESS_FORMAT_ETHEREUM"] },
+      ],
+    });
+    const { privateKeyTagId } = await client.createPrivateKeyTag({ privateKeyTagName: "checked", privateKeyIds: [] });
+    await client.updatePrivateKeyTag({ privateKeyTagId, addPrivateKeyIds: [privateKeys[0]!.privateKeyId!], removePrivateKeyIds: [] });
+    await client.deletePrivateKeyTags({ privateKeyTagIds: [privateKeyTagId] });
+
+    const { smartContractInterfaceId } = await client.createSmartContractInterface({
+      smartContractAddress: "0x000000000000000000000000000000000000dEaD",
+      smartContractInterface: "[]",
+      type: "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM",
+      label: "checked",
+    });
+    const path = "/public/v1/query/get_smart_contract_interface";
+    expect(responseViolations(path, await query("get_smart_contract_interface", { organizationId, smartContractInterfaceId }))).toEqual([]);
+    await client.deleteSmartContractInterface({ smartContractInterfaceId });
+
+    const { walletId } = await client.createWallet({
+      walletName: "Two accounts",
+      accounts: [0, 1].map((i) => ({
+        curve: "CURVE_SECP256K1" as const,
+        pathFormat: "PATH_FORMAT_BIP32" as const,
+        path: `m/44'/60'/0'/0/${i}`,
+        addressFormat: "ADDRESS_FORMAT_ETHEREUM" as const,
+      })),
+    });
+    const { accounts } = await client.getWalletAccounts({ walletId });
+    await client.deleteWalletAccounts({ walletAccountIds: [accounts[1]!.walletAccountId], deleteWithoutExport: true });
+
+    // Nothing listens on the discard port: the endpoint's deliveries simply fail.
+    const { endpointId } = await client.createWebhookEndpoint({
+      url: "http://127.0.0.1:9/hooks",
+      name: "checked",
+      subscriptions: [{ eventType: "ACTIVITY_UPDATES" }],
+    });
+    await client.updateWebhookEndpoint({ endpointId, name: "renamed" });
+    await client.listWebhookEndpoints({});
+    const deliveries = "/public/v1/query/list_webhook_deliveries";
+    expect(responseViolations(deliveries, await query("list_webhook_deliveries", { organizationId, endpointId }))).toEqual([]);
+    await client.deleteWebhookEndpoint({ endpointId });
   });
 
   it("the check finds a field an answer has but its schema does not declare, and a field of the wrong type", async () => {
