@@ -25,6 +25,24 @@ interface SwaggerSchema {
 /** Activities the upstream describes without a public path; served at /public/v1/submit/<operation> (DESIGN.md clarifications). */
 const PATHLESS_UPSTREAM = new Set(["enable_auth_proxy", "update_auth_proxy_config", "disable_auth_proxy"]);
 
+/** Deliberate differences between our results and the upstream's, by where they occur, with the reason. */
+const KNOWN_RESULT_DIFFERENCES: Array<{ where: RegExp; reason: string }> = [
+  {
+    where: /(\.policy|\.policies\[\])\.(consensus|condition|time) may be null, upstream never$/,
+    reason: "a policy without that expression answers null, as the hosted API does (the SDKs type these fields nullable)",
+  },
+  {
+    where: /(\.activity|\.activities\[\])\.failure may be null, upstream never$/,
+    reason: "an activity that did not fail answers failure: null, as the hosted API does",
+  },
+];
+const observed = new Set<(typeof KNOWN_RESULT_DIFFERENCES)[number]>();
+function deliberate(drift: string): boolean {
+  const known = KNOWN_RESULT_DIFFERENCES.find(({ where }) => where.test(drift));
+  if (known) observed.add(known);
+  return known !== undefined;
+}
+
 describe.skipIf(!available)("drift from the upstream API description", () => {
   const swagger = available
     ? (JSON.parse(readFileSync(swaggerPath, "utf8")) as {
@@ -62,6 +80,7 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
    */
   function compare(ours: TSchema, theirs: SwaggerSchema, at: string, drift: string[], answered = false): void {
     const upstream = deref(theirs);
+    if (answered && nonNull(ours) !== ours) drift.push(`${at} may be null, upstream never`);
     ours = nonNull(ours);
     if (answered) {
       const [ourType, theirType] = [simpleType(ours), simpleType(upstream)];
@@ -117,7 +136,7 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
       else if (!definition.vote) drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
       compare(definition.parameters, params, `${definition.operation}.parameters`, drift);
     }
-    expect(drift).toEqual([]);
+    expect(drift.filter((d) => !deliberate(d))).toEqual([]);
   });
 
   it("serves queries exactly as the upstream describes them", () => {
@@ -135,6 +154,10 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
       compare(definition.body, path.post.parameters[0]!.schema, definition.operation, drift);
       compare(definition.result, path.post.responses["200"]!.schema, `${definition.operation}.response`, drift, true);
     }
-    expect(drift).toEqual([]);
+    expect(drift.filter((d) => !deliberate(d))).toEqual([]);
+  });
+
+  it("still has every difference it lists as deliberate (a stale entry is removed)", () => {
+    expect(KNOWN_RESULT_DIFFERENCES.filter((known) => !observed.has(known)).map((known) => known.where.source)).toEqual([]);
   });
 });
