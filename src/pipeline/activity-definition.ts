@@ -51,7 +51,7 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
   action: string;
   parameters: S;
   /** The result under `result.<resultKey>` (TypeBox): the OpenAPI document's response and the drift test read it. */
-  result?: TSchema;
+  result: TSchema;
   /**
    * The request fields a policy sees as `activity.params.<name>` (snake_case name -> parameter key): the
    * documented list for this operation. None when the operation exposes no parameters.

@@ -20,7 +20,7 @@ export interface QueryDefinition<S extends TObject = TObject> {
   /** The request body, `organizationId` included. */
   body: S;
   /** The response body (TypeBox): the OpenAPI document's response and the drift test read it. */
-  result?: TSchema;
+  result: TSchema;
   execute(ctx: QueryContext, body: Static<S>): Promise<Record<string, unknown>>;
 }
 

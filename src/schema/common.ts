@@ -15,6 +15,12 @@ export const Name = (description?: string) => Type.String({ minLength: 1, maxLen
 /** int64/uint64 fields travel as decimal strings (grpc-gateway JSON). */
 export const Int64String = (description?: string) => Type.String({ pattern: "^[0-9]{1,19}$", ...(description ? { description } : {}) });
 
+/** A field the API answers with null when unset. */
+export const Nullable = <S extends TSchema>(schema: S) => Type.Union([schema, Type.Null()]);
+
+/** A list of identifiers, as most results answer. */
+export const IdList = () => Type.Array(Type.String());
+
 export const Optional = <S extends TSchema>(schema: S) => Type.Optional(schema);
 
 export const API_KEY_CURVES = ["API_KEY_CURVE_P256", "API_KEY_CURVE_SECP256K1", "API_KEY_CURVE_ED25519"] as const;

@@ -1,8 +1,8 @@
+import { Type, type Static } from "@sinclair/typebox";
+
 /** The API's timestamp object: seconds and nanos as decimal strings. */
-export interface ApiTimestamp {
-  seconds: string;
-  nanos: string;
-}
+export const ApiTimestamp = Type.Object({ seconds: Type.String(), nanos: Type.String() });
+export type ApiTimestamp = Static<typeof ApiTimestamp>;
 
 export function toApiTimestamp(date: Date): ApiTimestamp {
   const ms = date.getTime();

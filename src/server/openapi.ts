@@ -1,9 +1,29 @@
 import type { TSchema } from "@sinclair/typebox";
+import { ActivityResponse } from "../domains/activities/record.js";
+import type { ActivityDefinition } from "../pipeline/activity-definition.js";
 import { activityDefinitions } from "../pipeline/registry.js";
 import { queryDefinitions } from "../pipeline/registry.js";
 
+type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema> };
+
 /** TypeBox schemas are JSON Schema plus symbol keys; a JSON round trip leaves the plain schema. */
-const plain = (schema: TSchema): unknown => JSON.parse(JSON.stringify(schema));
+const plain = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema)) as JsonSchema;
+
+/** The activity response with the operation's result typed under `result.<resultKey>` (present once it completed). */
+const activityResponse = (definition: ActivityDefinition): JsonSchema => ({
+  allOf: [
+    { $ref: "#/components/schemas/ActivityResponse" },
+    {
+      type: "object",
+      properties: {
+        activity: {
+          type: "object",
+          properties: { result: { type: "object", properties: { [definition.resultKey]: plain(definition.result) } } },
+        },
+      },
+    },
+  ],
+});
 
 const security = [{ ApiKeyAuth: [] }, { AuthenticatorAuth: [] }];
 const errorResponse = {
@@ -40,10 +60,15 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
         responses: {
-          "200": {
-            description: `The activity; on completion its result is under result.${d.resultKey}`,
-            content: { "application/json": { schema: { $ref: "#/components/schemas/ActivityResponse" } } },
-          },
+          "200": d.vote
+            ? {
+                description: "The activity voted on, with its own result once it completed",
+                content: { "application/json": { schema: { $ref: "#/components/schemas/ActivityResponse" } } },
+              }
+            : {
+                description: `The activity; on completion its result is under result.${d.resultKey}`,
+                content: { "application/json": { schema: activityResponse(d) } },
+              },
           default: errorResponse,
         },
       },
@@ -56,7 +81,10 @@ export function openApiDocument(): Record<string, unknown> {
         summary: d.summary,
         security,
         requestBody: { required: true, content: { "application/json": { schema: plain(d.body) } } },
-        responses: { "200": { description: "The query's answer" }, default: errorResponse },
+        responses: {
+          "200": { description: "The query's answer", content: { "application/json": { schema: plain(d.result) } } },
+          default: errorResponse,
+        },
       },
     };
   }
@@ -75,29 +103,7 @@ export function openApiDocument(): Record<string, unknown> {
           required: ["code", "message", "details"],
           properties: { code: { type: "integer" }, message: { type: "string" }, details: { type: "array", items: { type: "object" } } },
         },
-        ActivityResponse: {
-          type: "object",
-          required: ["activity"],
-          properties: {
-            activity: {
-              type: "object",
-              required: [
-                "id",
-                "organizationId",
-                "status",
-                "type",
-                "intent",
-                "result",
-                "votes",
-                "fingerprint",
-                "canApprove",
-                "canReject",
-                "createdAt",
-                "updatedAt",
-              ],
-            },
-          },
-        },
+        ActivityResponse: plain(ActivityResponse),
       },
     },
   };

@@ -4,6 +4,7 @@ import { Turnkey } from "@turnkey/sdk-server";
 import { initRootOrganization, type InitResult } from "../../src/domains/organizations/init-root-organization.js";
 import { resolveConfig } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
+import { checkResultsOfEveryResponse } from "./result-schemas.js";
 
 /**
  * A real Strongroom on a free loopback port. With DATABASE_URL set, each test server gets a
@@ -37,6 +38,7 @@ async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; dr
 export async function startTestServer(
   options: { clock?: () => Date; env?: Record<string, string>; logStream?: NodeJS.WritableStream } = {},
 ): Promise<TestServer> {
+  checkResultsOfEveryResponse();
   const baseUrl = process.env.DATABASE_URL;
   const database = baseUrl ? await freshPostgresDatabase(baseUrl) : undefined;
   const config = resolveConfig(

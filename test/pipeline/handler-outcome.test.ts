@@ -19,6 +19,7 @@ function throwing(error: unknown) {
     type: "ACTIVITY_TYPE_TEST",
     intentKey: "testIntent",
     resultKey: "testResult",
+    result: Type.Object({}),
     sdkMethod: "test",
     summary: "throws what the test gives it, after a write",
     resource: "TEST",

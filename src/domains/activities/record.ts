@@ -1,4 +1,7 @@
-import { toApiTimestamp, type ApiTimestamp } from "../../schema/timestamp.js";
+import { Type } from "@sinclair/typebox";
+import { Nullable } from "../../schema/common.js";
+import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
+import { UserRecord } from "../users/user-records.js";
 import type { Queryable } from "../../store/database.js";
 import type { ErrorBody } from "../../errors.js";
 
@@ -29,6 +32,57 @@ export interface VoteRow {
   scheme: string;
   created_at: Date;
 }
+
+/** Intents and results are keyed by the activity's intent/result key; each definition declares the shape under its key. */
+const Keyed = () => Type.Record(Type.String(), Type.Unknown());
+
+export const AppProofRecord = Type.Object({
+  scheme: Type.String(),
+  publicKey: Type.String(),
+  proofPayload: Type.String(),
+  signature: Type.String(),
+});
+
+export const VoteRecord = Type.Object({
+  id: Type.String(),
+  userId: Type.String(),
+  /** The voter as they were when they voted. */
+  user: UserRecord,
+  activityId: Type.String(),
+  selection: Type.String(),
+  message: Type.String(),
+  publicKey: Type.String(),
+  signature: Type.String(),
+  scheme: Type.String(),
+  createdAt: ApiTimestamp,
+});
+
+/** The error body a failed activity records. */
+export const ActivityFailure = Type.Object({
+  code: Type.Integer(),
+  message: Type.String(),
+  details: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+});
+
+export const ActivityRecord = Type.Object({
+  id: Type.String(),
+  organizationId: Type.String(),
+  status: Type.String(),
+  type: Type.String(),
+  intent: Keyed(),
+  result: Keyed(),
+  votes: Type.Array(VoteRecord),
+  fingerprint: Type.String(),
+  canApprove: Type.Boolean(),
+  canReject: Type.Boolean(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  failure: Nullable(ActivityFailure),
+  appProofs: Type.Optional(Type.Array(AppProofRecord)),
+});
+
+/** What submitting, approving or rejecting an activity, and get_activity, answer. */
+export const ActivityResponse = Type.Object({ activity: ActivityRecord });
 
 export interface ActivityRecord {
   id: string;

@@ -1,8 +1,18 @@
 import { isIP } from "node:net";
+import { Type } from "@sinclair/typebox";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import type { AllowlistRule } from "../../auth/ip-allowlist.js";
 import type { OrganizationRow } from "../organizations/organizations.js";
 import type { Queryable } from "../../store/database.js";
+
+/** An organization's allowlist (or a key's, with publicKey) as get_ip_allowlist answers it. */
+export const IpAllowlistRecord = Type.Object({
+  organizationId: Type.String(),
+  rules: Type.Array(Type.Object({ cidr: Type.String(), label: Type.Optional(Type.String()), createdAt: Type.String() })),
+  publicKey: Type.Optional(Type.String()),
+  enabled: Type.Optional(Type.Boolean()),
+  onEvaluationError: Type.Optional(Type.String()),
+});
 
 /** Documented: 10 IPv4 and 10 IPv6 rules per list; blocks no broader than /20 (IPv4) and /48 (IPv6). */
 const LIMIT_PER_FAMILY = 10;

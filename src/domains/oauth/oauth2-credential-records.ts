@@ -1,6 +1,8 @@
 import { notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
-import { toApiTimestamp, type ApiTimestamp } from "../../schema/timestamp.js";
+import { Type, type Static } from "@sinclair/typebox";
+import { StringEnum } from "../../schema/common.js";
+import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
 
 export const OAUTH2_PROVIDERS = ["OAUTH2_PROVIDER_X", "OAUTH2_PROVIDER_DISCORD"] as const;
 export type Oauth2Provider = (typeof OAUTH2_PROVIDERS)[number];
@@ -16,16 +18,17 @@ export interface Oauth2CredentialRow {
   updated_at: Date;
 }
 
-export interface Oauth2CredentialRecord {
-  oauth2CredentialId: string;
-  organizationId: string;
-  provider: Oauth2Provider;
-  clientId: string;
+export const Oauth2CredentialRecord = Type.Object({
+  oauth2CredentialId: Type.String(),
+  organizationId: Type.String(),
+  provider: StringEnum(OAUTH2_PROVIDERS),
+  clientId: Type.String(),
   /** The envelope the client sent, encrypted to Strongroom's encryption key; never the secret itself. */
-  encryptedClientSecret: string;
-  createdAt: ApiTimestamp;
-  updatedAt: ApiTimestamp;
-}
+  encryptedClientSecret: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+});
+export type Oauth2CredentialRecord = Static<typeof Oauth2CredentialRecord>;
 
 export function oauth2CredentialRecord(row: Oauth2CredentialRow): Oauth2CredentialRecord {
   return {

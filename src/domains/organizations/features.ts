@@ -1,3 +1,4 @@
+import { Type, type Static } from "@sinclair/typebox";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import type { OrganizationRow } from "./organizations.js";
 import { StringEnum } from "../../schema/common.js";
@@ -29,10 +30,8 @@ export const AUTHENTICATION_FEATURES = [
   "FEATURE_NAME_OTP_EMAIL_AUTH",
 ];
 
-export interface Feature {
-  name: string;
-  value: string;
-}
+export const Feature = Type.Object({ name: Type.String(), value: Type.String() });
+export type Feature = Static<typeof Feature>;
 
 export function checkFeature(name: string, value: string | undefined): void {
   if (!AUTHENTICATION_FEATURES.includes(name)) {

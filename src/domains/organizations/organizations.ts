@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
 
@@ -21,6 +22,8 @@ export async function requireOrganization(db: Queryable, id: string): Promise<Or
   if (!row) throw notFound(`no organization found with id ${JSON.stringify(id)}`, "ORGANIZATION_NOT_FOUND");
   return row;
 }
+
+export const QuorumRecord = Type.Object({ threshold: Type.Integer(), userIds: Type.Array(Type.String()) });
 
 export async function rootQuorum(db: Queryable, organization: OrganizationRow): Promise<{ threshold: number; userIds: string[] }> {
   const roots = await db.query<{ id: string }>("SELECT id FROM users WHERE organization_id = $1 AND is_root ORDER BY created_at, id", [

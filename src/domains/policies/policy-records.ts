@@ -1,6 +1,8 @@
 import { notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
-import { toApiTimestamp } from "../../schema/timestamp.js";
+import { Type } from "@sinclair/typebox";
+import { Nullable } from "../../schema/common.js";
+import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
 
 interface PolicyRow {
   id: string;
@@ -13,6 +15,18 @@ interface PolicyRow {
   created_at: Date;
   updated_at: Date;
 }
+
+export const PolicyRecord = Type.Object({
+  policyId: Type.String(),
+  policyName: Type.String(),
+  effect: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  notes: Type.String(),
+  consensus: Nullable(Type.String()),
+  condition: Nullable(Type.String()),
+  time: Nullable(Type.String()),
+});
 
 /** A policy as the API returns it; absent expressions are null, as the API's nullable fields. */
 function policyRecord(row: PolicyRow): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import type { Curve } from "../../crypto/hd/derive.js";
 import { SigningInputError, type SigningKey } from "../../crypto/signing/raw-payload.js";
 import { invalidArgument, notFound } from "../../errors.js";
@@ -64,3 +65,6 @@ export function signingInput<T>(sign: () => T): T {
     throw error;
   }
 }
+
+/** One signature as sign_raw_payload(s) answer it: hex r and s, and the recovery id v. */
+export const RawSignatureResult = Type.Object({ r: Type.String(), s: Type.String(), v: Type.String() });

@@ -1,4 +1,5 @@
-import { toApiTimestamp } from "../../schema/timestamp.js";
+import { Type } from "@sinclair/typebox";
+import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
 
 export interface SmartContractInterfaceRow {
   id: string;
@@ -11,6 +12,18 @@ export interface SmartContractInterfaceRow {
   created_at: Date;
   updated_at: Date;
 }
+
+export const SmartContractInterfaceRecord = Type.Object({
+  organizationId: Type.String(),
+  smartContractInterfaceId: Type.String(),
+  smartContractAddress: Type.String(),
+  smartContractInterface: Type.String(),
+  type: Type.String(),
+  label: Type.String(),
+  notes: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+});
 
 export function smartContractInterfaceRecord(row: SmartContractInterfaceRow): Record<string, unknown> {
   return {

@@ -1,6 +1,7 @@
 import { notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
-import { toApiTimestamp, type ApiTimestamp } from "../../schema/timestamp.js";
+import { Type, type Static } from "@sinclair/typebox";
+import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
 
 export interface UserRow {
   id: string;
@@ -13,51 +14,58 @@ export interface UserRow {
   updated_at: Date;
 }
 
-export interface ApiKeyRecord {
-  credential: { publicKey: string; type: string };
-  apiKeyId: string;
-  apiKeyName: string;
-  createdAt: ApiTimestamp;
-  updatedAt: ApiTimestamp;
-  expirationSeconds?: string;
-}
+const Credential = Type.Object({ publicKey: Type.String(), type: Type.String() });
 
-export interface AuthenticatorRecord {
-  transports: string[];
-  attestationType: string;
-  aaguid: string;
-  credentialId: string;
-  model: string;
-  credential: { publicKey: string; type: string };
-  authenticatorId: string;
-  authenticatorName: string;
-  createdAt: ApiTimestamp;
-  updatedAt: ApiTimestamp;
-}
+export const ApiKeyRecord = Type.Object({
+  credential: Credential,
+  apiKeyId: Type.String(),
+  apiKeyName: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  expirationSeconds: Type.Optional(Type.String()),
+});
+export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
 
-export interface OauthProviderRecord {
-  providerId: string;
-  providerName: string;
-  issuer: string;
-  audience: string;
-  subject: string;
-  createdAt: ApiTimestamp;
-  updatedAt: ApiTimestamp;
-}
+export const AuthenticatorRecord = Type.Object({
+  transports: Type.Array(Type.String()),
+  attestationType: Type.String(),
+  aaguid: Type.String(),
+  credentialId: Type.String(),
+  model: Type.String(),
+  credential: Credential,
+  authenticatorId: Type.String(),
+  authenticatorName: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+});
+export type AuthenticatorRecord = Static<typeof AuthenticatorRecord>;
 
-export interface UserRecord {
-  userId: string;
-  userName: string;
-  userEmail?: string;
-  userPhoneNumber?: string;
-  authenticators: AuthenticatorRecord[];
-  apiKeys: ApiKeyRecord[];
-  userTags: string[];
-  oauthProviders: OauthProviderRecord[];
-  createdAt: ApiTimestamp;
-  updatedAt: ApiTimestamp;
-  mfaPolicies: unknown[];
-}
+export const OauthProviderRecord = Type.Object({
+  providerId: Type.String(),
+  providerName: Type.String(),
+  issuer: Type.String(),
+  audience: Type.String(),
+  subject: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+});
+export type OauthProviderRecord = Static<typeof OauthProviderRecord>;
+
+export const UserRecord = Type.Object({
+  userId: Type.String(),
+  userName: Type.String(),
+  userEmail: Type.Optional(Type.String()),
+  userPhoneNumber: Type.Optional(Type.String()),
+  authenticators: Type.Array(AuthenticatorRecord),
+  apiKeys: Type.Array(ApiKeyRecord),
+  userTags: Type.Array(Type.String()),
+  oauthProviders: Type.Array(OauthProviderRecord),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  /** Always empty: Strongroom has no MFA policies. */
+  mfaPolicies: Type.Array(Type.Unknown()),
+});
+export type UserRecord = Static<typeof UserRecord>;
 
 export interface ApiKeyRow {
   id: string;

@@ -1,6 +1,7 @@
 import { notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
-import { toApiTimestamp, type ApiTimestamp } from "../../schema/timestamp.js";
+import { Type, type Static } from "@sinclair/typebox";
+import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
 
 export interface WalletRow {
   id: string;
@@ -43,14 +44,54 @@ export interface PrivateKeyRow {
   updated_at: Date;
 }
 
-export interface WalletRecord {
-  walletId: string;
-  walletName: string;
-  createdAt: ApiTimestamp;
-  updatedAt: ApiTimestamp;
-  exported: boolean;
-  imported: boolean;
-}
+export const WalletRecord = Type.Object({
+  walletId: Type.String(),
+  walletName: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  exported: Type.Boolean(),
+  imported: Type.Boolean(),
+});
+export type WalletRecord = Static<typeof WalletRecord>;
+
+export const WalletAccountRecord = Type.Object({
+  walletAccountId: Type.String(),
+  organizationId: Type.String(),
+  walletId: Type.String(),
+  curve: Type.String(),
+  pathFormat: Type.String(),
+  path: Type.String(),
+  addressFormat: Type.String(),
+  address: Type.String(),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  publicKey: Type.String(),
+  walletDetails: Type.Optional(WalletRecord),
+  name: Type.Optional(Type.String()),
+  caip2Prefix: Type.Optional(Type.String()),
+});
+
+/** A key's address in one format, as private key records and results list them. */
+export const KeyAddress = Type.Object({ format: Type.String(), address: Type.String() });
+
+export const PrivateKeyRecord = Type.Object({
+  privateKeyId: Type.String(),
+  publicKey: Type.String(),
+  privateKeyName: Type.String(),
+  curve: Type.String(),
+  addresses: Type.Array(KeyAddress),
+  privateKeyTags: Type.Array(Type.String()),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  exported: Type.Boolean(),
+  imported: Type.Boolean(),
+});
+
+/** What creating or importing a wallet answers (create_wallet, import_wallet, a sub-organization's wallet). */
+export const WalletResult = Type.Object({ walletId: Type.String(), addresses: Type.Array(Type.String()) });
+
+/** What creating or importing a private key answers, per key. */
+export const PrivateKeyResult = Type.Object({ privateKeyId: Type.String(), addresses: Type.Array(KeyAddress) });
 
 export function walletRecord(row: WalletRow): WalletRecord {
   return {

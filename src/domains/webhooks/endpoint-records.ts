@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
 
@@ -15,6 +16,15 @@ interface SubscriptionRow {
   filters_json: string | null;
   is_active: boolean;
 }
+
+export const WebhookEndpointRecord = Type.Object({
+  endpointId: Type.String(),
+  organizationId: Type.String(),
+  url: Type.String(),
+  name: Type.String(),
+  isActive: Type.Boolean(),
+  subscriptions: Type.Array(Type.Object({ eventType: Type.String(), filtersJson: Type.Optional(Type.String()), isActive: Type.Boolean() })),
+});
 
 /** Endpoints as the API lists them: {endpointId, organizationId, url, name, isActive, subscriptions}. */
 export async function loadWebhookEndpoints(db: Queryable, organizationId: string, endpointId?: string): Promise<Record<string, unknown>[]> {

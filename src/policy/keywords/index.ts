@@ -10,20 +10,6 @@ import { tronTransaction } from "./tron.js";
 
 type Params = Record<string, unknown>;
 
-/** The request fields activity.params exposes, per operation (the documented list), under snake_case names. */
-const EXPOSED_PARAMS: Record<string, Record<string, string>> = {
-  sign_raw_payload: { hash_function: "hashFunction", encoding: "encoding" },
-  sign_raw_payloads: { hash_function: "hashFunction", encoding: "encoding" },
-  sign_transaction: { type: "type" },
-  delete_users: { user_ids: "userIds" },
-  create_api_keys: { user_id: "userId" },
-  delete_api_keys: { user_id: "userId", api_key_ids: "apiKeyIds" },
-  export_wallet: { target_public_key: "targetPublicKey" },
-  export_wallet_account: { target_public_key: "targetPublicKey" },
-  export_private_key: { target_public_key: "targetPublicKey" },
-  update_wallet: { wallet_id: "walletId" },
-};
-
 /** ACTIVITY_TYPE_SIGN_TRANSACTION_V2 → SIGN_TRANSACTION: the version-agnostic kind. */
 export const activityKind = (type: string) => type.replace(/^ACTIVITY_TYPE_/, "").replace(/_V\d+$/, "");
 
@@ -111,7 +97,7 @@ export async function conditionKeywords(
   definition: ActivityDefinition,
   params: Params,
 ): Promise<Record<string, Value>> {
-  const exposed = EXPOSED_PARAMS[definition.operation] ?? {};
+  const exposed = definition.policyParams ?? {};
   const keywords: Record<string, Value> = {
     activity: {
       type: definition.type,

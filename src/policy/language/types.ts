@@ -49,7 +49,7 @@ export function typeName(type: Type): string {
 
 const User = struct("User", { id: STRING, tags: list(STRING), email: EMAIL, alias: STRING });
 const Credential = struct("Credential", { id: STRING, user_id: STRING, type: STRING, credential_id: STRING, public_key: PUBLIC_KEY });
-/** The documented activity.params (keywords/index.ts EXPOSED_PARAMS); others an activity may carry are dynamic. */
+/** The documented activity.params (the definitions' policyParams); others an activity may carry are dynamic. */
 const ActivityParams = struct(
   "ActivityParams",
   {

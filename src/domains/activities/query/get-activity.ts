@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadActivityRecord } from "../record.js";
+import { loadActivityRecord, ActivityResponse } from "../record.js";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
@@ -9,6 +9,7 @@ export const getActivity = defineQuery({
   sdkMethod: "getActivity",
   summary: "One activity, with its votes, intent and result",
   body: Type.Object({ organizationId: Id(), activityId: Id() }),
+  result: ActivityResponse,
   async execute({ organization, principal, services }, { activityId }) {
     const activity = await loadActivityRecord(services.db, "id", activityId, principal.user.id);
     if (!activity || activity.organizationId !== organization.id) {

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { activityRecord, loadVotes, type ActivityRow } from "../record.js";
+import { activityRecord, loadVotes, type ActivityRow, ActivityRecord } from "../record.js";
 import { ACTIVITY_STATUSES, Id, Pagination, StringEnum } from "../../../schema/common.js";
 import { pageLimit } from "../../../schema/pagination.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
@@ -14,6 +14,7 @@ export const listActivities = defineQuery({
     filterByType: Type.Optional(Type.Array(Type.String({ pattern: "^ACTIVITY_TYPE_[A-Z0-9_]+$" }))),
     paginationOptions: Type.Optional(Pagination),
   }),
+  result: Type.Object({ activities: Type.Array(ActivityRecord) }),
   async execute({ organization, principal, services }, { filterByStatus, filterByType, paginationOptions }) {
     const params: unknown[] = [organization.id];
     let where = "organization_id = $1";

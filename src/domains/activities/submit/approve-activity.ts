@@ -7,6 +7,8 @@ export const approveActivity = defineActivity({
   type: "ACTIVITY_TYPE_APPROVE_ACTIVITY",
   intentKey: "approveActivityIntent",
   resultKey: "approveActivityResult",
+  // A vote answers with the activity voted on, which carries its own result.
+  result: Type.Object({}),
   sdkMethod: "approveActivity",
   summary: "Approve an activity waiting for consensus, by fingerprint; answers with that activity (executed once enough approvals arrive)",
   resource: "ACTIVITY",

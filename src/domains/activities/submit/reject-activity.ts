@@ -7,6 +7,8 @@ export const rejectActivity = defineActivity({
   type: "ACTIVITY_TYPE_REJECT_ACTIVITY",
   intentKey: "rejectActivityIntent",
   resultKey: "rejectActivityResult",
+  // A vote answers with the activity voted on, which carries its own result.
+  result: Type.Object({}),
   sdkMethod: "rejectActivity",
   summary: "Reject an activity waiting for consensus, by fingerprint; answers with that activity, now REJECTED",
   resource: "ACTIVITY",

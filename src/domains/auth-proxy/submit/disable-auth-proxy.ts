@@ -7,6 +7,7 @@ export const disableAuthProxy = defineActivity({
   type: "ACTIVITY_TYPE_DISABLE_AUTH_PROXY",
   intentKey: "disableAuthProxyIntent",
   resultKey: "disableAuthProxyResult",
+  result: Type.Object({}),
   sdkMethod: "disableAuthProxy",
   summary:
     "Turn off the organization's auth proxy: it refuses every request (403) until enabled again, with its config id and settings kept",

@@ -10,6 +10,7 @@ export const enableAuthProxy = defineActivity({
   type: "ACTIVITY_TYPE_ENABLE_AUTH_PROXY",
   intentKey: "enableAuthProxyIntent",
   resultKey: "enableAuthProxyResult",
+  result: Type.Object({ userId: Type.String() }),
   sdkMethod: "enableAuthProxy",
   summary:
     "Turn on the organization's auth proxy: its user, its sealed P-256 API key, the policy allowing its authentication activities, and its configuration",

@@ -49,6 +49,7 @@ export const updateAuthProxyConfig = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG",
   intentKey: "updateAuthProxyConfigIntent",
   resultKey: "updateAuthProxyConfigResult",
+  result: Type.Object({ configId: Type.String() }),
   sdkMethod: "updateAuthProxyConfig",
   summary: "Change the auth proxy's settings (origins, methods, session and OTP lifetimes, email, wallet kit); answers its config id",
   resource: "AUTH_PROXY",

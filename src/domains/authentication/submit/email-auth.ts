@@ -19,6 +19,7 @@ export const emailAuth = defineActivity({
   type: "ACTIVITY_TYPE_EMAIL_AUTH_V3",
   intentKey: "emailAuthIntentV3",
   resultKey: "emailAuthResult",
+  result: Type.Object({ userId: Type.String(), apiKeyId: Type.String() }),
   sdkMethod: "emailAuth",
   summary: "Email a user a credential bundle (an expiring API key encrypted to the client's key), in a magic link if a template is given",
   resource: "AUTH",

@@ -1,12 +1,14 @@
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { InitOtpParams, issueOtp } from "../otp.js";
 import { userByContact } from "../../users/contacts.js";
+import { Type } from "@sinclair/typebox";
 
 export const initOtpAuth = defineActivity({
   operation: "init_otp_auth",
   type: "ACTIVITY_TYPE_INIT_OTP_AUTH_V3",
   intentKey: "initOtpAuthIntentV3",
   resultKey: "initOtpAuthResultV2",
+  result: Type.Object({ otpId: Type.String() }),
   sdkMethod: "initOtpAuth",
   summary: "Legacy OTP login: send a one-time code to a user of the organization, to be exchanged with otp_auth for a credential bundle",
   resource: "AUTH",

@@ -1,12 +1,14 @@
 import { signBundle } from "../../../crypto/bundles.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { InitOtpParams, issueOtp } from "../otp.js";
+import { Type } from "@sinclair/typebox";
 
 export const initOtp = defineActivity({
   operation: "init_otp",
   type: "ACTIVITY_TYPE_INIT_OTP_V3",
   intentKey: "initOtpIntentV3",
   resultKey: "initOtpResultV2",
+  result: Type.Object({ otpId: Type.String(), otpEncryptionTargetBundle: Type.String() }),
   sdkMethod: "initOtp",
   summary: "Send a one-time code by email, SMS or WhatsApp; the result holds a signed key to encrypt the code to for verify_otp",
   resource: "OTP",

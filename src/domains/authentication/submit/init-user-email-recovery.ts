@@ -17,6 +17,7 @@ export const initUserEmailRecovery = defineActivity({
   type: "ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2",
   intentKey: "initUserEmailRecoveryIntentV2",
   resultKey: "initUserEmailRecoveryResult",
+  result: Type.Object({ userId: Type.String() }),
   sdkMethod: "initUserEmailRecovery",
   summary: "Email a user a recovery credential bundle, with which recover_user adds a new authenticator",
   resource: "RECOVERY",

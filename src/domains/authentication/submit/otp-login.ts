@@ -21,6 +21,7 @@ export const otpLogin = defineActivity({
   type: "ACTIVITY_TYPE_OTP_LOGIN_V2",
   intentKey: "otpLoginIntentV2",
   resultKey: "otpLoginResult",
+  result: Type.Object({ session: Type.String() }),
   sdkMethod: "otpLogin",
   summary:
     "Log in with a verification token from verify_otp and a client signature by its key: register the session key and return a session JWT",

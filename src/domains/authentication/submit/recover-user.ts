@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { AuthenticatorParams, addAuthenticators } from "../../credentials/credentials.js";
 import { requireUser } from "../../users/user-records.js";
@@ -10,6 +10,7 @@ export const recoverUser = defineActivity({
   type: "ACTIVITY_TYPE_RECOVER_USER",
   intentKey: "recoverUserIntent",
   resultKey: "recoverUserResult",
+  result: Type.Object({ authenticatorId: IdList() }),
   sdkMethod: "recoverUser",
   summary: "Finish email recovery: add a new authenticator (passkey) to the user; the recovery credential is then removed",
   resource: "AUTHENTICATOR",

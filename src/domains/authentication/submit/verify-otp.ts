@@ -50,6 +50,7 @@ export const verifyOtp = defineActivity({
   type: "ACTIVITY_TYPE_VERIFY_OTP_V2",
   intentKey: "verifyOtpIntentV2",
   resultKey: "verifyOtpResult",
+  result: Type.Object({ verificationToken: Type.String() }),
   sdkMethod: "verifyOtp",
   summary: "Check a one-time code (encrypted to its init_otp bundle) and return a verification token bound to the client's key",
   resource: "OTP",

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
-import { apiKeyRecord, type ApiKeyRow } from "../../users/user-records.js";
+import { apiKeyRecord, type ApiKeyRow, ApiKeyRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -9,6 +9,7 @@ export const getApiKey = defineQuery({
   sdkMethod: "getApiKey",
   summary: "One API key of the organization",
   body: Type.Object({ organizationId: Id(), apiKeyId: Id() }),
+  result: Type.Object({ apiKey: ApiKeyRecord }),
   async execute({ organization, services, now }, { apiKeyId }) {
     const [row] = await services.db.query<ApiKeyRow>("SELECT * FROM api_keys WHERE id = $1 AND organization_id = $2", [
       apiKeyId,

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { apiKeyRecord, type ApiKeyRow } from "../../users/user-records.js";
+import { apiKeyRecord, type ApiKeyRow, ApiKeyRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const getApiKeys = defineQuery({
   sdkMethod: "getApiKeys",
   summary: "The organization's API keys, or one user's",
   body: Type.Object({ organizationId: Id(), userId: Type.Optional(Id()) }),
+  result: Type.Object({ apiKeys: Type.Array(ApiKeyRecord) }),
   async execute({ organization, services }, { userId }) {
     const rows = await services.db.query<ApiKeyRow>(
       `SELECT * FROM api_keys WHERE organization_id = $1 AND ($2::text IS NULL OR user_id = $2)

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
-import { authenticatorRecord, type AuthenticatorRow } from "../../users/user-records.js";
+import { authenticatorRecord, type AuthenticatorRow, AuthenticatorRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -9,6 +9,7 @@ export const getAuthenticator = defineQuery({
   sdkMethod: "getAuthenticator",
   summary: "One passkey of the organization",
   body: Type.Object({ organizationId: Id(), authenticatorId: Id() }),
+  result: Type.Object({ authenticator: AuthenticatorRecord }),
   async execute({ organization, services }, { authenticatorId }) {
     const [row] = await services.db.query<AuthenticatorRow>("SELECT * FROM authenticators WHERE id = $1 AND organization_id = $2", [
       authenticatorId,

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { authenticatorRecord, requireUser, type AuthenticatorRow } from "../../users/user-records.js";
+import { authenticatorRecord, requireUser, type AuthenticatorRow, AuthenticatorRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const getAuthenticators = defineQuery({
   sdkMethod: "getAuthenticators",
   summary: "A user's passkeys",
   body: Type.Object({ organizationId: Id(), userId: Id() }),
+  result: Type.Object({ authenticators: Type.Array(AuthenticatorRecord) }),
   async execute({ organization, services }, { userId }) {
     await requireUser(services.db, organization.id, userId);
     const rows = await services.db.query<AuthenticatorRow>("SELECT * FROM authenticators WHERE user_id = $1 ORDER BY created_at, id", [

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { oauthProviderRecord, type OauthProviderRow } from "../../users/user-records.js";
+import { oauthProviderRecord, type OauthProviderRow, OauthProviderRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const getOauthProviders = defineQuery({
   sdkMethod: "getOauthProviders",
   summary: "The organization's linked OIDC identities, or one user's",
   body: Type.Object({ organizationId: Id(), userId: Type.Optional(Id()) }),
+  result: Type.Object({ oauthProviders: Type.Array(OauthProviderRecord) }),
   async execute({ organization, services }, { userId }) {
     const rows = await services.db.query<OauthProviderRow>(
       "SELECT * FROM oauth_providers WHERE organization_id = $1 AND ($2::text IS NULL OR user_id = $2) ORDER BY created_at, id",

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { ApiKeyParams, addApiKeys } from "../credentials.js";
 
@@ -9,10 +9,12 @@ export const createApiKeys = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
   intentKey: "createApiKeysIntentV2",
   resultKey: "createApiKeysResult",
+  result: Type.Object({ apiKeyIds: IdList() }),
   sdkMethod: "createApiKeys",
   summary: "Add API keys (P-256, secp256k1 or Ed25519, optionally expiring) to a user",
   resource: "API_KEY",
   action: "CREATE",
+  policyParams: { user_id: "userId" },
   parameters: Type.Object({ apiKeys: Type.Array(ApiKeyParams, { minItems: 1, maxItems: 20 }), userId: Id() }),
   selfServiceUserId: (params) => params.userId,
   async execute({ tx, organization, now }, { apiKeys, userId }) {

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { AuthenticatorParams, addAuthenticators } from "../credentials.js";
 
@@ -9,6 +9,7 @@ export const createAuthenticators = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2",
   intentKey: "createAuthenticatorsIntentV2",
   resultKey: "createAuthenticatorsResult",
+  result: Type.Object({ authenticatorIds: IdList() }),
   sdkMethod: "createAuthenticators",
   summary: "Register passkeys (WebAuthn authenticators, verified by their attestation) for a user",
   resource: "AUTHENTICATOR",

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { OauthProviderParams, addOauthProviders, verifyRegistrationTokens } from "../credentials.js";
 
@@ -9,6 +9,7 @@ export const createOauthProviders = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2",
   intentKey: "createOauthProvidersIntentV2",
   resultKey: "createOauthProvidersResultV2",
+  result: Type.Object({ providerIds: IdList() }),
   sdkMethod: "createOauthProviders",
   summary: "Link OIDC identities (from a token's or given iss/sub/aud claims) to a user",
   resource: "USER",

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { deleteOwnedRows } from "../delete-owned.js";
 
@@ -9,10 +9,12 @@ export const deleteApiKeys = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_API_KEYS",
   intentKey: "deleteApiKeysIntent",
   resultKey: "deleteApiKeysResult",
+  result: Type.Object({ apiKeyIds: IdList() }),
   sdkMethod: "deleteApiKeys",
   summary: "Remove API keys from a user",
   resource: "API_KEY",
   action: "DELETE",
+  policyParams: { user_id: "userId", api_key_ids: "apiKeyIds" },
   parameters: Type.Object({ userId: Id(), apiKeyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
   selfServiceUserId: (params) => params.userId,
   async execute({ tx, organization }, { userId, apiKeyIds }) {

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { deleteOwnedRows } from "../delete-owned.js";
 
@@ -9,6 +9,7 @@ export const deleteAuthenticators = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_AUTHENTICATORS",
   intentKey: "deleteAuthenticatorsIntent",
   resultKey: "deleteAuthenticatorsResult",
+  result: Type.Object({ authenticatorIds: IdList() }),
   sdkMethod: "deleteAuthenticators",
   summary: "Remove passkeys from a user",
   resource: "AUTHENTICATOR",

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { deleteOwnedRows } from "../delete-owned.js";
 
@@ -9,6 +9,7 @@ export const deleteOauthProviders = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS",
   intentKey: "deleteOauthProvidersIntent",
   resultKey: "deleteOauthProvidersResult",
+  result: Type.Object({ providerIds: IdList() }),
   sdkMethod: "deleteOauthProviders",
   summary: "Unlink OIDC identities from a user",
   resource: "USER",

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { resourceExhausted } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
-import { ACCESS_TYPES, Id, Name, StringEnum } from "../../../schema/common.js";
+import { ACCESS_TYPES, Id, Name, StringEnum, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { requireUserTag } from "../../tags.js";
 import { checkEmail } from "../../users/users.js";
@@ -23,6 +23,7 @@ export const createInvitations = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_INVITATIONS",
   intentKey: "createInvitationsIntent",
   resultKey: "createInvitationsResult",
+  result: Type.Object({ invitationIds: IdList() }),
   sdkMethod: "createInvitations",
   summary: "Invite people to join the organization as users",
   resource: "INVITATION",

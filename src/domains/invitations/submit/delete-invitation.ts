@@ -8,6 +8,7 @@ export const deleteInvitation = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_INVITATION",
   intentKey: "deleteInvitationIntent",
   resultKey: "deleteInvitationResult",
+  result: Type.Object({ invitationId: Type.String() }),
   sdkMethod: "deleteInvitation",
   summary: "Withdraw an invitation",
   resource: "INVITATION",

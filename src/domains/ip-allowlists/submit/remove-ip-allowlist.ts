@@ -7,6 +7,7 @@ export const removeIpAllowlist = defineActivity({
   type: "ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST",
   intentKey: "removeIpAllowlistIntent",
   resultKey: "removeIpAllowlistResult",
+  result: Type.Object({}),
   sdkMethod: "removeIpAllowlist",
   summary: "Remove the organization's (or one API key's) IP allowlist; access falls back to the next applicable list",
   resource: "ORGANIZATION",

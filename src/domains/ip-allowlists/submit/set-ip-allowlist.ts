@@ -8,6 +8,7 @@ export const setIpAllowlist = defineActivity({
   type: "ACTIVITY_TYPE_SET_IP_ALLOWLIST",
   intentKey: "setIpAllowlistIntent",
   resultKey: "setIpAllowlistResult",
+  result: Type.Object({}),
   sdkMethod: "setIpAllowlist",
   summary: "Replace the organization's (or one API key's) IP allowlist: CIDR rules with labels, enabled, onEvaluationError",
   resource: "ORGANIZATION",

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { oauth2CredentialRecord, type Oauth2CredentialRow } from "../oauth2-credential-records.js";
+import { oauth2CredentialRecord, type Oauth2CredentialRow, Oauth2CredentialRecord } from "../oauth2-credential-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const listOauth2Credentials = defineQuery({
   sdkMethod: "listOauth2Credentials",
   summary: "The organization's OAuth 2.0 credentials, oldest first",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({ oauth2Credentials: Type.Array(Oauth2CredentialRecord) }),
   async execute({ organization, services }) {
     const rows = await services.db.query<Oauth2CredentialRow>(
       "SELECT * FROM oauth2_credentials WHERE organization_id = $1 ORDER BY created_at, id",

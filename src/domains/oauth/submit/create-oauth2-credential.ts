@@ -8,6 +8,7 @@ export const createOauth2Credential = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL",
   intentKey: "createOauth2CredentialIntent",
   resultKey: "createOauth2CredentialResult",
+  result: Type.Object({ oauth2CredentialId: Type.String() }),
   sdkMethod: "createOauth2Credential",
   summary: "Register an OAuth 2.0 client (X or Discord) whose secret is sent encrypted to Strongroom's encryption key and kept sealed",
   resource: "AUTH",

@@ -8,6 +8,7 @@ export const deleteOauth2Credential = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL",
   intentKey: "deleteOauth2CredentialIntent",
   resultKey: "deleteOauth2CredentialResult",
+  result: Type.Object({ oauth2CredentialId: Type.String() }),
   sdkMethod: "deleteOauth2Credential",
   summary: "Delete an OAuth 2.0 credential and its sealed client secret",
   resource: "AUTH",

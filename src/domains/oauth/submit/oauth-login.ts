@@ -9,6 +9,7 @@ export const oauthLogin = defineActivity({
   type: "ACTIVITY_TYPE_OAUTH_LOGIN",
   intentKey: "oauthLoginIntent",
   resultKey: "oauthLoginResult",
+  result: Type.Object({ session: Type.String() }),
   sdkMethod: "oauthLogin",
   summary:
     "Log in with an OIDC token (Strongroom's own or a configured issuer's) whose nonce is sha256 of the session key: register that key and return a session JWT",

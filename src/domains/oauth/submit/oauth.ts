@@ -11,6 +11,7 @@ export const oauth = defineActivity({
   type: "ACTIVITY_TYPE_OAUTH",
   intentKey: "oauthIntent",
   resultKey: "oauthResult",
+  result: Type.Object({ userId: Type.String(), apiKeyId: Type.String(), credentialBundle: Type.String() }),
   sdkMethod: "oauth",
   summary:
     "Legacy OAuth login: for a verified OIDC token whose nonce is sha256 of targetPublicKey, a fresh expiring API key returned as a credential bundle",

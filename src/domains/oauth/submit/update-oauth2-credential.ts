@@ -9,6 +9,7 @@ export const updateOauth2Credential = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL",
   intentKey: "updateOauth2CredentialIntent",
   resultKey: "updateOauth2CredentialResult",
+  result: Type.Object({ oauth2CredentialId: Type.String() }),
   sdkMethod: "updateOauth2Credential",
   summary: "Replace an OAuth 2.0 credential's provider, client id and (encrypted) client secret",
   resource: "AUTH",

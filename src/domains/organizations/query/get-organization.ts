@@ -1,9 +1,13 @@
 import { Type } from "@sinclair/typebox";
-import { rootQuorum } from "../organizations.js";
-import { toApiTimestamp } from "../../../schema/timestamp.js";
-import { loadUserRecords } from "../../users/user-records.js";
+import { rootQuorum, QuorumRecord } from "../organizations.js";
+import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
+import { loadUserRecords, UserRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
+import { PolicyRecord } from "../../policies/policy-records.js";
+import { PrivateKeyRecord, WalletRecord } from "../../wallets/wallet-records.js";
+import { TagRecord } from "../../../schema/tag.js";
+import { Feature } from "../features.js";
 
 interface InvitationRow {
   id: string;
@@ -22,6 +26,33 @@ export const getOrganization = defineQuery({
   sdkMethod: "getOrganization",
   summary: "The organization with its users, invitations, tags, root quorum and features",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({
+    organizationData: Type.Object({
+      organizationId: Type.String(),
+      name: Type.String(),
+      users: Type.Array(UserRecord),
+      policies: Type.Array(PolicyRecord),
+      privateKeys: Type.Array(PrivateKeyRecord),
+      invitations: Type.Array(
+        Type.Object({
+          invitationId: Type.String(),
+          receiverUserName: Type.String(),
+          receiverEmail: Type.String(),
+          receiverUserTags: Type.Array(Type.String()),
+          accessType: Type.String(),
+          status: Type.String(),
+          createdAt: ApiTimestamp,
+          updatedAt: ApiTimestamp,
+          senderUserId: Type.String(),
+        }),
+      ),
+      tags: Type.Array(TagRecord),
+      rootQuorum: QuorumRecord,
+      features: Type.Array(Feature),
+      wallets: Type.Array(WalletRecord),
+      smartContractInterfaceReferences: Type.Array(Type.Unknown()),
+    }),
+  }),
   async execute({ organization, services }) {
     const db = services.db;
     const users = await loadUserRecords(db, organization.id);

@@ -1,5 +1,7 @@
 import { defineQuery } from "../../../pipeline/query-definition.js";
 import { SubOrganizationFilter, subOrganizationFilter, subOrganizationIds } from "../sub-organization-ids.js";
+import { Type } from "@sinclair/typebox";
+import { IdList } from "../../../schema/common.js";
 
 export const listSuborgs = defineQuery({
   operation: "list_suborgs",
@@ -7,6 +9,7 @@ export const listSuborgs = defineQuery({
   summary:
     "Ids of the organization's sub-organizations, optionally filtered by name, user, email, phone, public key, credential id or OIDC token",
   body: SubOrganizationFilter,
+  result: Type.Object({ organizationIds: IdList() }),
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
     const params: unknown[] = [organization.id];
     let condition = "TRUE";

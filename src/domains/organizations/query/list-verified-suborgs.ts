@@ -1,6 +1,8 @@
 import { invalidArgument } from "../../../errors.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 import { SubOrganizationFilter, subOrganizationIds } from "../sub-organization-ids.js";
+import { Type } from "@sinclair/typebox";
+import { IdList } from "../../../schema/common.js";
 
 /** A sub-organization `o` with a user whose email or phone number a verification token proved (and that has not changed since). */
 const VERIFIED = {
@@ -15,6 +17,7 @@ export const listVerifiedSuborgs = defineQuery({
   summary:
     "Ids of the organization's sub-organizations with a user whose email or phone number was proven by a verification token (signup, otp_login, update with a token)",
   body: SubOrganizationFilter,
+  result: Type.Object({ organizationIds: IdList() }),
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
     if (filterType !== "EMAIL" && filterType !== "PHONE_NUMBER") {
       throw invalidArgument(`filterType: ${JSON.stringify(filterType ?? null)} is not EMAIL or PHONE_NUMBER`, "REQUEST_INVALID", [

@@ -7,6 +7,7 @@ export const getWhoami = defineQuery({
   sdkMethod: "getWhoami",
   summary: "The organization and user behind the request's credential",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({ organizationId: Type.String(), organizationName: Type.String(), userId: Type.String(), username: Type.String() }),
   async execute({ organization, principal, services }) {
     // A parent's credential reading a sub-organization is still the parent's user.
     const [org] = principal.viaParent

@@ -1,13 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { failedPrecondition, invalidArgument } from "../../../errors.js";
-import { Name } from "../../../schema/common.js";
+import { Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
 import { UserParams, createUser } from "../../users/users.js";
 import { markContactVerified } from "../../users/contacts.js";
 import { insertWallet, prepareNewWallet, WalletParams } from "../../wallets/wallets.js";
 import { verifySignupToken } from "../../../auth/signup-verification.js";
+import { WalletResult } from "../../wallets/wallet-records.js";
 
 /** Root users are described like other users, without tags. */
 const RootUserParams = Type.Omit(UserParams, ["userTags"]);
@@ -25,6 +26,7 @@ export const createSubOrganization = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8",
   intentKey: "createSubOrganizationIntentV8",
   resultKey: "createSubOrganizationResultV8",
+  result: Type.Object({ subOrganizationId: Type.String(), wallet: Type.Optional(WalletResult), rootUserIds: IdList() }),
   sdkMethod: "createSubOrganization",
   summary: "Create a sub-organization with its root users, their credentials and its root quorum",
   resource: "ORGANIZATION",

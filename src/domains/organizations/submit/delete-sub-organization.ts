@@ -8,6 +8,7 @@ export const deleteSubOrganization = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION",
   intentKey: "deleteSubOrganizationIntent",
   resultKey: "deleteSubOrganizationResult",
+  result: Type.Object({ subOrganizationUuid: Type.String() }),
   sdkMethod: "deleteSubOrganization",
   summary: "Delete the sub-organization the request targets, with everything in it (its activities are kept); root quorum only",
   resource: "ORGANIZATION",

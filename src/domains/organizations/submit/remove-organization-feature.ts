@@ -1,12 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { checkFeature, FeatureName, writeFeature } from "../features.js";
+import { checkFeature, FeatureName, writeFeature, Feature } from "../features.js";
 
 export const removeOrganizationFeature = defineActivity({
   operation: "remove_organization_feature",
   type: "ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE",
   intentKey: "removeOrganizationFeatureIntent",
   resultKey: "removeOrganizationFeatureResult",
+  result: Type.Object({ features: Type.Array(Feature) }),
   sdkMethod: "removeOrganizationFeature",
   summary: "Remove a feature setting, so the authentication method is back to its default (on); root quorum only",
   resource: "ORGANIZATION",

@@ -1,12 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { checkFeature, FeatureName, writeFeature } from "../features.js";
+import { checkFeature, FeatureName, writeFeature, Feature } from "../features.js";
 
 export const setOrganizationFeature = defineActivity({
   operation: "set_organization_feature",
   type: "ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE",
   intentKey: "setOrganizationFeatureIntent",
   resultKey: "setOrganizationFeatureResult",
+  result: Type.Object({ features: Type.Array(Feature) }),
   sdkMethod: "setOrganizationFeature",
   summary:
     'Turn an authentication method (email auth, email recovery, SMS auth, OTP email auth) on ("true") or off ("false"); root quorum only',

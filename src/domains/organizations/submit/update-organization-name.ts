@@ -7,6 +7,7 @@ export const updateOrganizationName = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME",
   intentKey: "updateOrganizationNameIntent",
   resultKey: "updateOrganizationNameResult",
+  result: Type.Object({ organizationId: Type.String(), organizationName: Type.String() }),
   sdkMethod: "updateOrganizationName",
   summary: "Rename the organization",
   resource: "ORGANIZATION",

@@ -9,6 +9,7 @@ export const updateRootQuorum = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM",
   intentKey: "updateRootQuorumIntent",
   resultKey: "updateRootQuorumResult",
+  result: Type.Object({}),
   sdkMethod: "updateRootQuorum",
   summary: "Set the root quorum: its users and how many of them must approve",
   resource: "ORGANIZATION",

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
-import { toApiTimestamp } from "../../../schema/timestamp.js";
+import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -9,6 +9,18 @@ export const getPolicyEvaluations = defineQuery({
   sdkMethod: "getPolicyEvaluations",
   summary: "How each policy evaluated for an activity, once per vote that triggered a decision",
   body: Type.Object({ organizationId: Id(), activityId: Id() }),
+  result: Type.Object({
+    policyEvaluations: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        activityId: Type.String(),
+        organizationId: Type.String(),
+        voteId: Type.String(),
+        policyEvaluations: Type.Array(Type.Object({ policyId: Type.String(), outcome: Type.String() })),
+        createdAt: ApiTimestamp,
+      }),
+    ),
+  }),
   async execute({ organization, services }, { activityId }) {
     const [activity] = await services.db.query("SELECT id FROM activities WHERE id = $1 AND organization_id = $2", [
       activityId,

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadPolicyRecord } from "../policy-records.js";
+import { loadPolicyRecord, PolicyRecord } from "../policy-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const getPolicy = defineQuery({
   sdkMethod: "getPolicy",
   summary: "One policy",
   body: Type.Object({ organizationId: Id(), policyId: Id() }),
+  result: Type.Object({ policy: PolicyRecord }),
   async execute({ organization, services }, { policyId }) {
     return { policy: await loadPolicyRecord(services.db, organization.id, policyId) };
   },

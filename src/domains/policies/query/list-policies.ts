@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadPolicyRecords } from "../policy-records.js";
+import { loadPolicyRecords, PolicyRecord } from "../policy-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const listPolicies = defineQuery({
   sdkMethod: "getPolicies",
   summary: "Every policy of the organization, oldest first",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({ policies: Type.Array(PolicyRecord) }),
   async execute({ organization, services }) {
     return { policies: await loadPolicyRecords(services.db, organization.id) };
   },

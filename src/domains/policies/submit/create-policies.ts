@@ -1,12 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { insertPolicy, PolicyParams } from "../policies.js";
+import { IdList } from "../../../schema/common.js";
 
 export const createPolicies = defineActivity({
   operation: "create_policies",
   type: "ACTIVITY_TYPE_CREATE_POLICIES",
   intentKey: "createPoliciesIntent",
   resultKey: "createPoliciesResult",
+  result: Type.Object({ policyIds: IdList() }),
   sdkMethod: "createPolicies",
   summary: "Create several policies at once",
   resource: "POLICY",

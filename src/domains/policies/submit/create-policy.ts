@@ -1,11 +1,13 @@
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { insertPolicy, PolicyParams } from "../policies.js";
+import { Type } from "@sinclair/typebox";
 
 export const createPolicy = defineActivity({
   operation: "create_policy",
   type: "ACTIVITY_TYPE_CREATE_POLICY_V3",
   intentKey: "createPolicyIntentV3",
   resultKey: "createPolicyResult",
+  result: Type.Object({ policyId: Type.String() }),
   sdkMethod: "createPolicy",
   summary: "Create a policy: an effect, and condition / consensus / time expressions in the policy language",
   resource: "POLICY",

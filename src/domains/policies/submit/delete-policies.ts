@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { requirePolicy } from "../policies.js";
 
@@ -8,6 +8,7 @@ export const deletePolicies = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_POLICIES",
   intentKey: "deletePoliciesIntent",
   resultKey: "deletePoliciesResult",
+  result: Type.Object({ policyIds: IdList() }),
   sdkMethod: "deletePolicies",
   summary: "Delete several policies at once",
   resource: "POLICY",

@@ -8,6 +8,7 @@ export const deletePolicy = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_POLICY",
   intentKey: "deletePolicyIntent",
   resultKey: "deletePolicyResult",
+  result: Type.Object({ policyId: Type.String() }),
   sdkMethod: "deletePolicy",
   summary: "Delete a policy",
   resource: "POLICY",

@@ -8,6 +8,7 @@ export const updatePolicy = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_POLICY_V2",
   intentKey: "updatePolicyIntentV2",
   resultKey: "updatePolicyResultV2",
+  result: Type.Object({ policyId: Type.String() }),
   sdkMethod: "updatePolicy",
   summary: "Change a policy's name, effect, condition, consensus, time or notes (an empty string clears an expression)",
   resource: "POLICY",

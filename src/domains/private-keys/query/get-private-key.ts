@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadPrivateKeyRecords, requirePrivateKey } from "../../wallets/wallet-records.js";
+import { loadPrivateKeyRecords, requirePrivateKey, PrivateKeyRecord } from "../../wallets/wallet-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const getPrivateKey = defineQuery({
   sdkMethod: "getPrivateKey",
   summary: "One private key with its addresses and tags",
   body: Type.Object({ organizationId: Id(), privateKeyId: Id() }),
+  result: Type.Object({ privateKey: PrivateKeyRecord }),
   async execute({ organization, services }, { privateKeyId }) {
     await requirePrivateKey(services.db, organization.id, privateKeyId);
     const [privateKey] = await loadPrivateKeyRecords(services.db, organization.id, [privateKeyId]);

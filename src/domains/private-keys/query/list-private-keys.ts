@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadPrivateKeyRecords } from "../../wallets/wallet-records.js";
+import { loadPrivateKeyRecords, PrivateKeyRecord } from "../../wallets/wallet-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const listPrivateKeys = defineQuery({
   sdkMethod: "getPrivateKeys",
   summary: "Every private key of the organization with addresses, tags and exported/imported flags, oldest first",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({ privateKeys: Type.Array(PrivateKeyRecord) }),
   async execute({ organization, services }) {
     return { privateKeys: await loadPrivateKeyRecords(services.db, organization.id) };
   },

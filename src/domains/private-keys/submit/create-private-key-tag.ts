@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { requirePrivateKey } from "../../wallets/wallet-records.js";
-import { Id, Name } from "../../../schema/common.js";
+import { Id, Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
 
@@ -10,6 +10,7 @@ export const createPrivateKeyTag = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG",
   intentKey: "createPrivateKeyTagIntent",
   resultKey: "createPrivateKeyTagResult",
+  result: Type.Object({ privateKeyTagId: Type.String(), privateKeyIds: IdList() }),
   sdkMethod: "createPrivateKeyTag",
   summary: "Create a private key tag and attach it to private keys",
   resource: "PRIVATE_KEY",

@@ -5,12 +5,14 @@ import type { Curve } from "../../../crypto/hd/derive.js";
 import { generatePrivateKey } from "../../../crypto/keys.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { derivePrivateKey, insertPrivateKey, PrivateKeyParams } from "../private-keys.js";
+import { PrivateKeyResult } from "../../wallets/wallet-records.js";
 
 export const createPrivateKeys = defineActivity({
   operation: "create_private_keys",
   type: "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2",
   intentKey: "createPrivateKeysIntentV2",
   resultKey: "createPrivateKeysResultV2",
+  result: Type.Object({ privateKeys: Type.Array(PrivateKeyResult) }),
   sdkMethod: "createPrivateKeys",
   summary: "Create standalone private keys with their addresses and tags",
   resource: "PRIVATE_KEY",

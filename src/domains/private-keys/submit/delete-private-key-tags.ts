@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { requireTag } from "../../tags.js";
 
@@ -8,6 +8,7 @@ export const deletePrivateKeyTags = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS",
   intentKey: "deletePrivateKeyTagsIntent",
   resultKey: "deletePrivateKeyTagsResult",
+  result: Type.Object({ privateKeyTagIds: IdList(), privateKeyIds: IdList() }),
   sdkMethod: "deletePrivateKeyTags",
   summary: "Delete private key tags; the result lists the private keys that carried them",
   resource: "PRIVATE_KEY",

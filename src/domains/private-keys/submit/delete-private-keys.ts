@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requirePrivateKey } from "../../wallets/wallet-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertSafeToDelete } from "../../wallets/export-rule.js";
 
@@ -9,6 +9,7 @@ export const deletePrivateKeys = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS",
   intentKey: "deletePrivateKeysIntent",
   resultKey: "deletePrivateKeysResult",
+  result: Type.Object({ privateKeyIds: IdList() }),
   sdkMethod: "deletePrivateKeys",
   summary: "Delete private keys; keys never exported need deleteWithoutExport",
   resource: "PRIVATE_KEY",

@@ -10,10 +10,12 @@ export const exportPrivateKey = defineActivity({
   type: "ACTIVITY_TYPE_EXPORT_PRIVATE_KEY",
   intentKey: "exportPrivateKeyIntent",
   resultKey: "exportPrivateKeyResult",
+  result: Type.Object({ privateKeyId: Type.String(), exportBundle: Type.String() }),
   sdkMethod: "exportPrivateKey",
   summary: "Export a private key, HPKE-encrypted to the client's key in a bundle signed by the server",
   resource: "PRIVATE_KEY",
   action: "EXPORT",
+  policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ privateKeyId: Id(), targetPublicKey: Type.String() }),
   async execute({ tx, organization, now, services }, { privateKeyId, targetPublicKey }) {
     const target = requireTargetKey(targetPublicKey);

@@ -8,12 +8,14 @@ import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { openImport } from "../../wallets/import-keys.js";
 import { insertPrivateKey } from "../private-keys.js";
 import { AddressFormatParam, CurveParam } from "../../wallets/wallets.js";
+import { PrivateKeyResult } from "../../wallets/wallet-records.js";
 
 export const importPrivateKey = defineActivity({
   operation: "import_private_key",
   type: "ACTIVITY_TYPE_IMPORT_PRIVATE_KEY",
   intentKey: "importPrivateKeyIntent",
   resultKey: "importPrivateKeyResult",
+  result: PrivateKeyResult,
   sdkMethod: "importPrivateKey",
   summary: "Import a private key encrypted to the user's import key (see init_import_private_key)",
   resource: "PRIVATE_KEY",

@@ -9,6 +9,7 @@ export const initImportPrivateKey = defineActivity({
   type: "ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY",
   intentKey: "initImportPrivateKeyIntent",
   resultKey: "initImportPrivateKeyResult",
+  result: Type.Object({ importBundle: Type.String() }),
   sdkMethod: "initImportPrivateKey",
   summary: "Start a private key import: a signed bundle with a one-time key to encrypt the private key to",
   resource: "PRIVATE_KEY",

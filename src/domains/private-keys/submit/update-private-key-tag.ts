@@ -9,6 +9,7 @@ export const updatePrivateKeyTag = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_PRIVATE_KEY_TAG",
   intentKey: "updatePrivateKeyTagIntent",
   resultKey: "updatePrivateKeyTagResult",
+  result: Type.Object({ privateKeyTagId: Type.String() }),
   sdkMethod: "updatePrivateKeyTag",
   summary: "Rename a private key tag and change which private keys carry it",
   resource: "PRIVATE_KEY",

@@ -11,6 +11,14 @@ export const createReadOnlySession = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION",
   intentKey: "createReadOnlySessionIntent",
   resultKey: "createReadOnlySessionResult",
+  result: Type.Object({
+    organizationId: Type.String(),
+    organizationName: Type.String(),
+    userId: Type.String(),
+    username: Type.String(),
+    session: Type.String(),
+    sessionExpiry: Type.String(),
+  }),
   sdkMethod: "createReadOnlySession",
   summary:
     "A session token for the requester, valid for one hour, that queries accept in the X-Session header; it can never submit an activity",

@@ -8,6 +8,7 @@ export const stampLogin = defineActivity({
   type: "ACTIVITY_TYPE_STAMP_LOGIN",
   intentKey: "stampLoginIntent",
   resultKey: "stampLoginResult",
+  result: Type.Object({ session: Type.String() }),
   sdkMethod: "stampLogin",
   summary:
     "Log in with the request's own stamp: register the client's session public key as an expiring login key and return a session JWT",

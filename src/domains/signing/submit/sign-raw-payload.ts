@@ -2,17 +2,19 @@ import { Type } from "@sinclair/typebox";
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload as sign } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { resolveSigningKey, signingInput } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult } from "../signing-keys.js";
 
 export const signRawPayload = defineActivity({
   operation: "sign_raw_payload",
   type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
   intentKey: "signRawPayloadIntentV2",
   resultKey: "signRawPayloadResult",
+  result: RawSignatureResult,
   sdkMethod: "signRawPayload",
   summary: "Sign a raw payload with a wallet account or private key",
   resource: "PRIVATE_KEY",
   action: "SIGN",
+  policyParams: { hash_function: "hashFunction", encoding: "encoding" },
   parameters: Type.Object({
     signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),
     payload: Type.String(),

@@ -2,17 +2,19 @@ import { Type } from "@sinclair/typebox";
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { resolveSigningKey, signingInput } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult } from "../signing-keys.js";
 
 export const signRawPayloads = defineActivity({
   operation: "sign_raw_payloads",
   type: "ACTIVITY_TYPE_SIGN_RAW_PAYLOADS",
   intentKey: "signRawPayloadsIntent",
   resultKey: "signRawPayloadsResult",
+  result: Type.Object({ signatures: Type.Array(RawSignatureResult) }),
   sdkMethod: "signRawPayloads",
   summary: "Sign several raw payloads with one wallet account or private key",
   resource: "PRIVATE_KEY",
   action: "SIGN",
+  policyParams: { hash_function: "hashFunction", encoding: "encoding" },
   parameters: Type.Object({
     signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),
     payloads: Type.Array(Type.String(), { minItems: 1, maxItems: 100 }),

@@ -9,10 +9,12 @@ export const signTransaction = defineActivity({
   type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
   intentKey: "signTransactionIntentV2",
   resultKey: "signTransactionResult",
+  result: Type.Object({ signedTransaction: Type.String() }),
   sdkMethod: "signTransaction",
   summary: "Sign an Ethereum, Solana, Bitcoin (PSBT) or Tron transaction with a wallet account or private key",
   resource: "PRIVATE_KEY",
   action: "SIGN",
+  policyParams: { type: "type" },
   parameters: Type.Object({
     signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),
     unsignedTransaction: Type.String({ minLength: 1 }),

@@ -12,6 +12,7 @@ export const createSmartContractInterface = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE",
   intentKey: "createSmartContractInterfaceIntent",
   resultKey: "createSmartContractInterfaceResult",
+  result: Type.Object({ smartContractInterfaceId: Type.String() }),
   sdkMethod: "createSmartContractInterface",
   summary: "Upload an Ethereum ABI or Solana IDL for an address, so policies can read eth.tx.function_name and contract_call_args",
   resource: "SMART_CONTRACT_INTERFACE",

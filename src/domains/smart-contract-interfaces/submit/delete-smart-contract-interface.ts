@@ -8,6 +8,7 @@ export const deleteSmartContractInterface = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE",
   intentKey: "deleteSmartContractInterfaceIntent",
   resultKey: "deleteSmartContractInterfaceResult",
+  result: Type.Object({ smartContractInterfaceId: Type.String() }),
   sdkMethod: "deleteSmartContractInterface",
   summary: "Delete a smart contract interface",
   resource: "SMART_CONTRACT_INTERFACE",

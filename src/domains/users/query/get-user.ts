@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadUserRecord } from "../user-records.js";
+import { loadUserRecord, UserRecord } from "../user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const getUser = defineQuery({
   sdkMethod: "getUser",
   summary: "One user with credentials, tags and OAuth providers",
   body: Type.Object({ organizationId: Id(), userId: Id() }),
+  result: Type.Object({ user: UserRecord }),
   async execute({ organization, services }, { userId }) {
     return { user: await loadUserRecord(services.db, organization.id, userId) };
   },

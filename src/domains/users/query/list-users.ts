@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadUserRecords } from "../user-records.js";
+import { loadUserRecords, UserRecord } from "../user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const listUsers = defineQuery({
   sdkMethod: "getUsers",
   summary: "Every user of the organization",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({ users: Type.Array(UserRecord) }),
   async execute({ organization, services }) {
     return { users: await loadUserRecords(services.db, organization.id) };
   },

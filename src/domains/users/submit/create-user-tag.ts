@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { requireUser } from "../user-records.js";
-import { Id, Name } from "../../../schema/common.js";
+import { Id, Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
 
@@ -10,6 +10,7 @@ export const createUserTag = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_USER_TAG",
   intentKey: "createUserTagIntent",
   resultKey: "createUserTagResult",
+  result: Type.Object({ userTagId: Type.String(), userIds: IdList() }),
   sdkMethod: "createUserTag",
   summary: "Create a user tag and attach it to users",
   resource: "USER",

@@ -2,12 +2,14 @@ import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
 import { UserParams, createUser } from "../users.js";
+import { IdList } from "../../../schema/common.js";
 
 export const createUsers = defineActivity({
   operation: "create_users",
   type: "ACTIVITY_TYPE_CREATE_USERS_V4",
   intentKey: "createUsersIntentV4",
   resultKey: "createUsersResult",
+  result: Type.Object({ userIds: IdList() }),
   sdkMethod: "createUsers",
   summary: "Create users, with their API keys, passkeys, OAuth providers and tags",
   resource: "USER",

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { requireUserTag } from "../../tags.js";
 
@@ -8,6 +8,7 @@ export const deleteUserTags = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_USER_TAGS",
   intentKey: "deleteUserTagsIntent",
   resultKey: "deleteUserTagsResult",
+  result: Type.Object({ userTagIds: IdList(), userIds: IdList() }),
   sdkMethod: "deleteUserTags",
   summary: "Delete user tags; the result lists the users that carried them",
   resource: "USER",

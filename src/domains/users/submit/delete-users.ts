@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition } from "../../../errors.js";
 import { requireUser } from "../user-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 
 export const deleteUsers = defineActivity({
@@ -9,10 +9,12 @@ export const deleteUsers = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_USERS",
   intentKey: "deleteUsersIntent",
   resultKey: "deleteUsersResult",
+  result: Type.Object({ userIds: IdList() }),
   sdkMethod: "deleteUsers",
   summary: "Delete users with all their credentials",
   resource: "USER",
   action: "DELETE",
+  policyParams: { user_ids: "userIds" },
   parameters: Type.Object({ userIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
   async execute({ tx, organization }, { userIds }) {
     for (const [index, userId] of userIds.entries()) {

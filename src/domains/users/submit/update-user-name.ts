@@ -10,6 +10,7 @@ export const updateUserName = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_USER_NAME",
   intentKey: "updateUserNameIntent",
   resultKey: "updateUserNameResult",
+  result: Type.Object({ userId: Type.String() }),
   sdkMethod: "updateUserName",
   summary: "Rename a user",
   resource: "USER",

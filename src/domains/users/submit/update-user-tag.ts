@@ -9,6 +9,7 @@ export const updateUserTag = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_USER_TAG",
   intentKey: "updateUserTagIntent",
   resultKey: "updateUserTagResult",
+  result: Type.Object({ userTagId: Type.String() }),
   sdkMethod: "updateUserTag",
   summary: "Rename a user tag and change which users carry it",
   resource: "USER",

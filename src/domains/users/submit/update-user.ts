@@ -18,6 +18,7 @@ export const updateUser = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_USER",
   intentKey: "updateUserIntent",
   resultKey: "updateUserResult",
+  result: Type.Object({ userId: Type.String() }),
   sdkMethod: "updateUser",
   summary: "Change a user's name, email, phone number and (when given) set of tags in one activity",
   resource: "USER",

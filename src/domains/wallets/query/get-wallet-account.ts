@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { invalidArgument, notFound } from "../../../errors.js";
-import { requireWallet, walletAccountRecord, type WalletAccountRow } from "../wallet-records.js";
+import { requireWallet, walletAccountRecord, type WalletAccountRow, WalletAccountRecord } from "../wallet-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -9,6 +9,7 @@ export const getWalletAccount = defineQuery({
   sdkMethod: "getWalletAccount",
   summary: "One account of a wallet, by address or by path",
   body: Type.Object({ organizationId: Id(), walletId: Id(), address: Type.Optional(Type.String()), path: Type.Optional(Type.String()) }),
+  result: Type.Object({ account: WalletAccountRecord }),
   async execute({ organization, services }, { walletId, address, path }) {
     await requireWallet(services.db, organization.id, walletId);
     if (!address && !path) {

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { requireWallet, walletRecord } from "../wallet-records.js";
+import { requireWallet, walletRecord, WalletRecord } from "../wallet-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const getWallet = defineQuery({
   sdkMethod: "getWallet",
   summary: "One wallet",
   body: Type.Object({ organizationId: Id(), walletId: Id() }),
+  result: Type.Object({ wallet: WalletRecord }),
   async execute({ organization, services }, { walletId }) {
     return { wallet: walletRecord(await requireWallet(services.db, organization.id, walletId)) };
   },

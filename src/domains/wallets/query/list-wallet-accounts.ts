@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { requireWallet, walletAccountRecord, type WalletAccountRow, type WalletRow } from "../wallet-records.js";
+import { requireWallet, walletAccountRecord, type WalletAccountRow, type WalletRow, WalletAccountRecord } from "../wallet-records.js";
 import { Id, Pagination } from "../../../schema/common.js";
 import { pageLimit } from "../../../schema/pagination.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
@@ -14,6 +14,7 @@ export const listWalletAccounts = defineQuery({
     includeWalletDetails: Type.Optional(Type.Boolean()),
     paginationOptions: Type.Optional(Pagination),
   }),
+  result: Type.Object({ accounts: Type.Array(WalletAccountRecord) }),
   async execute({ organization, services }, { walletId, includeWalletDetails, paginationOptions }) {
     if (walletId) await requireWallet(services.db, organization.id, walletId);
     const params: unknown[] = [organization.id];

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { walletRecord, type WalletRow } from "../wallet-records.js";
+import { walletRecord, type WalletRow, WalletRecord } from "../wallet-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const listWallets = defineQuery({
   sdkMethod: "getWallets",
   summary: "Every wallet of the organization, oldest first",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({ wallets: Type.Array(WalletRecord) }),
   async execute({ organization, services }) {
     const rows = await services.db.query<WalletRow>("SELECT * FROM wallets WHERE organization_id = $1 ORDER BY seq", [organization.id]);
     return { wallets: rows.map(walletRecord) };

@@ -9,6 +9,7 @@ export const createWalletAccounts = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS",
   intentKey: "createWalletAccountsIntent",
   resultKey: "createWalletAccountsResult",
+  result: Type.Object({ addresses: Type.Array(Type.String()) }),
   sdkMethod: "createWalletAccounts",
   summary: "Derive more accounts of a wallet (or, with persist: false, only preview their addresses)",
   resource: "WALLET",

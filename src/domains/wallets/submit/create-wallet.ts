@@ -1,11 +1,13 @@
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { insertWallet, prepareNewWallet, WalletParams } from "../wallets.js";
+import { WalletResult } from "../wallet-records.js";
 
 export const createWallet = defineActivity({
   operation: "create_wallet",
   type: "ACTIVITY_TYPE_CREATE_WALLET",
   intentKey: "createWalletIntent",
   resultKey: "createWalletResult",
+  result: WalletResult,
   sdkMethod: "createWallet",
   summary: "Create an HD wallet from a new BIP-39 mnemonic, with its first accounts",
   resource: "WALLET",

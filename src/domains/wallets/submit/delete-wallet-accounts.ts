@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertSafeToDelete } from "../export-rule.js";
 
@@ -9,6 +9,7 @@ export const deleteWalletAccounts = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_WALLET_ACCOUNTS",
   intentKey: "deleteWalletAccountsIntent",
   resultKey: "deleteWalletAccountsResult",
+  result: Type.Object({ walletAccountIds: IdList() }),
   sdkMethod: "deleteWalletAccounts",
   summary: "Delete wallet accounts; accounts whose key was never exported (alone or with their wallet) need deleteWithoutExport",
   resource: "WALLET",

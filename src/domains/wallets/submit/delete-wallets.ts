@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireWallet } from "../wallet-records.js";
-import { Id } from "../../../schema/common.js";
+import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertSafeToDelete } from "../export-rule.js";
 
@@ -9,6 +9,7 @@ export const deleteWallets = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_WALLETS",
   intentKey: "deleteWalletsIntent",
   resultKey: "deleteWalletsResult",
+  result: Type.Object({ walletIds: IdList() }),
   sdkMethod: "deleteWallets",
   summary: "Delete wallets and their accounts; wallets never exported need deleteWithoutExport",
   resource: "WALLET",

@@ -10,10 +10,12 @@ export const exportWalletAccount = defineActivity({
   type: "ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT",
   intentKey: "exportWalletAccountIntent",
   resultKey: "exportWalletAccountResult",
+  result: Type.Object({ address: Type.String(), exportBundle: Type.String() }),
   sdkMethod: "exportWalletAccount",
   summary: "Export one wallet account's private key, HPKE-encrypted to the client's key in a bundle signed by the server",
   resource: "WALLET",
   action: "EXPORT",
+  policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ address: Type.String({ minLength: 1 }), targetPublicKey: Type.String() }),
   async execute({ tx, organization, now, services }, { address, targetPublicKey }) {
     const target = requireTargetKey(targetPublicKey);

@@ -11,10 +11,12 @@ export const exportWallet = defineActivity({
   type: "ACTIVITY_TYPE_EXPORT_WALLET",
   intentKey: "exportWalletIntent",
   resultKey: "exportWalletResult",
+  result: Type.Object({ walletId: Type.String(), exportBundle: Type.String() }),
   sdkMethod: "exportWallet",
   summary: "Export a wallet's mnemonic, HPKE-encrypted to the client's key in a bundle signed by the server",
   resource: "WALLET",
   action: "EXPORT",
+  policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ walletId: Id(), targetPublicKey: Type.String(), language: Type.Optional(StringEnum(MNEMONIC_LANGUAGES)) }),
   async execute({ tx, organization, now, services }, { walletId, targetPublicKey, language }) {
     const target = requireTargetKey(targetPublicKey);

@@ -6,12 +6,14 @@ import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { openImport } from "../import-keys.js";
 import { deriveAccounts, insertWallet, WalletAccounts } from "../wallets.js";
+import { WalletResult } from "../wallet-records.js";
 
 export const importWallet = defineActivity({
   operation: "import_wallet",
   type: "ACTIVITY_TYPE_IMPORT_WALLET",
   intentKey: "importWalletIntent",
   resultKey: "importWalletResult",
+  result: WalletResult,
   sdkMethod: "importWallet",
   summary: "Import a wallet from a mnemonic encrypted to the user's import key (see init_import_wallet)",
   resource: "WALLET",

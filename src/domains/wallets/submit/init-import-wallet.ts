@@ -9,6 +9,7 @@ export const initImportWallet = defineActivity({
   type: "ACTIVITY_TYPE_INIT_IMPORT_WALLET",
   intentKey: "initImportWalletIntent",
   resultKey: "initImportWalletResult",
+  result: Type.Object({ importBundle: Type.String() }),
   sdkMethod: "initImportWallet",
   summary: "Start a wallet import: a signed bundle with a one-time key to encrypt the mnemonic to",
   resource: "WALLET",

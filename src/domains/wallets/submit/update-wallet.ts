@@ -9,10 +9,12 @@ export const updateWallet = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_WALLET",
   intentKey: "updateWalletIntent",
   resultKey: "updateWalletResult",
+  result: Type.Object({ walletId: Type.String() }),
   sdkMethod: "updateWallet",
   summary: "Rename a wallet",
   resource: "WALLET",
   action: "UPDATE",
+  policyParams: { wallet_id: "walletId" },
   parameters: Type.Object({ walletId: Id(), walletName: Type.Optional(Name()) }),
   async execute({ tx, organization, now }, { walletId, walletName }) {
     const wallet = await requireWallet(tx, organization.id, walletId);

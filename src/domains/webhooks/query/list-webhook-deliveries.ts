@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { loadWebhookEndpoint } from "../endpoint-records.js";
-import { toApiTimestamp } from "../../../schema/timestamp.js";
+import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -10,6 +10,21 @@ export const listWebhookDeliveries = defineQuery({
   strongroomOnly: true,
   summary: "Strongroom only (no SDK method): an endpoint's recent deliveries, newest first, with status, attempts and last error",
   body: Type.Object({ organizationId: Id(), endpointId: Id(), limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,3}$" })) }),
+  result: Type.Object({
+    deliveries: Type.Array(
+      Type.Object({
+        eventId: Type.String(),
+        eventType: Type.String(),
+        status: Type.String(),
+        attempts: Type.Integer(),
+        lastStatusCode: Type.Optional(Type.Integer()),
+        lastError: Type.Optional(Type.String()),
+        createdAt: ApiTimestamp,
+        nextAttemptAt: Type.Optional(ApiTimestamp),
+        deliveredAt: Type.Optional(ApiTimestamp),
+      }),
+    ),
+  }),
   async execute({ organization, services }, { endpointId, limit }) {
     await loadWebhookEndpoint(services.db, organization.id, endpointId);
     const rows = await services.db.query<{

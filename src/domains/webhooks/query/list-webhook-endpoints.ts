@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadWebhookEndpoints } from "../endpoint-records.js";
+import { loadWebhookEndpoints, WebhookEndpointRecord } from "../endpoint-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../pipeline/query-definition.js";
 
@@ -8,6 +8,7 @@ export const listWebhookEndpoints = defineQuery({
   sdkMethod: "listWebhookEndpoints",
   summary: "Every webhook endpoint of the organization with its subscriptions",
   body: Type.Object({ organizationId: Id() }),
+  result: Type.Object({ webhookEndpoints: Type.Array(WebhookEndpointRecord) }),
   async execute({ organization, services }) {
     return { webhookEndpoints: await loadWebhookEndpoints(services.db, organization.id) };
   },

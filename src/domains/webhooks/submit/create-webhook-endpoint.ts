@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { v7 as uuidv7 } from "uuid";
 import { invalidArgument } from "../../../errors.js";
-import { loadWebhookEndpoint } from "../endpoint-records.js";
+import { loadWebhookEndpoint, WebhookEndpointRecord } from "../endpoint-records.js";
 import { Name, StringEnum } from "../../../schema/common.js";
 import { EVENT_TYPES } from "../filters.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
@@ -12,6 +12,7 @@ export const createWebhookEndpoint = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT",
   intentKey: "createWebhookEndpointIntent",
   resultKey: "createWebhookEndpointResult",
+  result: Type.Object({ endpointId: Type.String(), webhookEndpoint: WebhookEndpointRecord }),
   sdkMethod: "createWebhookEndpoint",
   summary: "Register a webhook endpoint with its subscriptions (ACTIVITY_UPDATES, BALANCE_CONFIRMED_UPDATES, BALANCE_FINALIZED_UPDATES)",
   resource: "WEBHOOK_ENDPOINT",

@@ -8,6 +8,7 @@ export const deleteWebhookEndpoint = defineActivity({
   type: "ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT",
   intentKey: "deleteWebhookEndpointIntent",
   resultKey: "deleteWebhookEndpointResult",
+  result: Type.Object({ endpointId: Type.String() }),
   sdkMethod: "deleteWebhookEndpoint",
   summary: "Delete a webhook endpoint, its subscriptions and its undelivered events",
   resource: "WEBHOOK_ENDPOINT",

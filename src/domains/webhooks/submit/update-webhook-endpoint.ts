@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { loadWebhookEndpoint } from "../endpoint-records.js";
+import { loadWebhookEndpoint, WebhookEndpointRecord } from "../endpoint-records.js";
 import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { checkEndpointUrl } from "../endpoints.js";
@@ -9,6 +9,7 @@ export const updateWebhookEndpoint = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT",
   intentKey: "updateWebhookEndpointIntent",
   resultKey: "updateWebhookEndpointResult",
+  result: Type.Object({ endpointId: Type.String(), webhookEndpoint: WebhookEndpointRecord }),
   sdkMethod: "updateWebhookEndpoint",
   summary: "Change a webhook endpoint's URL or name, or pause and resume it (isActive)",
   resource: "WEBHOOK_ENDPOINT",
