@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
 /**
  * The one storage interface every part of Strongroom talks to. Both adapters speak the same
  * PostgreSQL dialect: PGlite (embedded, WASM) and a PostgreSQL server through `pg`.
@@ -10,7 +12,13 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly kind: "pglite" | "postgres";
-  /** Runs `work` inside one transaction: committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `work` inside one transaction: committed when it resolves, rolled back when it throws. Work that failed
+   * on a serialization failure, a deadlock or a stale plan is rolled back and run again, whole (see `retried`);
+   * work that resolved although a statement in it failed (and was not rolled back to a savepoint) is rolled
+   * back and rejects with `TransactionAborted`. Inside `work`, use `tx` only: on PGlite the Database itself
+   * waits for the transaction to end. test/store/contract.test.ts holds both adapters to this.
+   */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -37,4 +45,37 @@ export function isRetryableConflict(error: unknown): boolean {
  */
 export function isStalePlan(error: unknown): boolean {
   return sqlState(error) === "0A000" && /cached plan/.test((error as Error).message);
+}
+
+/** Work resolved although a statement in its transaction failed: COMMIT answered ROLLBACK and nothing was written. */
+export class TransactionAborted extends Error {
+  constructor() {
+    super("the transaction was rolled back: a statement in it failed");
+    this.name = "TransactionAborted";
+  }
+}
+
+/** How many times a transaction (or a statement outside one) is run before its conflict or stale plan is the caller's. */
+export const MAX_ATTEMPTS = 5;
+const CONFLICT_BACKOFF_MS = 5;
+
+/**
+ * Runs `attempt` until it succeeds, fails otherwise than on a conflict or a stale plan, or has run MAX_ATTEMPTS
+ * times. Before the attempt after a stale plan, `renamePlans` has every statement prepared afresh. `mayRetry`
+ * can refuse a retry the error alone would allow.
+ *
+ * The attempt after a conflict waits a random while first, longer each time: retried at once, a deadlock's
+ * victim often takes a row back before the transaction it deadlocked with has woken up, and deadlocks again.
+ */
+export async function retried<T>(attempt: () => Promise<T>, renamePlans: () => void, mayRetry: () => boolean = () => true): Promise<T> {
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const stale = isStalePlan(error);
+      if (attempts >= MAX_ATTEMPTS || !(stale || isRetryableConflict(error)) || !mayRetry()) throw error;
+      if (stale) renamePlans();
+      else await sleep((1 + Math.random()) * CONFLICT_BACKOFF_MS * 2 ** (attempts - 1));
+    }
+  }
 }

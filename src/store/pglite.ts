@@ -1,8 +1,10 @@
-import { parse, PGlite, protocol } from "@electric-sql/pglite";
+import { PGlite, types, type PGliteOptions } from "@electric-sql/pglite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { isStalePlan, type Database, type Queryable } from "./database.js";
+import pg from "pg";
+import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
 
 /** Statement texts are fixed in the code; the cap only guards against one built from input. */
 const MAX_NAMED_STATEMENTS = 2000;
@@ -11,9 +13,6 @@ interface Prepared {
   name: string;
   parameterTypes: number[];
 }
-
-/** What PGlite keeps on the instance and uses in its own `query`: value serializers and parsers by type OID. */
-type Codecs = { serializers: Record<number, (value: unknown) => string>; parsers: Parameters<typeof parse.parseResults>[1] };
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
@@ -25,32 +24,58 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** JSON text as is, any other value as JSON; an array is refused, as `pg` sends one as a PostgreSQL array (and fails). */
+function jsonParameter(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (Array.isArray(value)) throw new TypeError("a json or jsonb parameter takes JSON text (JSON.stringify), not an array");
+  return JSON.stringify(value);
+}
+
+/** The codecs that differ from PGlite's own, so that both stores give a query the same values (see test/store/contract.test.ts). */
+const codecs: Pick<PGliteOptions, "parsers" | "serializers"> = {
+  // int8 as its exact decimal text, as `pg` gives it (PGlite's own: a number, or a BigInt past 2^53).
+  // timestamptz by `pg`'s own parser: PGlite's, `new Date(text)`, gives an Invalid Date for an offset with seconds
+  // (a session time zone's local mean time before about 1900, such as "+05:41:16" in Asia/Kathmandu).
+  parsers: { [types.INT8]: (text: string) => text, [types.TIMESTAMPTZ]: pg.types.getTypeParser(types.TIMESTAMPTZ, "text") },
+  serializers: { [types.JSON]: jsonParameter, [types.JSONB]: jsonParameter },
+};
+
 /**
  * The embedded store: PostgreSQL compiled to WASM, persisted under `<dataDir>/pgdata`.
  * PGlite is single-connection, so only one process may open a data directory; a lock file
  * enforces that before PGlite touches the files. `dataDir` "memory://" gives a throwaway store.
+ * One connection also means one transaction at a time: a transaction, and a statement outside one,
+ * waits for the transaction under way to end.
  *
  * Statements run as named prepared statements: PGlite's own `query` parses and plans every statement
  * each time and makes six calls into the WASM engine per statement; here a statement is parsed and
  * described once, and each run is one call (bind, describe, execute, sync) — about five times faster
- * for the statements Strongroom runs.
+ * for the statements Strongroom runs. What this takes of PGlite's internals is in pglite-internals.ts.
  */
 export async function openPglite(dataDir: string): Promise<Database> {
   let releaseLock = () => {};
   let db: PGlite;
   if (dataDir.startsWith("memory://")) {
-    db = await PGlite.create();
+    db = await PGlite.create(codecs);
   } else {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = acquireDataDirLock(dataDir);
     try {
-      db = await PGlite.create(join(dataDir, "pgdata"));
+      db = await PGlite.create(join(dataDir, "pgdata"), codecs);
     } catch (error) {
       releaseLock();
       throw error;
     }
   }
-  const codecs = db as unknown as Codecs;
+  let engine: PgliteEngine;
+  try {
+    engine = pgliteEngine(db);
+  } catch (error) {
+    await db.close();
+    releaseLock();
+    throw error;
+  }
+  const { message } = engine;
   let prepared = new Map<string, Prepared>();
   let generation = 0;
 
@@ -60,12 +85,8 @@ export async function openPglite(dataDir: string): Promise<Database> {
     const known = prepared.get(sql);
     if (known) return known;
     const name = prepared.size < MAX_NAMED_STATEMENTS ? `sr${generation}_${prepared.size}` : "";
-    const described = await call([
-      protocol.serialize.parse({ name, text: sql }),
-      protocol.serialize.describe({ type: "S", name }),
-      protocol.serialize.sync(),
-    ]);
-    const statement = { name, parameterTypes: parse.parseDescribeStatementResults(described) };
+    const described = await call([message.parse(name, sql), message.describeStatement(name), message.sync()]);
+    const statement = { name, parameterTypes: engine.parameterTypes(described) };
     if (name) prepared.set(sql, statement);
     return statement;
   }
@@ -73,16 +94,9 @@ export async function openPglite(dataDir: string): Promise<Database> {
   /** Runs one statement; the caller holds PGlite's query lock. */
   async function run<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
     const { name, parameterTypes } = await prepare(sql);
-    const values = params.map((value, i) =>
-      value === null || value === undefined ? null : (codecs.serializers[parameterTypes[i]!] ?? String)(value),
-    );
-    const messages = await call([
-      protocol.serialize.bind({ statement: name, values }),
-      protocol.serialize.describe({ type: "P" }),
-      protocol.serialize.execute({}),
-      protocol.serialize.sync(),
-    ]);
-    return (parse.parseResults(messages, codecs.parsers)[0]?.rows ?? []) as Row[];
+    const values = params.map((value, i) => (value === null || value === undefined ? null : engine.serialize(value, parameterTypes[i]!)));
+    const answer = await call([message.bind(name, values), message.describePortal(), message.execute(), message.sync()]);
+    return engine.rows(answer) as Row[];
   }
 
   /** A statement whose table changed shape since it was prepared: prepare every statement afresh. */
@@ -91,7 +105,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
     prepared = new Map();
   };
 
-  const simple = (sql: string) => db.runExclusive(() => call([protocol.serialize.query(sql)]));
+  const simple = (sql: string) => db.runExclusive(() => call([message.query(sql)]));
   const inTransaction: Queryable = {
     query: (sql, params) => db.runExclusive(() => run(sql, params)),
     exec: async (sql) => void (await simple(sql)),
@@ -99,7 +113,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
 
   /** PGlite's own `transaction` makes two engine calls each for BEGIN and COMMIT; these make one. */
   const inOneTransaction = <T>(work: (tx: Queryable) => Promise<T>): Promise<T> =>
-    db._runExclusiveTransaction(async () => {
+    engine.exclusiveTransaction(async () => {
       await simple("BEGIN");
       let result: T;
       try {
@@ -108,42 +122,28 @@ export async function openPglite(dataDir: string): Promise<Database> {
         await simple("ROLLBACK");
         throw error;
       }
-      const [committed] = parse.parseResults(await simple("COMMIT"), codecs.parsers);
       // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
-      if (committed?.command === "ROLLBACK") throw new Error("the transaction was rolled back: a statement in it failed");
+      if (engine.command(await simple("COMMIT")) === "ROLLBACK") throw new TransactionAborted();
       await db.syncToFs();
       return result;
     });
 
   return {
     kind: "pglite",
-    async query(sql, params) {
-      const once = () =>
-        db._runExclusiveTransaction(() =>
-          db.runExclusive(async () => {
-            const rows = await run(sql, params);
-            await db.syncToFs();
-            return rows;
-          }),
-        );
-      try {
-        return (await once()) as never[];
-      } catch (error) {
-        if (!isStalePlan(error)) throw error;
-        renamePlans();
-        return (await once()) as never[];
-      }
-    },
+    query: (sql, params) =>
+      retried(
+        () =>
+          engine.exclusiveTransaction(() =>
+            db.runExclusive(async () => {
+              const rows = await run(sql, params);
+              await db.syncToFs();
+              return rows as never[];
+            }),
+          ),
+        renamePlans,
+      ),
     exec: async (sql) => void (await db.exec(sql)),
-    async transaction(work) {
-      try {
-        return await inOneTransaction(work);
-      } catch (error) {
-        if (!isStalePlan(error)) throw error;
-        renamePlans();
-        return inOneTransaction(work);
-      }
-    },
+    transaction: (work) => retried(() => inOneTransaction(work), renamePlans),
     async close() {
       await db.close();
       releaseLock();

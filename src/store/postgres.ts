@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { isRetryableConflict, isStalePlan, type Database } from "./database.js";
-
-const MAX_ATTEMPTS = 5;
+import { retried, TransactionAborted, type Database } from "./database.js";
+import { inOneWrite } from "./pg-internals.js";
 
 /**
  * Every statement runs as a named prepared statement: each pooled connection parses and plans it once
@@ -43,34 +42,22 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
 
   return {
     kind: "postgres",
-    async query(sql, params) {
-      try {
-        return await run(pool, sql, params);
-      } catch (error) {
-        if (!isStalePlan(error)) throw error;
-        renamePlans();
-        return run(pool, sql, params);
-      }
-    },
+    query: (sql, params) => retried(() => run(pool, sql, params), renamePlans),
     exec: async (sql) => void (await pool.query(sql)),
-    async transaction(work) {
-      for (let attempt = 1; ; attempt++) {
+    transaction(work) {
+      let broken = false;
+      const attempt = async () => {
         const conn = await pool.connect();
-        let broken = false;
         let begun: Promise<unknown> | undefined;
         // BEGIN is not awaited (its answer is checked before COMMIT): it leaves in the same socket write
         // as the transaction's first statement, which spares a write and a wake-up of the server process.
         const afterBegin = <T>(issue: () => Promise<T>): Promise<T> => {
           if (begun) return issue();
-          const socket = (conn as unknown as pg.Client).connection.stream;
-          socket.cork();
-          try {
+          return inOneWrite(conn, () => {
             begun = conn.query("BEGIN");
             begun.catch(() => undefined);
             return issue();
-          } finally {
-            socket.uncork();
-          }
+          });
         };
         try {
           const result = await work({
@@ -79,7 +66,8 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
           });
           if (begun) {
             await begun;
-            await conn.query("COMMIT");
+            // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
+            if ((await conn.query("COMMIT")).command === "ROLLBACK") throw new TransactionAborted();
           }
           return result;
         } catch (error) {
@@ -88,16 +76,12 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
               broken = true; // never hand a connection in an unknown transaction state back to the pool
             });
           }
-          if (!broken && isRetryableConflict(error) && attempt < MAX_ATTEMPTS) continue;
-          if (!broken && isStalePlan(error) && attempt < MAX_ATTEMPTS) {
-            renamePlans();
-            continue;
-          }
           throw error;
         } finally {
           conn.release(broken);
         }
-      }
+      };
+      return retried(attempt, renamePlans, () => !broken);
     },
     close: () => pool.end(),
   };

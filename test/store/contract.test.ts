@@ -1,0 +1,597 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  isRetryableConflict,
+  isStalePlan,
+  isUniqueViolation,
+  MAX_ATTEMPTS,
+  TransactionAborted,
+  type Database,
+  type Queryable,
+} from "../../src/store/database.js";
+import { openPglite } from "../../src/store/pglite.js";
+import { openPostgres } from "../../src/store/postgres.js";
+
+/**
+ * One contract, held against both stores: the suite below is defined once and run on PGlite (always) and on
+ * PostgreSQL (with DATABASE_URL, in a fresh database of its own, dropped afterwards, as test/helpers/server.ts does).
+ * Where the two differ by nature — PGlite is one connection, so one transaction at a time — the case says what
+ * each promises.
+ */
+interface StoreUnderTest {
+  name: string;
+  /** Two transactions can be open at once (PostgreSQL); otherwise one waits for the other to end (PGlite). */
+  concurrent: boolean;
+  skip?: boolean;
+  open(): Promise<{ db: Database; close(): Promise<void> }>;
+}
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Resolves for everyone once `parties` have arrived. */
+function barrier(parties: number) {
+  let arrived = 0;
+  const all = deferred();
+  return {
+    arrive() {
+      if (++arrived === parties) all.resolve();
+      return all.promise;
+    },
+  };
+}
+
+/** Fails the test instead of hanging it when `promise` waits where it should not. */
+function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  return Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`${what} did not finish within ${ms} ms`)))]);
+}
+
+/** Raises a real error with the given SQLSTATE from inside the engine. */
+const raise = (tx: Queryable, sqlState: string) =>
+  tx.exec(`DO $$ BEGIN RAISE EXCEPTION 'provoked by the contract test' USING ERRCODE = '${sqlState}'; END $$`);
+
+const sqlState = (error: unknown) => (error as { code?: string }).code;
+
+function storeContract(store: StoreUnderTest) {
+  describe.skipIf(store.skip)(`the store contract on ${store.name}`, () => {
+    let db: Database;
+    let close: () => Promise<void>;
+    let tables = 0;
+    /** A table of the test's own, so that cases never see one another's rows. */
+    const table = async (columns: string, rows?: string) => {
+      const name = `contract_${++tables}`;
+      await db.exec(`CREATE TABLE ${name} (${columns})${rows ? `; INSERT INTO ${name} VALUES ${rows}` : ""}`);
+      return name;
+    };
+    const count = async (name: string) => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name}`))[0]!.n;
+
+    beforeAll(async () => {
+      ({ db, close } = await store.open());
+    });
+    afterAll(async () => {
+      await close?.();
+    });
+
+    describe("commit and rollback", () => {
+      it("commits the work's writes when it resolves, and returns its result", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const result = await db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [1]);
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [2]);
+          return (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`))[0]!.n;
+        });
+        expect(result).toBe(2);
+        expect(await count(t)).toBe(2);
+      });
+
+      it("rolls back every write when the work throws, and rethrows the very error", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const thrown = new Error("the work gave up");
+        const work = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (1)`);
+          await tx.exec(`INSERT INTO ${t} VALUES (2); INSERT INTO ${t} VALUES (3)`);
+          throw thrown;
+        });
+        await expect(work).rejects.toBe(thrown);
+        expect(await count(t)).toBe(0);
+      });
+
+      it("runs work that issues no statement at all", async () => {
+        expect(await db.transaction(async () => "nothing to do")).toBe("nothing to do");
+      });
+
+      it("commits a statement outside a transaction on its own, and a script of several with exec", async () => {
+        const t = await table("id int PRIMARY KEY");
+        await db.query(`INSERT INTO ${t} VALUES ($1)`, [1]);
+        await db.exec(`INSERT INTO ${t} VALUES (2); INSERT INTO ${t} VALUES (3)`);
+        expect(await count(t)).toBe(3);
+      });
+    });
+
+    describe("an aborted transaction", () => {
+      it("a failed statement carries its SQLSTATE, and every statement after it fails until the rollback", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        const seen: string[] = [];
+        const work = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (2)`);
+          const duplicate = await tx.query(`INSERT INTO ${t} VALUES (1)`).catch((error: unknown) => error);
+          expect(isUniqueViolation(duplicate)).toBe(true);
+          seen.push(sqlState(duplicate)!);
+          const next = await tx.query("SELECT 1").catch((error: unknown) => error);
+          seen.push(sqlState(next)!);
+          throw next;
+        });
+        await expect(work).rejects.toMatchObject({ code: "25P02" });
+        expect(seen).toEqual(["23505", "25P02"]);
+        expect(await count(t)).toBe(1);
+      });
+
+      it("work that swallows a failed statement and resolves is rolled back and rejects: nothing was written", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        const work = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (2)`);
+          await tx.query(`INSERT INTO ${t} VALUES (1)`).catch(() => undefined);
+          return "looks fine";
+        });
+        await expect(work).rejects.toBeInstanceOf(TransactionAborted);
+        expect(await count(t)).toBe(1);
+        // The store is usable afterwards.
+        expect(await db.transaction((tx) => tx.query<{ one: number }>("SELECT 1 AS one"))).toEqual([{ one: 1 }]);
+      });
+
+      it("a rollback to a savepoint recovers: the writes before and after it commit, the failed one does not", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        await db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (2)`);
+          await tx.exec("SAVEPOINT attempt");
+          await expect(tx.query(`INSERT INTO ${t} VALUES (1)`)).rejects.toMatchObject({ code: "23505" });
+          await tx.exec("ROLLBACK TO SAVEPOINT attempt");
+          await tx.query(`INSERT INTO ${t} VALUES (3)`);
+        });
+        expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2, 3]);
+      });
+    });
+
+    describe("retries", () => {
+      for (const [conflict, state] of [
+        ["a serialization failure", "40001"],
+        ["a deadlock", "40P01"],
+      ] as const) {
+        it(`work that fails with ${conflict} (${state}) is rolled back and run again, whole`, async () => {
+          const t = await table("attempt int");
+          let attempts = 0;
+          const result = await db.transaction(async (tx) => {
+            const attempt = ++attempts;
+            await tx.query(`INSERT INTO ${t} VALUES ($1)`, [attempt]);
+            if (attempt === 1) await raise(tx, state);
+            return attempt;
+          });
+          expect(result).toBe(2);
+          expect((await db.query<{ attempt: number }>(`SELECT attempt FROM ${t}`)).map((r) => r.attempt)).toEqual([2]);
+        });
+      }
+
+      it(`gives up after ${MAX_ATTEMPTS} attempts with the conflict, and retries no other error`, async () => {
+        let attempts = 0;
+        const conflict = await db.transaction((tx) => (attempts++, raise(tx, "40001"))).catch((error: unknown) => error);
+        expect(isRetryableConflict(conflict)).toBe(true);
+        expect(attempts).toBe(MAX_ATTEMPTS);
+
+        attempts = 0;
+        await expect(db.transaction((tx) => (attempts++, raise(tx, "23505")))).rejects.toMatchObject({ code: "23505" });
+        expect(attempts).toBe(1);
+      });
+
+      it("two SERIALIZABLE transactions that would skew: one fails with 40001 and is retried (PGlite: they never overlap)", async () => {
+        const t = await table("doctor int PRIMARY KEY, on_call boolean NOT NULL", "(1, true), (2, true)");
+        let attempts = 0;
+        const bothHaveRead = barrier(2);
+        const goOffCall = (doctor: number) =>
+          db.transaction(async (tx) => {
+            const attempt = ++attempts;
+            await tx.exec("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
+            const [{ n }] = (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE on_call`)) as [{ n: number }];
+            if (store.concurrent && attempt <= 2) await bothHaveRead.arrive();
+            if (n < 2) return false;
+            await tx.query(`UPDATE ${t} SET on_call = false WHERE doctor = $1`, [doctor]);
+            return true;
+          });
+        const wentOff = await within(10_000, Promise.all([goOffCall(1), goOffCall(2)]), "the two transactions");
+        expect(wentOff.sort()).toEqual([false, true]);
+        expect((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE on_call`))[0]!.n).toBe(1);
+        if (store.concurrent) expect(attempts).toBeGreaterThanOrEqual(3);
+        else expect(attempts).toBe(2);
+      });
+
+      it.runIf(store.concurrent)("two transactions that lock two rows in opposite orders: the deadlock victim is retried", async () => {
+        const t = await table("id int PRIMARY KEY, n int NOT NULL", "(1, 0), (2, 0)");
+        let attempts = 0;
+        const bothHoldOne = barrier(2);
+        const touch = (first: number, second: number) =>
+          db.transaction(async (tx) => {
+            const attempt = ++attempts;
+            await tx.query(`UPDATE ${t} SET n = n + 1 WHERE id = $1`, [first]);
+            if (attempt <= 2) await bothHoldOne.arrive();
+            await tx.query(`UPDATE ${t} SET n = n + 1 WHERE id = $1`, [second]);
+          });
+        await within(15_000, Promise.all([touch(1, 2), touch(2, 1)]), "the two transactions");
+        // One retry at least; the backoff before it (see `retried`) usually spares the victim a second deadlock.
+        expect(attempts).toBeGreaterThanOrEqual(3);
+        expect(await db.query(`SELECT id, n FROM ${t} ORDER BY id`)).toEqual([
+          { id: 1, n: 2 },
+          { id: 2, n: 2 },
+        ]);
+      });
+
+      it("a prepared statement whose table changed shape is prepared afresh: outside a transaction", async () => {
+        const t = await table("id int", "(1)");
+        const everyConnection = () => Promise.all(Array.from({ length: 8 }, () => db.query(`SELECT * FROM ${t}`)));
+        expect(await everyConnection()).toEqual(Array(8).fill([{ id: 1 }]));
+        await db.exec(`ALTER TABLE ${t} ADD COLUMN extra text NOT NULL DEFAULT 'added'`);
+        expect(await everyConnection()).toEqual(Array(8).fill([{ id: 1, extra: "added" }]));
+      });
+
+      it("a prepared statement whose table changed shape is prepared afresh: inside a transaction, retried whole", async () => {
+        const t = await table("id int", "(1)");
+        const statement = `SELECT * FROM ${t} WHERE id = $1`;
+        await Promise.all(Array.from({ length: 8 }, () => db.transaction((tx) => tx.query(statement, [1]))));
+        await db.exec(`ALTER TABLE ${t} ADD COLUMN extra text NOT NULL DEFAULT 'added'`);
+        const errors: unknown[] = [];
+        const rows = await db.transaction(async (tx) => {
+          try {
+            return await tx.query(statement, [1]);
+          } catch (error) {
+            errors.push(error);
+            throw error;
+          }
+        });
+        expect(rows).toEqual([{ id: 1, extra: "added" }]);
+        expect(errors.every(isStalePlan)).toBe(true);
+        // PGlite's one connection prepared the statement for sure; a pool's connection for this transaction very likely.
+        if (!store.concurrent) expect(errors).toHaveLength(1);
+      });
+    });
+
+    describe("locks", () => {
+      const lockKey = () => `contract:${randomUUID()}`;
+      const LOCK = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))";
+      const TRY_LOCK = "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS got";
+
+      it("pg_advisory_xact_lock is held until the transaction commits: a second taker waits for it", async () => {
+        const key = lockKey();
+        const events: string[] = [];
+        const firstHolds = deferred();
+        const first = db.transaction(async (tx) => {
+          await tx.query(LOCK, [key]);
+          events.push("first holds the lock");
+          firstHolds.resolve();
+          await sleep(150);
+          events.push("first is about to commit");
+        });
+        await firstHolds.promise;
+        const second = db.transaction(async (tx) => {
+          await tx.query(LOCK, [key]);
+          events.push("second holds the lock");
+        });
+        await within(10_000, Promise.all([first, second]), "the two lock takers");
+        expect(events).toEqual(["first holds the lock", "first is about to commit", "second holds the lock"]);
+      });
+
+      it("pg_try_advisory_xact_lock: true for the holder, again; false for another transaction meanwhile (PGlite: none runs meanwhile)", async () => {
+        const key = lockKey();
+        const firstHolds = deferred();
+        const secondTried = deferred();
+        const first = db.transaction(async (tx) => {
+          const got = [
+            (await tx.query<{ got: boolean }>(TRY_LOCK, [key]))[0]!.got,
+            (await tx.query<{ got: boolean }>(TRY_LOCK, [key]))[0]!.got,
+          ];
+          firstHolds.resolve();
+          if (store.concurrent) await secondTried.promise;
+          return got;
+        });
+        await firstHolds.promise;
+        const second = db.transaction(async (tx) => (await tx.query<{ got: boolean }>(TRY_LOCK, [key]))[0]!.got);
+        const secondGot = await within(10_000, second, "the second transaction");
+        secondTried.resolve();
+        expect(await first).toEqual([true, true]);
+        expect(secondGot).toBe(!store.concurrent);
+        // Released at commit.
+        expect(await db.transaction(async (tx) => (await tx.query<{ got: boolean }>(TRY_LOCK, [key]))[0]!.got)).toBe(true);
+      });
+
+      it("SELECT … FOR UPDATE SKIP LOCKED: two claimers take disjoint rows (PGlite: one after the other, each sees the other's claims)", async () => {
+        const t = await table("id int PRIMARY KEY, claimed_by text", "(1, NULL), (2, NULL), (3, NULL), (4, NULL)");
+        const claim = (claimer: string, whileHolding?: () => Promise<void>) =>
+          db.transaction(async (tx) => {
+            const rows = await tx.query<{ id: number }>(
+              `SELECT id FROM ${t} WHERE claimed_by IS NULL ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED`,
+            );
+            await whileHolding?.();
+            const ids = rows.map((r) => r.id);
+            await tx.query(`UPDATE ${t} SET claimed_by = $2 WHERE id = ANY($1::int[])`, [ids, claimer]);
+            return ids;
+          });
+        let first: number[];
+        let second: number[];
+        if (store.concurrent) {
+          const firstHolds = deferred();
+          const secondClaimed = deferred();
+          const firstClaim = claim("first", async () => {
+            firstHolds.resolve();
+            await secondClaimed.promise;
+          });
+          await firstHolds.promise;
+          // The second claimer skips the rows the first holds locked instead of waiting for them.
+          second = await within(5_000, claim("second"), "the second claimer").finally(() => secondClaimed.resolve());
+          first = await firstClaim;
+        } else {
+          [first, second] = await Promise.all([claim("first"), claim("second")]);
+        }
+        expect(first).toHaveLength(2);
+        expect(second).toHaveLength(2);
+        expect([...first, ...second].sort()).toEqual([1, 2, 3, 4]);
+      });
+
+      it("SELECT … FOR UPDATE: concurrent read-modify-writes lose no update", async () => {
+        const t = await table("id int PRIMARY KEY, n int NOT NULL", "(1, 0)");
+        const increment = () =>
+          db.transaction(async (tx) => {
+            const [{ n }] = (await tx.query<{ n: number }>(`SELECT n FROM ${t} WHERE id = 1 FOR UPDATE`)) as [{ n: number }];
+            await sleep(10);
+            await tx.query(`UPDATE ${t} SET n = $1 WHERE id = 1`, [n + 1]);
+          });
+        await Promise.all(Array.from({ length: 5 }, increment));
+        expect((await db.query<{ n: number }>(`SELECT n FROM ${t}`))[0]!.n).toBe(5);
+      });
+
+      it.runIf(!store.concurrent)("PGlite: transactions run one at a time, and a statement outside one waits for it to end", async () => {
+        const t = await table("id int PRIMARY KEY, n int NOT NULL", "(1, 0)");
+        const increment = () =>
+          db.transaction(async (tx) => {
+            const [{ n }] = (await tx.query<{ n: number }>(`SELECT n FROM ${t} WHERE id = 1`)) as [{ n: number }];
+            await sleep(10);
+            await tx.query(`UPDATE ${t} SET n = $1 WHERE id = 1`, [n + 1]);
+          });
+        await Promise.all(Array.from({ length: 5 }, increment));
+        expect((await db.query<{ n: number }>(`SELECT n FROM ${t}`))[0]!.n).toBe(5);
+
+        const events: string[] = [];
+        const open = deferred();
+        const writer = db.transaction(async (tx) => {
+          open.resolve();
+          await tx.query(`UPDATE ${t} SET n = 100 WHERE id = 1`);
+          await sleep(100);
+          events.push("committing");
+        });
+        await open.promise;
+        const outside = db.query<{ n: number }>(`SELECT n FROM ${t}`).then((rows) => (events.push("read outside"), rows[0]!.n));
+        await writer;
+        expect(await outside).toBe(100);
+        expect(events).toEqual(["committing", "read outside"]);
+      });
+
+      it.runIf(store.concurrent)(
+        "PostgreSQL: a statement outside a transaction neither waits for it nor sees its uncommitted writes",
+        async () => {
+          const t = await table("id int PRIMARY KEY, n int NOT NULL", "(1, 0)");
+          const written = deferred();
+          const readOutside = deferred();
+          const writer = db.transaction(async (tx) => {
+            await tx.query(`UPDATE ${t} SET n = 100 WHERE id = 1`);
+            written.resolve();
+            await readOutside.promise;
+          });
+          await written.promise;
+          const seen = await within(5_000, db.query<{ n: number }>(`SELECT n FROM ${t}`), "the read outside").finally(() =>
+            readOutside.resolve(),
+          );
+          await writer;
+          expect(seen[0]!.n).toBe(0);
+          expect((await db.query<{ n: number }>(`SELECT n FROM ${t}`))[0]!.n).toBe(100);
+        },
+      );
+    });
+
+    describe("codecs", () => {
+      it("jsonb: JSON text in, the parsed value out — objects, arrays, nesting, unicode, numbers", async () => {
+        const t = await table("id int PRIMARY KEY, value jsonb");
+        const values: unknown[] = [
+          { a: 1, b: [1, 2, { c: "d" }], e: { f: { g: { h: [[[]]] } } } },
+          [1, "two", null, true, false, { x: [] }, [{}]],
+          'a string with "quotes", a \\ backslash,\na newline and a tab\t',
+          { unicode: "ünïcödé 日本語 🔐 \u2028 \u00e9 e\u0301", "🔑": "key in the astral plane" },
+          { numbers: [0, -1, 1.5, -2.25, 1e300, 1e-300, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0.1 + 0.2] },
+          { "": "an empty key", empty: {}, none: [] },
+          42,
+          true,
+          null,
+        ];
+        for (const [id, value] of values.entries()) await db.query(`INSERT INTO ${t} VALUES ($1, $2::jsonb)`, [id, JSON.stringify(value)]);
+        const rows = await db.query<{ value: unknown }>(`SELECT value FROM ${t} ORDER BY id`);
+        expect(rows.map((r) => r.value)).toEqual(values);
+        // Inside a transaction too, and in an insert whose parameter type PostgreSQL infers from the column.
+        await db.transaction((tx) => tx.query(`INSERT INTO ${t} (id, value) VALUES ($1, $2)`, [100, JSON.stringify(values[0])]));
+        expect((await db.query<{ value: unknown }>(`SELECT value FROM ${t} WHERE id = 100`))[0]!.value).toEqual(values[0]);
+      });
+
+      it("jsonb: a number past 2^53 is kept exactly in the database and parsed as the nearest double", async () => {
+        const text = '{"big": 12345678901234567890123, "precise": 0.1000000000000000055511151231257827}';
+        const [row] = await db.query<{ value: { big: number }; big: string }>("SELECT $1::jsonb AS value, ($1::jsonb ->> 'big') AS big", [
+          text,
+        ]);
+        expect(row!.big).toBe("12345678901234567890123");
+        expect(row!.value).toEqual(JSON.parse(text));
+      });
+
+      it("jsonb: keys come back in jsonb's order (shorter first), not the order they went in", async () => {
+        const [row] = await db.query<{ value: object }>("SELECT $1::jsonb AS value", ['{"bb": 1, "a": 2, "ccc": 3, "b": 4}']);
+        expect(Object.keys(row!.value)).toEqual(["a", "b", "bb", "ccc"]);
+      });
+
+      it("jsonb: SQL NULL and JSON null both read as null, and stay apart in the database", async () => {
+        const t = await table("id int PRIMARY KEY, value jsonb");
+        await db.query(`INSERT INTO ${t} VALUES (1, $1::jsonb), (2, $2::jsonb), (3, $3::jsonb)`, [null, "null", undefined]);
+        expect(await db.query(`SELECT id, value, value IS NULL AS is_sql_null, jsonb_typeof(value) AS type FROM ${t} ORDER BY id`)).toEqual(
+          [
+            { id: 1, value: null, is_sql_null: true, type: null },
+            { id: 2, value: null, is_sql_null: false, type: "null" },
+            { id: 3, value: null, is_sql_null: true, type: null },
+          ],
+        );
+      });
+
+      it("jsonb: an object parameter is sent as JSON; an array parameter is refused (pg sends it as a PostgreSQL array)", async () => {
+        expect(await db.query("SELECT $1::jsonb AS value", [{ a: [1, { b: "c" }] }])).toEqual([{ value: { a: [1, { b: "c" }] } }]);
+        await expect(db.query("SELECT $1::jsonb AS value", [[1, 2]])).rejects.toThrow();
+      });
+
+      it("jsonb: U+0000, which jsonb cannot hold, is refused with 22P05", async () => {
+        await expect(db.query("SELECT $1::jsonb AS value", [JSON.stringify({ a: "nul \u0000 here" })])).rejects.toMatchObject({
+          code: "22P05",
+        });
+      });
+
+      it("timestamptz: a Date in, the same instant out as a Date, to the millisecond", async () => {
+        const t = await table("id int PRIMARY KEY, at timestamptz");
+        const instants = [
+          "2024-05-06T07:08:09.123Z",
+          "1970-01-01T00:00:00.000Z",
+          "1999-12-31T23:59:59.999Z",
+          "2099-12-31T23:59:59.001Z",
+          "1900-01-01T00:00:00.000Z",
+        ];
+        for (const [id, instant] of instants.entries()) await db.query(`INSERT INTO ${t} VALUES ($1, $2)`, [id, new Date(instant)]);
+        const rows = await db.query<{ at: Date }>(`SELECT at FROM ${t} ORDER BY id`);
+        for (const row of rows) expect(row.at).toBeInstanceOf(Date);
+        expect(rows.map((r) => r.at.toISOString())).toEqual(instants);
+        // Compared in SQL with Date parameters, and microseconds cut (not rounded) to the millisecond.
+        const [compared] = await db.query<{ before: boolean; cut: Date }>(
+          "SELECT $1::timestamptz < $2::timestamptz AS before, '2024-01-01 00:00:00.123999+00'::timestamptz AS cut",
+          [new Date("2024-01-01T00:00:00.001Z"), new Date("2024-01-01T00:00:00.002Z")],
+        );
+        expect(compared).toEqual({ before: true, cut: new Date("2024-01-01T00:00:00.123Z") });
+        const [{ now }] = (await db.query<{ now: Date }>("SELECT now() AS now")) as [{ now: Date }];
+        expect(Math.abs(now.getTime() - Date.now())).toBeLessThan(5_000);
+      });
+
+      it("timestamptz: the same instants whatever the session's time zone, even with a local-mean-time offset in seconds", async () => {
+        const t = await table("id int PRIMARY KEY, at timestamptz");
+        const instants = ["2024-05-06T07:08:09.123Z", "1900-01-01T00:00:00.000Z", "1850-06-01T12:00:00.000Z"].map((i) => new Date(i));
+        for (const [id, at] of instants.entries()) await db.query(`INSERT INTO ${t} VALUES ($1, $2)`, [id, at]);
+        for (const zone of ["UTC", "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "Europe/Amsterdam"]) {
+          const rows = await db.transaction(async (tx) => {
+            await tx.exec(`SET LOCAL TimeZone = '${zone}'`);
+            await tx.query(`INSERT INTO ${t} VALUES ($1, $2)`, [10, instants[0]]);
+            const read = await tx.query<{ at: Date }>(`SELECT at FROM ${t} ORDER BY id`);
+            await tx.query(`DELETE FROM ${t} WHERE id = 10`);
+            return read;
+          });
+          expect(
+            rows.map((r) => r.at.getTime()),
+            zone,
+          ).toEqual([...instants, instants[0]!].map((i) => i.getTime()));
+        }
+      });
+
+      it("timestamptz: the same instants whatever the process's time zone", async () => {
+        const t = await table("id int PRIMARY KEY, at timestamptz");
+        const at = new Date("2024-05-06T07:08:09.123Z");
+        const zoneBefore = process.env.TZ;
+        try {
+          for (const [id, zone] of ["America/St_Johns", "Asia/Kathmandu", "UTC"].entries()) {
+            process.env.TZ = zone;
+            await db.query(`INSERT INTO ${t} VALUES ($1, $2)`, [id, at]);
+            const rows = await db.query<{ at: Date; matches: boolean }>(`SELECT at, at = $1 AS matches FROM ${t} ORDER BY id`, [at]);
+            expect(rows.map((r) => [r.at.getTime(), r.matches])).toEqual(rows.map(() => [at.getTime(), true]));
+          }
+        } finally {
+          if (zoneBefore === undefined) delete process.env.TZ;
+          else process.env.TZ = zoneBefore;
+        }
+      });
+
+      it("integers: int2 and int4 as numbers; int8 (bigint, count(*)) and numeric as their exact decimal text", async () => {
+        expect(
+          await db.query(
+            "SELECT 2::smallint AS small, 7::int AS int, 5::int8 AS big, 9007199254740993::int8 AS huge, count(*) AS count, 1.50::numeric AS num",
+          ),
+        ).toEqual([{ small: 2, int: 7, big: "5", huge: "9007199254740993", count: "1", num: "1.50" }]);
+        const t = await table("id bigint GENERATED ALWAYS AS IDENTITY, block bigint NOT NULL");
+        await db.query(`INSERT INTO ${t} (block) VALUES ($1), ($2)`, [42, "9007199254740993"]);
+        expect(await db.query(`SELECT id, block, block = 9007199254740993 AS exact FROM ${t} ORDER BY id`)).toEqual([
+          { id: "1", block: "42", exact: false },
+          { id: "2", block: "9007199254740993", exact: true },
+        ]);
+      });
+
+      it("text[]: a JS array in, for ANY() and for an array column, elements quoted and NULLs kept", async () => {
+        const awkward = ["a,b", 'q"uote', "{braces}", "back\\slash", "ünï 🔐", "", null, "NULL", " spaced "];
+        expect(await db.query("SELECT $1::text[] AS value", [awkward])).toEqual([{ value: awkward }]);
+        expect(await db.query("SELECT $1::text[] AS value", [[]])).toEqual([{ value: [] }]);
+        const t = await table("id text PRIMARY KEY");
+        await db.query(`INSERT INTO ${t} SELECT unnest($1::text[])`, [["a,b", 'q"uote', "plain"]]);
+        const found = await db.query<{ id: string }>(`SELECT id FROM ${t} WHERE id = ANY($1::text[]) ORDER BY id`, [
+          ["a,b", 'q"uote', "absent"],
+        ]);
+        expect(found.map((r) => r.id)).toEqual(["a,b", 'q"uote']);
+      });
+
+      it("booleans, text and NULL: as they are; undefined is NULL", async () => {
+        expect(
+          await db.query("SELECT $1::boolean AS yes, $2::boolean AS no, $3::text AS text, $4::text AS missing, $5::int AS none", [
+            true,
+            false,
+            "tëxt",
+            undefined,
+            null,
+          ]),
+        ).toEqual([{ yes: true, no: false, text: "tëxt", missing: null, none: null }]);
+      });
+    });
+  });
+}
+
+storeContract({
+  name: "PGlite",
+  concurrent: false,
+  async open() {
+    const db = await openPglite("memory://");
+    return { db, close: () => db.close() };
+  },
+});
+
+storeContract({
+  name: "PostgreSQL (needs DATABASE_URL)",
+  concurrent: true,
+  skip: !process.env.DATABASE_URL,
+  async open() {
+    const baseUrl = process.env.DATABASE_URL!;
+    const name = `strongroom_store_${randomUUID().replace(/-/g, "")}`;
+    const admin = async (sql: string) => {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    const db = await openPostgres(url.toString(), 4);
+    return {
+      db,
+      async close() {
+        await db.close();
+        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  },
+});
