@@ -4,6 +4,7 @@ import { requireUser } from "./user-records.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityContext } from "../../pipeline/activity-definition.js";
 import { checkEmail, checkPhoneNumber } from "./users.js";
+import { mustExist } from "../references.js";
 
 /**
  * A user's two contacts: where each is stored, when it was last proven, whether the user set it on
@@ -71,8 +72,19 @@ export async function markContactVerified(
   );
 }
 
+/** update_user_email and update_user_phone_number's input checks (for `validate`): the user exists, the value's format. */
+export async function checkUserContact(
+  db: Queryable,
+  organizationId: string,
+  kind: keyof typeof CONTACTS,
+  request: { userId: string; value: string },
+): Promise<void> {
+  await mustExist(requireUser(db, organizationId, request.userId));
+  if (request.value !== "") CONTACTS[kind].check(request.value, CONTACTS[kind].field);
+}
+
 /**
- * update_user_email and update_user_phone_number: sets the contact, or removes it ("" as value). A token that
+ * update_user_email and update_user_phone_number (input checked by checkUserContact): sets the contact, or removes it ("" as value). A token that
  * proves the new value verifies it; without one it stays verified only if it did not change. A new value the
  * user set on themselves without a token is self-asserted (see selfAssertedAfter).
  */
@@ -88,10 +100,9 @@ export async function updateUserContact(
   kind: keyof typeof CONTACTS,
   request: { userId: string; value: string; verificationToken?: string },
 ): Promise<void> {
-  const { column, verifiedAt, selfAsserted, field, check, is } = CONTACTS[kind];
+  const { column, verifiedAt, selfAsserted, is } = CONTACTS[kind];
   const { userId, value, verificationToken } = request;
   await requireUser(tx, organization.id, userId);
-  if (value !== "") check(value, field);
   if (verificationToken !== undefined)
     await verifyVerificationToken(services.signer, verificationToken, { contact: value, now, field: "verificationToken" });
   const stored = value === "" ? null : value;

@@ -1,6 +1,6 @@
 import { signBundle } from "../../../crypto/bundles.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { InitOtpParams, issueOtp } from "../otp.js";
+import { checkInitOtp, InitOtpParams, issueOtp } from "../otp.js";
 
 export const initOtp = defineActivity({
   operation: "init_otp",
@@ -14,6 +14,7 @@ export const initOtp = defineActivity({
   parameters: InitOtpParams,
   parentMayInitiate: true,
   lockKey: (params) => `otp-contact:${params.contact.trim().toLowerCase()}`,
+  validate: async (_ctx, params) => void checkInitOtp(params),
   async execute(ctx, params) {
     const { otpId, targetPublicKeyHex } = await issueOtp(ctx, params, "OTP");
     // The same signed envelope as import bundles: @turnkey/crypto's encryptOtpCodeToBundle checks the

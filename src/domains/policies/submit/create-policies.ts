@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { insertPolicy, PolicyParams } from "../policies.js";
+import { checkPolicy, insertPolicy, PolicyParams } from "../policies.js";
 
 export const createPolicies = defineActivity({
   operation: "create_policies",
@@ -12,6 +12,9 @@ export const createPolicies = defineActivity({
   resource: "POLICY",
   action: "CREATE",
   parameters: Type.Object({ policies: Type.Array(PolicyParams, { minItems: 1, maxItems: 100 }) }),
+  async validate(_ctx, { policies }) {
+    for (const [index, policy] of policies.entries()) checkPolicy(policy, `policies[${index}].`);
+  },
   async execute({ tx, organization, now }, { policies }) {
     const policyIds: string[] = [];
     for (const [index, policy] of policies.entries())

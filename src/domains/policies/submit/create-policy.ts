@@ -1,5 +1,5 @@
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { insertPolicy, PolicyParams } from "../policies.js";
+import { checkPolicy, insertPolicy, PolicyParams } from "../policies.js";
 
 export const createPolicy = defineActivity({
   operation: "create_policy",
@@ -11,6 +11,7 @@ export const createPolicy = defineActivity({
   resource: "POLICY",
   action: "CREATE",
   parameters: PolicyParams,
+  validate: async (_ctx, policy) => checkPolicy(policy, ""),
   async execute({ tx, organization, now }, params) {
     return { policyId: await insertPolicy(tx, organization.id, params, "", now) };
   },

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { updateUserContact } from "../contacts.js";
+import { checkUserContact, updateUserContact } from "../contacts.js";
 
 export const updateUserEmail = defineActivity({
   operation: "update_user_email",
@@ -20,6 +20,9 @@ export const updateUserEmail = defineActivity({
   // Users may change their own contact only by proving the new one: a contact anyone could claim would let
   // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
   selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
+  async validate({ db, organization }, { userId, userEmail }) {
+    await checkUserContact(db, organization.id, "email", { userId, value: userEmail });
+  },
   async execute(ctx, { userId, userEmail, verificationToken }) {
     await updateUserContact(ctx, "email", { userId, value: userEmail, verificationToken });
     return { userId };
