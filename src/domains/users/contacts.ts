@@ -2,7 +2,7 @@ import { verifyVerificationToken, type VerificationClaims } from "../../auth/ver
 import { failedPrecondition, notFound } from "../../errors.js";
 import { requireUser } from "./user-records.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../../pipeline/activity-definition.js";
+import type { ActivityContext, ValidationContext } from "../../pipeline/activity-definition.js";
 import { checkEmail, checkPhoneNumber } from "./users.js";
 import { mustExist } from "../references.js";
 
@@ -72,15 +72,19 @@ export async function markContactVerified(
   );
 }
 
-/** update_user_email and update_user_phone_number's input checks (for `validate`): the user exists, the value's format. */
+/**
+ * update_user_email and update_user_phone_number's input checks (for `validate`): the user exists, the value's
+ * format, the verification token proves it. The token is checked again when the activity runs: it may have expired.
+ */
 export async function checkUserContact(
-  db: Queryable,
-  organizationId: string,
+  { db, organization, services, now }: Pick<ValidationContext, "db" | "organization" | "services" | "now">,
   kind: keyof typeof CONTACTS,
-  request: { userId: string; value: string },
+  request: { userId: string; value: string; verificationToken?: string },
 ): Promise<void> {
-  await mustExist(requireUser(db, organizationId, request.userId));
+  await mustExist(requireUser(db, organization.id, request.userId));
   if (request.value !== "") CONTACTS[kind].check(request.value, CONTACTS[kind].field);
+  if (request.verificationToken !== undefined)
+    await verifyVerificationToken(services.signer, request.verificationToken, { contact: request.value, now, field: "verificationToken" });
 }
 
 /**

@@ -20,8 +20,8 @@ export const updateUserEmail = defineActivity({
   // Users may change their own contact only by proving the new one: a contact anyone could claim would let
   // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
   selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
-  async validate({ db, organization }, { userId, userEmail }) {
-    await checkUserContact(db, organization.id, "email", { userId, value: userEmail });
+  async validate(ctx, { userId, userEmail, verificationToken }) {
+    await checkUserContact(ctx, "email", { userId, value: userEmail, verificationToken });
   },
   async execute(ctx, { userId, userEmail, verificationToken }) {
     await updateUserContact(ctx, "email", { userId, value: userEmail, verificationToken });

@@ -20,8 +20,8 @@ export const updateUserPhoneNumber = defineActivity({
   // Users may change their own contact only by proving the new one: a contact anyone could claim would let
   // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
   selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
-  async validate({ db, organization }, { userId, userPhoneNumber }) {
-    await checkUserContact(db, organization.id, "phone", { userId, value: userPhoneNumber });
+  async validate(ctx, { userId, userPhoneNumber, verificationToken }) {
+    await checkUserContact(ctx, "phone", { userId, value: userPhoneNumber, verificationToken });
   },
   async execute(ctx, { userId, userPhoneNumber, verificationToken }) {
     await updateUserContact(ctx, "phone", { userId, value: userPhoneNumber, verificationToken });
