@@ -1,5 +1,7 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "../helpers/refusal.js";
+import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 describe("create_api_keys and get_api_key through @turnkey/sdk-server", () => {
@@ -32,13 +34,18 @@ describe("create_api_keys and get_api_key through @turnkey/sdk-server", () => {
     expect(apiKey.createdAt).toEqual({ seconds: expect.stringMatching(/^\d+$/), nanos: expect.stringMatching(/^\d+$/) });
   });
 
-  it("fails the activity, writing nothing, for a user that does not exist", async () => {
+  // A user that does not exist is bad input, refused at submission (issue 14): no activity either.
+  it("refuses with 400, writing nothing, a user that does not exist", async () => {
     const pair = generateP256KeyPair();
-    const result = await server.client().createApiKeys({
-      userId: "no-such-user",
-      apiKeys: [{ apiKeyName: "x", publicKey: pair.publicKey, curveType: "API_KEY_CURVE_P256" }],
-    });
-    expect(result.activity.status).toBe("ACTIVITY_STATUS_FAILED");
-    expect(result.activity.failure).toMatchObject({ code: 5, message: expect.stringContaining("no-such-user") });
+    const before = await rowCounts(server.services.db);
+    const refused = await refusal(
+      server.client().createApiKeys({
+        userId: "no-such-user",
+        apiKeys: [{ apiKeyName: "x", publicKey: pair.publicKey, curveType: "API_KEY_CURVE_P256" }],
+      }),
+    );
+    expect(refused.code).toBe(3);
+    expect(refused.message).toContain('userId: no user "no-such-user"');
+    expect(await rowCounts(server.services.db)).toEqual(before);
   });
 });

@@ -36,9 +36,14 @@ describe("API keys, OAuth providers and their limits through @turnkey/sdk-server
     const deleted = await server.client().deleteApiKeys({ userId, apiKeyIds });
     expect(deleted.apiKeyIds).toEqual(apiKeyIds);
     expect((await server.client().getApiKeys({ userId })).apiKeys).toEqual([]);
-    const missing = await server.client().deleteApiKeys({ userId, apiKeyIds });
-    expect(missing.activity.status).toBe("ACTIVITY_STATUS_FAILED");
-    expect(missing.activity.failure?.message).toContain(apiKeyIds[0]);
+    // Keys that no longer exist are bad input, refused at submission (issue 14).
+    const missing = await server
+      .client()
+      .deleteApiKeys({ userId, apiKeyIds })
+      .catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(TurnkeyRequestError);
+    expect((missing as TurnkeyRequestError).code).toBe(3);
+    expect((missing as Error).message).toContain(`apiKeyIds[0]: no API key "${apiKeyIds[0]}"`);
   });
 
   it("refuses an 11th long-lived key and replaces the oldest expiring key beyond 10", async () => {

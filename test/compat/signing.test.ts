@@ -171,13 +171,16 @@ describe("signing through the unchanged @turnkey/viem, @turnkey/ethers and @turn
       }),
     );
     expect(badHash.message).toContain("hashFunction");
-    const unknown = await server.client().signRawPayload({
-      signWith: "0x0000000000000000000000000000000000000000",
-      payload: "aa",
-      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-      hashFunction: "HASH_FUNCTION_SHA256",
-    });
-    expect(unknown.activity.status).toBe("ACTIVITY_STATUS_FAILED");
-    expect(unknown.activity.failure?.message).toContain("signWith");
+    // A key that does not exist is bad input, refused at submission (issue 14).
+    const unknown = await refusal(
+      server.client().signRawPayload({
+        signWith: "0x0000000000000000000000000000000000000000",
+        payload: "aa",
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_SHA256",
+      }),
+    );
+    expect(unknown.code).toBe(3);
+    expect(unknown.message).toContain("signWith");
   });
 });

@@ -74,9 +74,10 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     const taken = await server.client().updateUserName({ userId: server.root.userId, userName: "robert" });
     expect(taken.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(taken.activity.failure?.message).toContain('userName: a user named "robert" already exists');
-    const missing = await server.client().updateUserName({ userId: "00000000-0000-4000-8000-000000000000", userName: "nobody" });
-    expect(missing.activity.status).toBe("ACTIVITY_STATUS_FAILED");
-    expect(missing.activity.failure?.message).toContain('userId: no user "00000000-0000-4000-8000-000000000000"');
+    // A user that does not exist is bad input, refused at submission (issue 14).
+    const missing = await refusal(server.client().updateUserName({ userId: "00000000-0000-4000-8000-000000000000", userName: "nobody" }));
+    expect(missing.code).toBe(3);
+    expect(missing.message).toContain('userId: no user "00000000-0000-4000-8000-000000000000"');
     const names = (await server.client().getUsers({})).users.map((u) => u.userName).sort();
     expect(names).toEqual([user.userName, "robert"].sort());
   });
@@ -164,8 +165,11 @@ describe("users and user tags through @turnkey/sdk-server", () => {
     expect(after).toMatchObject({ userName: "bobby", userPhoneNumber: "+13214567890", userTags: [reviewers] });
     expect(after.userEmail).toBeUndefined();
 
-    const unknownTag = await server.client().updateUser({ userId: bob.userId, userName: "changed", userTagIds: [signers, "no-such-tag"] });
-    expect(unknownTag.activity.failure?.message).toContain('userTagIds[1]: no user tag "no-such-tag"');
+    const unknownTag = await refusal(
+      server.client().updateUser({ userId: bob.userId, userName: "changed", userTagIds: [signers, "no-such-tag"] }),
+    );
+    expect(unknownTag.code).toBe(3);
+    expect(unknownTag.message).toContain('userTagIds[1]: no user tag "no-such-tag"');
     const takenName = await server.client().updateUser({ userId: bob.userId, userName: "Root user" });
     expect(takenName.activity.failure?.message).toContain('userName: a user named "Root user" already exists');
     const badPhone = await refusal(server.client().updateUser({ userId: bob.userId, userPhoneNumber: "555-0100" }));

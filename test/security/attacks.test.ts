@@ -339,6 +339,8 @@ describe("attacks: each refused with the right code, changing nothing", () => {
   });
 
   it("refuses a non-root user's escalation through update_root_quorum, a policy of its own, or keys for root (403), changing nothing", async () => {
+    // A tag that exists (a tag that does not is a 400 at submission, before the decision).
+    const { userTagId: admins } = await server.client().createUserTag({ userTagName: "admins", userIds: [] });
     const before = objects(await rowCounts(server.services.db));
     const attempts: Array<[string, string, unknown]> = [
       ["update_root_quorum", "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM", { threshold: 1, userIds: [mallory.userId] }],
@@ -367,9 +369,10 @@ describe("attacks: each refused with the right code, changing nothing", () => {
         },
       ],
       ["update_user_name", "ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: server.root.userId, userName: "pwned" }],
-      ["set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", { enabled: true, rules: [{ cidr: "0.0.0.0/0" }] }],
+      // A valid list (input is checked before the decision: 0.0.0.0/0 would be a 400, see input validation).
+      ["set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", { enabled: true, rules: [{ cidr: "203.0.113.0/24" }] }],
       ["set_organization_feature", "ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE", { name: "FEATURE_NAME_EMAIL_AUTH", value: "false" }],
-      ["update_user", "ACTIVITY_TYPE_UPDATE_USER", { userId: mallory.userId, userTagIds: ["admins"] }],
+      ["update_user", "ACTIVITY_TYPE_UPDATE_USER", { userId: mallory.userId, userTagIds: [admins] }],
     ];
     for (const [operation, type, parameters] of attempts) {
       const { status, json } = await send(

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { generatePrivateKey } from "../../src/crypto/keys.js";
 import { startLoggedServer } from "../helpers/logged-server.js";
+import { refusal } from "../helpers/refusal.js";
 
 const ETH = {
   curve: "CURVE_SECP256K1",
@@ -137,7 +138,7 @@ describe("key material at rest, in logs and in responses", () => {
         }),
       );
 
-      // Used: signatures, reads, a failure.
+      // Used: signatures, reads, a refusal.
       record(
         await client.signRawPayload({
           signWith: wallet.addresses[0]!,
@@ -149,7 +150,9 @@ describe("key material at rest, in logs and in responses", () => {
       record(await client.getWalletAccounts({ walletId: wallet.walletId }));
       record(await client.getPrivateKeys({}));
       record(await client.getActivities({}));
-      record(await client.deleteWallets({ walletIds: [wallet.walletId, "missing"] }));
+      // A wallet that does not exist is refused at submission (400), not a FAILED activity (issue 14).
+      const refused = await refusal(client.deleteWallets({ walletIds: [wallet.walletId, "missing"] }));
+      record({ code: refused.code, message: refused.message, details: refused.details });
 
       expect(secrets).toHaveLength(7);
       expect(secrets[0]!.text!.split(" ")).toHaveLength(24);

@@ -35,6 +35,18 @@ function mentionsKey(input: PsbtInput, needles: Uint8Array[]): boolean {
   return places.some((place) => needles.some((needle) => contains(place, needle)));
 }
 
+/** The PSBT an unsignedTransaction holds (hex), or a SigningInputError saying why not. */
+export function parsePsbt(unsignedTransaction: string): Transaction {
+  const trimmed = unsignedTransaction.trim();
+  if (trimmed.startsWith("cHNidP")) throw new SigningInputError(`${FIELD}: this PSBT is base64; send the PSBT as hex`);
+  const bytes = decodeHex(trimmed, FIELD);
+  try {
+    return Transaction.fromPSBT(bytes, { allowUnknownOutputs: true, allowUnknownInputs: true, allowLegacyWitnessUtxo: true });
+  } catch (error) {
+    throw new SigningInputError(`${FIELD}: not a PSBT (hex): ${(error as Error).message}`);
+  }
+}
+
 /**
  * Signs a PSBT given as hex (Turnkey: "hex serialized representation of a PSBT"): every input the
  * key can spend gets its signature reinserted — a DER ECDSA signature in partialSig for P2PKH (needs
@@ -47,15 +59,7 @@ function mentionsKey(input: PsbtInput, needles: Uint8Array[]): boolean {
  * as hex without 0x.
  */
 export function signBitcoinTransaction(unsignedTransaction: string, privateKey: Uint8Array): string {
-  const trimmed = unsignedTransaction.trim();
-  if (trimmed.startsWith("cHNidP")) throw new SigningInputError(`${FIELD}: this PSBT is base64; send the PSBT as hex`);
-  const bytes = decodeHex(trimmed, FIELD);
-  let psbt: Transaction;
-  try {
-    psbt = Transaction.fromPSBT(bytes, { allowUnknownOutputs: true, allowUnknownInputs: true, allowLegacyWitnessUtxo: true });
-  } catch (error) {
-    throw new SigningInputError(`${FIELD}: not a PSBT (hex): ${(error as Error).message}`);
-  }
+  const psbt = parsePsbt(unsignedTransaction);
   const publicKey = pubECDSA(privateKey);
   const xOnly = pubSchnorr(privateKey);
   const [bip86OutputKey] = taprootTweakPubkey(xOnly, new Uint8Array(0));

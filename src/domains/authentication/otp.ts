@@ -110,11 +110,10 @@ export interface IssuedOtp {
 }
 
 /**
- * Checks an init_otp / init_otp_auth request against the organization's features, the configured channels
- * and the rate limits, stores the code's HMAC (never the code) and sends the code once the activity commits.
+ * An init_otp / init_otp_auth request's input checks (its `validate`), answering the values it stands for:
+ * the OTP type, the contact (trimmed), the code's length and lifetime.
  */
-export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow: OtpFlow): Promise<IssuedOtp> {
-  const { tx, organization, now, services } = ctx;
+export function checkInitOtp(params: InitOtpInput): { otpType: OtpType; contact: string; length: number; seconds: number } {
   if (!(OTP_TYPES as readonly string[]).includes(params.otpType)) throw field("otpType", `must be one of ${OTP_TYPES.join(", ")}`);
   const otpType = params.otpType as OtpType;
   const contact = params.contact.trim();
@@ -129,7 +128,17 @@ export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow:
     throw field("smsCustomization.template", "must contain {{.OtpCode}}, where the code goes");
   if (params.sendFromEmailAddress) checkEmail(params.sendFromEmailAddress, "sendFromEmailAddress");
   if (params.replyToEmailAddress) checkEmail(params.replyToEmailAddress, "replyToEmailAddress");
+  return { otpType, contact, length, seconds };
+}
 
+/**
+ * Checks an init_otp / init_otp_auth request (its input checked by checkInitOtp) against the organization's
+ * features, the configured channels and the rate limits, stores the code's HMAC (never the code) and sends
+ * the code once the activity commits.
+ */
+export async function issueOtp(ctx: ActivityContext, params: InitOtpInput, flow: OtpFlow): Promise<IssuedOtp> {
+  const { tx, organization, now, services } = ctx;
+  const { otpType, contact, length, seconds } = checkInitOtp(params);
   const { feature, flag } = FEATURE_BY_TYPE[otpType];
   requireFeature(organization, feature, flag);
   requireChannel(ctx, otpType);

@@ -106,6 +106,47 @@ export async function verifyRegistrationTokens(
   return verified;
 }
 
+/** A public key of the API key curve's shape (lowercase hex), else a 400 naming the field. */
+export function checkPublicKey(curveType: ApiKeyInput["curveType"], publicKey: string, field: string): string {
+  const spec = CURVES[curveType];
+  const lower = publicKey.toLowerCase();
+  if (!keyShapeIsValid(spec.curve, lower)) {
+    throw invalidArgument(`${field}: ${JSON.stringify(publicKey)} is not ${spec.form}`, "REQUEST_INVALID", [
+      { field, description: `must be ${spec.form}` },
+    ]);
+  }
+  return lower;
+}
+
+/** An API key's own checks (for `validate`): the key's shape on its curve, and its lifetime. */
+export function checkApiKey(
+  key: ApiKeyInput,
+  at: string,
+): { spec: (typeof CURVES)[keyof typeof CURVES]; publicKey: string; seconds?: number } {
+  const spec = CURVES[key.curveType];
+  const publicKey = checkPublicKey(key.curveType, key.publicKey, `${at}.publicKey`);
+  const seconds =
+    key.expirationSeconds === undefined ? undefined : boundedSeconds(key.expirationSeconds, `${at}.expirationSeconds`, API_KEY_MAX_SECONDS);
+  return { spec, publicKey, seconds };
+}
+
+/**
+ * The input checks of a user's new credentials, for `validate`: API key shapes and lifetimes, passkey
+ * attestations (verified against their challenge), OAuth providers' identities. Only uniqueness and the
+ * per-user limits, which depend on what the activity changes, are left to execution.
+ */
+export async function checkNewCredentials(
+  credentials: { apiKeys?: ApiKeyInput[]; authenticators?: AuthenticatorInput[]; oauthProviders?: OauthProviderInput[] },
+  fields: { apiKeys: string; authenticators: string; oauthProviders: string },
+): Promise<void> {
+  for (const [index, key] of (credentials.apiKeys ?? []).entries()) checkApiKey(key, `${fields.apiKeys}[${index}]`);
+  for (const [index, input] of (credentials.authenticators ?? []).entries()) {
+    const at = `${fields.authenticators}[${index}]`;
+    await verifyAttestation(input.attestation, input.challenge, `${at}.attestation`);
+  }
+  for (const [index, input] of (credentials.oauthProviders ?? []).entries()) oidcIdentity(input, `${fields.oauthProviders}[${index}]`);
+}
+
 export interface NewApiKey extends ApiKeyInput {
   /** Overrides the curve's API-key credential type (e.g. read-write session keys). */
   credentialType?: string;
@@ -122,18 +163,9 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   for (const [index, key] of apiKeys.entries()) {
     const at = `${field}[${index}]`;
-    const spec = CURVES[key.curveType];
-    const publicKey = key.publicKey.toLowerCase();
-    if (!keyShapeIsValid(spec.curve, publicKey)) {
-      throw invalidArgument(`${at}.publicKey: ${JSON.stringify(key.publicKey)} is not ${spec.form}`, "REQUEST_INVALID", [
-        { field: `${at}.publicKey`, description: `must be ${spec.form}` },
-      ]);
-    }
-    let expiresAt: Date | null = null;
-    if (key.expirationSeconds !== undefined) {
-      const seconds = boundedSeconds(key.expirationSeconds, `${at}.expirationSeconds`, API_KEY_MAX_SECONDS);
-      expiresAt = new Date(owner.now.getTime() + seconds * 1000);
-    }
+    // Checked again here: sessions and logins register keys through this function too.
+    const { spec, publicKey, seconds } = checkApiKey(key, at);
+    const expiresAt = seconds === undefined ? null : new Date(owner.now.getTime() + seconds * 1000);
     const [existing] = await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = $2", [
       owner.organizationId,
       publicKey,

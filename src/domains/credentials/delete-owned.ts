@@ -28,3 +28,25 @@ export async function deleteOwnedRows(
   }
   return ids;
 }
+
+/** The same refusal as deleteOwnedRows, without deleting: every id names a credential of that user. */
+export async function checkOwnedRows(
+  db: Queryable,
+  table: "api_keys" | "authenticators" | "oauth_providers",
+  what: string,
+  owner: { organizationId: string; userId: string },
+  ids: string[],
+  field: string,
+): Promise<void> {
+  const found = await db.query<{ id: string }>(
+    `SELECT id FROM ${table} WHERE id = ANY($1::text[]) AND user_id = $2 AND organization_id = $3`,
+    [ids, owner.userId, owner.organizationId],
+  );
+  const missing = ids.findIndex((id) => !found.some((row) => row.id === id));
+  if (missing >= 0) {
+    throw notFound(
+      `${field}[${missing}]: no ${what} ${JSON.stringify(ids[missing])} of user ${owner.userId} in organization ${owner.organizationId}`,
+      "CREDENTIAL_NOT_FOUND",
+    );
+  }
+}

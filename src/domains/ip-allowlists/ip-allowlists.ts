@@ -96,10 +96,15 @@ export async function allowlistTarget(tx: Queryable, organization: OrganizationR
     );
   }
   if (!publicKey) return "";
-  const [key] = await tx.query("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = lower($2)", [
-    organization.id,
+  await requireAllowlistKey(tx, organization.id, publicKey);
+  return publicKey.toLowerCase();
+}
+
+/** A key-level allowlist's API key, named by its public key. */
+export async function requireAllowlistKey(db: Queryable, organizationId: string, publicKey: string): Promise<void> {
+  const [key] = await db.query("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = lower($2)", [
+    organizationId,
     publicKey,
   ]);
-  if (!key) throw notFound(`publicKey: no API key ${JSON.stringify(publicKey)} in organization ${organization.id}`, "API_KEY_NOT_FOUND");
-  return publicKey.toLowerCase();
+  if (!key) throw notFound(`publicKey: no API key ${JSON.stringify(publicKey)} in organization ${organizationId}`, "API_KEY_NOT_FOUND");
 }

@@ -23,8 +23,8 @@ const invalidPolicy = (path: string, field: PolicyField, why: string) =>
  * Parses, type-checks and estimates the cost of a policy field; a bad expression is a 400 pointing at the
  * position, and one whose estimated cost exceeds an evaluation's budget a 400 saying so.
  */
-export function checkPolicyExpression(source: string | undefined, field: PolicyField, path: string): string | null {
-  if (source === undefined || source.trim() === "") return null;
+export function checkPolicyExpression(source: string | undefined, field: PolicyField, path: string): void {
+  if (source === undefined || storedExpression(source) === null) return;
   let refusal: string | undefined;
   try {
     refusal = costRefusal(compilePolicyExpression(source, field));
@@ -33,7 +33,18 @@ export function checkPolicyExpression(source: string | undefined, field: PolicyF
     throw error;
   }
   if (refusal) throw invalidPolicy(path, field, refusal);
-  return source;
+}
+
+/** An expression as stored: none (NULL) when left out or blank. */
+export function storedExpression(source: string | undefined): string | null {
+  return source === undefined || source.trim() === "" ? null : source;
+}
+
+/** A new policy's input checks (for `validate`): its three expressions. */
+export function checkPolicy(policy: NewPolicy, path: string): void {
+  checkPolicyExpression(policy.condition, "condition", `${path}condition`);
+  checkPolicyExpression(policy.consensus, "consensus", `${path}consensus`);
+  checkPolicyExpression(policy.time, "time", `${path}time`);
 }
 
 export async function assertPolicyNameFree(
@@ -63,10 +74,9 @@ export interface NewPolicy {
   time?: string;
 }
 
+/** Stores a policy whose expressions checkPolicy accepted. */
 export async function insertPolicy(tx: Queryable, organizationId: string, policy: NewPolicy, path: string, now: Date): Promise<string> {
-  const condition = checkPolicyExpression(policy.condition, "condition", `${path}condition`);
-  const consensus = checkPolicyExpression(policy.consensus, "consensus", `${path}consensus`);
-  const time = checkPolicyExpression(policy.time, "time", `${path}time`);
+  const [condition, consensus, time] = [policy.condition, policy.consensus, policy.time].map(storedExpression);
   await assertPolicyNameFree(tx, organizationId, policy.policyName, `${path}policyName`);
   const policyId = randomUUID();
   await tx.query(

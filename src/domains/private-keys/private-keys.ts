@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
-import { AddressFormatError, deriveAddress, type AddressFormat } from "../../crypto/addresses/index.js";
+import { AddressFormatError, curvesForAddressFormat, deriveAddress, type AddressFormat } from "../../crypto/addresses/index.js";
 import type { Curve } from "../../crypto/hd/derive.js";
 import { publicKeyOf } from "../../crypto/keys.js";
 import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../../errors.js";
@@ -63,6 +63,16 @@ export function privateKeyAddresses(
       throw error;
     }
   });
+}
+
+/** For `validate`: every address format can be derived from the key's curve, else a 400 naming the field. */
+export function checkAddressFormats(curve: Curve, formats: AddressFormat[], field: string): void {
+  for (const [index, format] of formats.entries()) {
+    const curves = curvesForAddressFormat(format);
+    if (curves.includes(curve)) continue;
+    const why = `${format} needs curve ${curves.join(" or ")}, not ${curve}`;
+    throw invalidArgument(`${field}[${index}]: ${why}`, "REQUEST_INVALID", [{ field: `${field}[${index}]`, description: why }]);
+  }
 }
 
 /** Stores a private key (sealed), its addresses and tags; returns its id and addresses. */

@@ -2,7 +2,7 @@ import { issueSessionJwt } from "../../auth/session-jwt.js";
 import { requireUser } from "../users/user-records.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityContext } from "../../pipeline/activity-definition.js";
-import { addApiKeys } from "../credentials/credentials.js";
+import { addApiKeys, checkPublicKey } from "../credentials/credentials.js";
 import { boundedSeconds, SESSION_MAX_SECONDS } from "../credentials/lifetimes.js";
 
 /** Documented default lifetime of sessions and their keys: 15 minutes. */
@@ -28,6 +28,12 @@ export interface LoginRequest {
   expirationSeconds?: string;
   invalidateExisting?: boolean;
   sessionProfileId?: string;
+}
+
+/** A login request's input checks (for `validate`): the session's lifetime and the client's P-256 public key. */
+export function checkLoginRequest(request: LoginRequest): void {
+  sessionSeconds(request.expirationSeconds);
+  checkPublicKey("API_KEY_CURVE_P256", request.publicKey, "publicKey");
 }
 
 /**

@@ -1,7 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import type { Curve } from "../../crypto/hd/derive.js";
 import { SigningInputError, type SigningKey } from "../../crypto/signing/raw-payload.js";
+import { generatePrivateKey } from "../../crypto/keys.js";
 import { invalidArgument, notFound } from "../../errors.js";
+import { mustExist } from "../references.js";
 import type { Services } from "../../services.js";
 import type { Queryable } from "../../store/database.js";
 
@@ -18,7 +20,20 @@ export async function resolveSigningKey(
   signWith: string,
   field = "signWith",
 ): Promise<ResolvedKey> {
-  const [match] = await tx.query<{ context: string; curve: string; public_key: string; sealed_private_key: string; format: string | null }>(
+  const match = await findSigningKey(tx, organizationId, signWith, field);
+  return opened(services, match, match.context, match.format ?? undefined);
+}
+
+interface SigningKeyRow {
+  context: string;
+  curve: string;
+  public_key: string;
+  sealed_private_key: string;
+  format: string | null;
+}
+
+async function findSigningKey(db: Queryable, organizationId: string, signWith: string, field: string): Promise<SigningKeyRow> {
+  const [match] = await db.query<SigningKeyRow>(
     `SELECT 'private-key:' || id AS context, curve, public_key, sealed_private_key, NULL AS format, 0 AS rank, seq
        FROM private_keys WHERE organization_id = $1 AND id = $2
      UNION ALL
@@ -36,7 +51,30 @@ export async function resolveSigningKey(
       "SIGN_WITH_NOT_FOUND",
     );
   }
-  return opened(services, match, match.context, match.format ?? undefined);
+  return match;
+}
+
+/**
+ * For `validate`: runs `sign` on the key signWith names, described by its curve, public key and address
+ * format but with a throwaway private key of that curve, so the input is checked (signWith, encoding,
+ * payload, hash function, transaction) at submission without the real key being opened before the
+ * decision. The throwaway signature is discarded; refusals are 400s naming the field.
+ */
+export async function dryRunSigning(
+  db: Queryable,
+  organizationId: string,
+  signWith: string,
+  sign: (key: ResolvedKey) => unknown,
+): Promise<void> {
+  const row = await mustExist(findSigningKey(db, organizationId, signWith, "signWith"));
+  const curve = row.curve as Curve;
+  const key: ResolvedKey = {
+    curve,
+    privateKey: generatePrivateKey(curve),
+    publicKey: new Uint8Array(Buffer.from(row.public_key, "hex")),
+    ...(row.format ? { addressFormat: row.format } : {}),
+  };
+  signingInput(() => sign(key));
 }
 
 function opened(

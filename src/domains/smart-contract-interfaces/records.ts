@@ -1,5 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
+import { notFound } from "../../errors.js";
+import type { Queryable } from "../../store/database.js";
 
 export interface SmartContractInterfaceRow {
   id: string;
@@ -37,4 +39,14 @@ export function smartContractInterfaceRecord(row: SmartContractInterfaceRow): Re
     createdAt: toApiTimestamp(row.created_at),
     updatedAt: toApiTimestamp(row.updated_at),
   };
+}
+
+export async function requireSmartContractInterface(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+  field = "smartContractInterfaceId",
+): Promise<void> {
+  const [row] = await db.query("SELECT id FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2", [id, organizationId]);
+  if (!row) throw notFound(`${field}: no smart contract interface ${JSON.stringify(id)} in organization ${organizationId}`);
 }

@@ -2,8 +2,9 @@ import { verifyVerificationToken, type VerificationClaims } from "../../auth/ver
 import { failedPrecondition, notFound } from "../../errors.js";
 import { requireUser } from "./user-records.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../../pipeline/activity-definition.js";
+import type { ActivityContext, ValidationContext } from "../../pipeline/activity-definition.js";
 import { checkEmail, checkPhoneNumber } from "./users.js";
+import { mustExist } from "../references.js";
 
 /**
  * A user's two contacts: where each is stored, when it was last proven, whether the user set it on
@@ -72,7 +73,22 @@ export async function markContactVerified(
 }
 
 /**
- * update_user_email and update_user_phone_number: sets the contact, or removes it ("" as value). A token that
+ * update_user_email and update_user_phone_number's input checks (for `validate`): the user exists, the value's
+ * format, the verification token proves it. The token is checked again when the activity runs: it may have expired.
+ */
+export async function checkUserContact(
+  { db, organization, services, now }: Pick<ValidationContext, "db" | "organization" | "services" | "now">,
+  kind: keyof typeof CONTACTS,
+  request: { userId: string; value: string; verificationToken?: string },
+): Promise<void> {
+  await mustExist(requireUser(db, organization.id, request.userId));
+  if (request.value !== "") CONTACTS[kind].check(request.value, CONTACTS[kind].field);
+  if (request.verificationToken !== undefined)
+    await verifyVerificationToken(services.signer, request.verificationToken, { contact: request.value, now, field: "verificationToken" });
+}
+
+/**
+ * update_user_email and update_user_phone_number (input checked by checkUserContact): sets the contact, or removes it ("" as value). A token that
  * proves the new value verifies it; without one it stays verified only if it did not change. A new value the
  * user set on themselves without a token is self-asserted (see selfAssertedAfter).
  */
@@ -88,10 +104,9 @@ export async function updateUserContact(
   kind: keyof typeof CONTACTS,
   request: { userId: string; value: string; verificationToken?: string },
 ): Promise<void> {
-  const { column, verifiedAt, selfAsserted, field, check, is } = CONTACTS[kind];
+  const { column, verifiedAt, selfAsserted, is } = CONTACTS[kind];
   const { userId, value, verificationToken } = request;
   await requireUser(tx, organization.id, userId);
-  if (value !== "") check(value, field);
   if (verificationToken !== undefined)
     await verifyVerificationToken(services.signer, verificationToken, { contact: value, now, field: "verificationToken" });
   const stored = value === "" ? null : value;

@@ -10,9 +10,12 @@ import {
   addApiKeys,
   addAuthenticators,
   addOauthProviders,
+  checkNewCredentials,
   type VerifiedTokens,
 } from "../credentials/credentials.js";
 import { lockOrganizationForLimits } from "../organizations/limits.js";
+import { requireUserTag } from "../tags.js";
+import { mustExist } from "../references.js";
 
 export const USERS_PER_ORGANIZATION = 100;
 
@@ -59,7 +62,24 @@ export async function assertUserNameFree(tx: Queryable, organizationId: string, 
     );
 }
 
-/** Creates one user with its credentials and tags; the caller's transaction holds it all. */
+/**
+ * A new user's input checks, for `validate`: contacts, credentials and (in an existing organization) the
+ * tags it names. What depends on the organization's current users (a free name, the limits) is execute's.
+ */
+export async function checkNewUser(db: Queryable, organizationId: string | undefined, user: NewUser, field: string): Promise<void> {
+  if (user.userEmail) checkEmail(user.userEmail, `${field}.userEmail`);
+  if (user.userPhoneNumber) checkPhoneNumber(user.userPhoneNumber, `${field}.userPhoneNumber`);
+  await checkNewCredentials(user, {
+    apiKeys: `${field}.apiKeys`,
+    authenticators: `${field}.authenticators`,
+    oauthProviders: `${field}.oauthProviders`,
+  });
+  if (organizationId === undefined) return;
+  for (const [index, tagId] of (user.userTags ?? []).entries())
+    await mustExist(requireUserTag(db, organizationId, tagId, `${field}.userTags[${index}]`));
+}
+
+/** Creates one user (its input checked by checkNewUser) with its credentials and tags; the caller's transaction holds it all. */
 export async function createUser(
   tx: Queryable,
   target: { organizationId: string; now: Date; isRoot: boolean; verifiedTokens?: VerifiedTokens },
@@ -75,8 +95,6 @@ export async function createUser(
   if (count >= USERS_PER_ORGANIZATION) {
     throw resourceExhausted(`organization ${organizationId} already has the maximum of ${USERS_PER_ORGANIZATION} users`, "REQUEST_INVALID");
   }
-  if (user.userEmail) checkEmail(user.userEmail, `${field}.userEmail`);
-  if (user.userPhoneNumber) checkPhoneNumber(user.userPhoneNumber, `${field}.userPhoneNumber`);
   await assertUserNameFree(tx, organizationId, user.userName, `${field}.userName`);
   const userId = randomUUID();
   await tx.query(

@@ -212,3 +212,30 @@ export async function loadPrivateKeyRecords(
     }),
   );
 }
+
+export async function requireWalletAccountByAddress(
+  db: Queryable,
+  organizationId: string,
+  address: string,
+  field = "address",
+): Promise<WalletAccountRow> {
+  const [account] = await db.query<WalletAccountRow>(
+    "SELECT * FROM wallet_accounts WHERE organization_id = $1 AND address = $2 ORDER BY seq LIMIT 1",
+    [organizationId, address],
+  );
+  if (!account)
+    throw notFound(
+      `${field}: no wallet account with address ${JSON.stringify(address)} in organization ${organizationId}`,
+      "WALLET_ACCOUNT_NOT_FOUND",
+    );
+  return account;
+}
+
+export async function requireWalletAccount(db: Queryable, organizationId: string, accountId: string, field: string): Promise<void> {
+  const [account] = await db.query("SELECT id FROM wallet_accounts WHERE id = $1 AND organization_id = $2", [accountId, organizationId]);
+  if (!account)
+    throw notFound(
+      `${field}: no wallet account ${JSON.stringify(accountId)} in organization ${organizationId}`,
+      "WALLET_ACCOUNT_NOT_FOUND",
+    );
+}

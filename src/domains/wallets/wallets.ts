@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { setImmediate } from "node:timers/promises";
 import { ADDRESS_FORMATS, AddressFormatError, curvesForAddressFormat, deriveAddress } from "../../crypto/addresses/index.js";
 import { deriveKey, type Curve } from "../../crypto/hd/derive.js";
-import { InvalidPathError } from "../../crypto/hd/path.js";
+import { InvalidPathError, parsePath } from "../../crypto/hd/path.js";
 import { generateMnemonic, MNEMONIC_LENGTHS, parseWalletSecret, walletSeed, walletSeedAsync } from "../../crypto/mnemonic.js";
 import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
 import type { WalletRow } from "./wallet-records.js";
@@ -52,16 +52,41 @@ export interface DerivedAccount {
   privateKey: Uint8Array;
 }
 
-/** Derives one account, turning an impossible path or curve/format pairing into a 400 naming the field. */
-export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, field: string): DerivedAccount {
-  const curves = curvesForAddressFormat(account.addressFormat);
-  if (!curves.includes(account.curve as Curve)) {
-    throw invalidArgument(
-      `${field}: ${account.addressFormat} is derived from ${curves.join(" or ")}, not ${account.curve}`,
-      "REQUEST_INVALID",
-      [{ field: `${field}.curve`, description: `must be ${curves.join(" or ")} for ${account.addressFormat}` }],
-    );
+/** An account's input checks (for `validate`): the curve/format pairing and the path, refused with 400 naming the field. */
+export function checkWalletAccounts(accounts: WalletAccountInput[], field: string): void {
+  for (const [index, account] of accounts.entries()) {
+    const at = `${field}[${index}]`;
+    const curves = curvesForAddressFormat(account.addressFormat);
+    if (!curves.includes(account.curve as Curve)) {
+      throw invalidArgument(
+        `${at}: ${account.addressFormat} is derived from ${curves.join(" or ")}, not ${account.curve}`,
+        "REQUEST_INVALID",
+        [{ field: `${at}.curve`, description: `must be ${curves.join(" or ")} for ${account.addressFormat}` }],
+      );
+    }
+    try {
+      parsePath(account.path);
+    } catch (error) {
+      if (!(error instanceof InvalidPathError)) throw error;
+      throw invalidArgument(`${at}.path: ${error.message}`, "REQUEST_INVALID", [{ field: `${at}.path`, description: error.message }]);
+    }
   }
+}
+
+/** A new wallet's input checks (for `validate`): its mnemonic length and its accounts. */
+export function checkNewWallet(
+  wallet: { mnemonicLength?: number; accounts: WalletAccountInput[] },
+  fields: { mnemonicLength: string; accounts: string },
+): void {
+  checkMnemonicLength(wallet.mnemonicLength, fields.mnemonicLength);
+  checkWalletAccounts(wallet.accounts, fields.accounts);
+}
+
+/**
+ * Derives one account whose input checkWalletAccounts accepted; an impossible pairing or path found here
+ * anyway is still a 400 naming the field.
+ */
+export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, field: string): DerivedAccount {
   try {
     const key = deriveKey(seed, account.curve as Curve, account.path);
     return {

@@ -90,15 +90,7 @@ export const updateAuthProxyConfig = defineActivity({
     socialLinkingClientIds: Type.Optional(Strings(100)),
     captchaEnabled: Type.Optional(Type.Boolean()),
   }),
-  async execute({ tx, organization, now }, params) {
-    const [config] = await tx.query<AuthProxyConfigRow>("SELECT * FROM auth_proxy_configs WHERE organization_id = $1 FOR UPDATE", [
-      organization.id,
-    ]);
-    if (!config)
-      throw failedPrecondition(
-        `organization ${organization.id} has no auth proxy; enable_auth_proxy creates one`,
-        "AUTH_PROXY_NOT_ENABLED",
-      );
+  async validate(_ctx, params) {
     if (params.captchaEnabled) {
       throw refuse(
         "captchaEnabled",
@@ -119,6 +111,16 @@ export const updateAuthProxyConfig = defineActivity({
     checkRange(params.sessionExpirationSeconds, "sessionExpirationSeconds", 1, 31_536_000);
     checkUrl(params.walletKitSettings?.oauthRedirectUrl, "walletKitSettings.oauthRedirectUrl");
     checkUrl(params.emailCustomizationParams?.logoUrl, "emailCustomizationParams.logoUrl");
+  },
+  async execute({ tx, organization, now }, params) {
+    const [config] = await tx.query<AuthProxyConfigRow>("SELECT * FROM auth_proxy_configs WHERE organization_id = $1 FOR UPDATE", [
+      organization.id,
+    ]);
+    if (!config)
+      throw failedPrecondition(
+        `organization ${organization.id} has no auth proxy; enable_auth_proxy creates one`,
+        "AUTH_PROXY_NOT_ENABLED",
+      );
 
     // Fields given replace the stored ones; fields left out keep their values.
     const settings: AuthProxySettings = { ...config.settings };

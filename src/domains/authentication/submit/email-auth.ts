@@ -8,6 +8,7 @@ import { EmailCustomization, requireChannel, SenderParams } from "../otp.js";
 import { checkEmail } from "../../users/users.js";
 import { userByContact } from "../../users/contacts.js";
 import { sessionSeconds } from "../../sessions/sessions.js";
+import { requireTargetKey } from "../../../crypto/target-key.js";
 
 export const EmailAuthCustomization = Type.Composite([
   EmailCustomization,
@@ -34,9 +35,12 @@ export const emailAuth = defineActivity({
     ...SenderParams,
   }),
   parentMayInitiate: true,
-  async execute(ctx, params) {
-    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
+  async validate(_ctx, params) {
+    sessionSeconds(params.expirationSeconds);
     checkEmail(params.email, "email");
+    requireTargetKey(params.targetPublicKey);
+  },
+  async execute(ctx, params) {
     requireFeature(ctx.organization, "FEATURE_NAME_EMAIL_AUTH", "disableEmailAuth");
     requireChannel(ctx, "OTP_TYPE_EMAIL");
     const user = await userByContact(ctx.tx, ctx.organization.id, "OTP_TYPE_EMAIL", params.email);

@@ -1,5 +1,5 @@
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { InitOtpParams, issueOtp } from "../otp.js";
+import { checkInitOtp, InitOtpParams, issueOtp } from "../otp.js";
 import { userByContact } from "../../users/contacts.js";
 import { Type } from "@sinclair/typebox";
 
@@ -16,6 +16,7 @@ export const initOtpAuth = defineActivity({
   parameters: InitOtpParams,
   parentMayInitiate: true,
   lockKey: (params) => `otp-contact:${params.contact.trim().toLowerCase()}`,
+  validate: async (_ctx, params) => void checkInitOtp(params),
   async execute(ctx, params) {
     // Codes go only to contacts of existing users: otp_auth logs that user in.
     await userByContact(ctx.tx, ctx.organization.id, params.otpType, params.contact.trim());

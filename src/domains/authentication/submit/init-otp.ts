@@ -1,6 +1,6 @@
 import { signBundle } from "../../../crypto/bundles.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { InitOtpParams, issueOtp } from "../otp.js";
+import { InitOtpParams, issueOtp, checkInitOtp } from "../otp.js";
 import { Type } from "@sinclair/typebox";
 
 export const initOtp = defineActivity({
@@ -16,6 +16,7 @@ export const initOtp = defineActivity({
   parameters: InitOtpParams,
   parentMayInitiate: true,
   lockKey: (params) => `otp-contact:${params.contact.trim().toLowerCase()}`,
+  validate: async (_ctx, params) => void checkInitOtp(params),
   async execute(ctx, params) {
     const { otpId, targetPublicKeyHex } = await issueOtp(ctx, params, "OTP");
     // The same signed envelope as import bundles: @turnkey/crypto's encryptOtpCodeToBundle checks the

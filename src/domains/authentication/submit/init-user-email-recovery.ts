@@ -9,6 +9,7 @@ import { checkEmail } from "../../users/users.js";
 import { userByContact } from "../../users/contacts.js";
 import { EmailAuthCustomization } from "./email-auth.js";
 import { sessionSeconds } from "../../sessions/sessions.js";
+import { requireTargetKey } from "../../../crypto/target-key.js";
 
 export const RECOVERY_CREDENTIAL = "CREDENTIAL_TYPE_RECOVER_USER_KEY_P256";
 
@@ -30,9 +31,12 @@ export const initUserEmailRecovery = defineActivity({
     ...SenderParams,
   }),
   parentMayInitiate: true,
-  async execute(ctx, params) {
-    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
+  async validate(_ctx, params) {
+    sessionSeconds(params.expirationSeconds);
     checkEmail(params.email, "email");
+    requireTargetKey(params.targetPublicKey);
+  },
+  async execute(ctx, params) {
     requireFeature(ctx.organization, "FEATURE_NAME_EMAIL_RECOVERY", "disableEmailRecovery");
     requireChannel(ctx, "OTP_TYPE_EMAIL");
     const user = await userByContact(ctx.tx, ctx.organization.id, "OTP_TYPE_EMAIL", params.email);

@@ -5,6 +5,7 @@ import { issueCredential } from "../../sessions/issue-credential.js";
 import { otpGuessLockKey, pendingOtp } from "../otp.js";
 import { userByContact } from "../../users/contacts.js";
 import { sessionSeconds } from "../../sessions/sessions.js";
+import { requireTargetKey } from "../../../crypto/target-key.js";
 
 export const otpAuth = defineActivity({
   operation: "otp_auth",
@@ -26,8 +27,11 @@ export const otpAuth = defineActivity({
   }),
   parentMayInitiate: true,
   lockKey: (params, tx) => otpGuessLockKey(tx, params.otpId),
+  async validate(_ctx, params) {
+    sessionSeconds(params.expirationSeconds);
+    requireTargetKey(params.targetPublicKey);
+  },
   async execute(ctx, params) {
-    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const pending = await pendingOtp(ctx, params.otpId, "OTP_AUTH");
     await pending.check(params.otpCode);
     const user = await userByContact(ctx.tx, ctx.organization.id, pending.row.otp_type, pending.row.contact);

@@ -1,11 +1,13 @@
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { verifyClientSignature } from "../../../auth/client-signature.js";
-import { verifyVerificationToken } from "../../../auth/verification-token.js";
+import { verifyVerificationToken, type VerificationClaims } from "../../../auth/verification-token.js";
+import type { Services } from "../../../services.js";
+import type { OrganizationRow } from "../../organizations/organizations.js";
 import { invalidArgument } from "../../../errors.js";
 import { Int64String } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { consumeVerificationToken, markContactVerified, userByContact } from "../../users/contacts.js";
-import { loginSession, sessionSeconds } from "../../sessions/sessions.js";
+import { checkLoginRequest, loginSession } from "../../sessions/sessions.js";
 
 export const ClientSignatureParams = Type.Object({
   publicKey: Type.String({ minLength: 1, maxLength: 200 }),
@@ -36,34 +38,50 @@ export const otpLogin = defineActivity({
     sessionProfileId: Type.Optional(Type.String()),
   }),
   parentMayInitiate: true,
+  // The token, its scope and the client's signature are input: checked at submission, and again at execution
+  // (the claims are needed there, and the token may have expired meanwhile).
+  async validate({ organization, services, now }, params) {
+    checkLoginRequest(params);
+    await checkedLogin(services, organization, now, params);
+  },
   async execute(ctx, params) {
-    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const { organization, now, services } = ctx;
-    const claims = await verifyVerificationToken(services.signer, params.verificationToken, { now, field: "verificationToken" });
-    // Documented scope: a token serves the organization that issued it, and a parent's token its sub-organizations.
-    if (!claims.organization_id || (claims.organization_id !== organization.id && claims.organization_id !== organization.parent_id)) {
-      throw refuse(
-        "verificationToken",
-        `it was issued for organization ${String(claims.organization_id)}, which is neither ${organization.id} nor its parent`,
-      );
-    }
-    if (!claims.public_key) throw refuse("verificationToken", "it names no public_key, so no client signature can be checked against it");
-    const message = verifyClientSignature(params.clientSignature, {
-      publicKey: claims.public_key,
-      tokenId: claims.id,
-      usage: "USAGE_TYPE_LOGIN",
-      field: "clientSignature",
-    });
-    const login = message.login as { publicKey?: unknown } | undefined;
-    if (login?.publicKey !== params.publicKey) {
-      throw refuse(
-        "clientSignature",
-        `the signed message logs in ${JSON.stringify(login?.publicKey)}, not the publicKey ${params.publicKey} of this request`,
-      );
-    }
+    const claims = await checkedLogin(services, organization, now, params);
     const user = await userByContact(ctx.tx, organization.id, claims.verification_type, claims.contact);
     await consumeVerificationToken(ctx, claims, "USAGE_TYPE_LOGIN");
     await markContactVerified(ctx.tx, organization.id, claims.verification_type, claims.contact, now, user.id);
     return loginSession(ctx, organization.id, user.id, params);
   },
 });
+
+/** The verification token's claims, once the token, its scope and the client's signature of this login check out. */
+async function checkedLogin(
+  services: Services,
+  organization: OrganizationRow,
+  now: Date,
+  params: { verificationToken: string; publicKey: string; clientSignature: Static<typeof ClientSignatureParams> },
+): Promise<VerificationClaims> {
+  const claims = await verifyVerificationToken(services.signer, params.verificationToken, { now, field: "verificationToken" });
+  // Documented scope: a token serves the organization that issued it, and a parent's token its sub-organizations.
+  if (!claims.organization_id || (claims.organization_id !== organization.id && claims.organization_id !== organization.parent_id)) {
+    throw refuse(
+      "verificationToken",
+      `it was issued for organization ${String(claims.organization_id)}, which is neither ${organization.id} nor its parent`,
+    );
+  }
+  if (!claims.public_key) throw refuse("verificationToken", "it names no public_key, so no client signature can be checked against it");
+  const message = verifyClientSignature(params.clientSignature, {
+    publicKey: claims.public_key,
+    tokenId: claims.id,
+    usage: "USAGE_TYPE_LOGIN",
+    field: "clientSignature",
+  });
+  const login = message.login as { publicKey?: unknown } | undefined;
+  if (login?.publicKey !== params.publicKey) {
+    throw refuse(
+      "clientSignature",
+      `the signed message logs in ${JSON.stringify(login?.publicKey)}, not the publicKey ${params.publicKey} of this request`,
+    );
+  }
+  return claims;
+}

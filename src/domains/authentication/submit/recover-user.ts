@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { AuthenticatorParams, addAuthenticators } from "../../credentials/credentials.js";
+import { AuthenticatorParams, addAuthenticators, checkNewCredentials } from "../../credentials/credentials.js";
 import { requireUser } from "../../users/user-records.js";
+import { mustExist } from "../../references.js";
 import { RECOVERY_CREDENTIAL } from "./init-user-email-recovery.js";
 
 export const recoverUser = defineActivity({
@@ -18,6 +19,13 @@ export const recoverUser = defineActivity({
   parameters: Type.Object({ authenticator: AuthenticatorParams, userId: Id() }),
   // The request is stamped with the recovery credential, which is the user's own key.
   selfServiceUserId: (params) => params.userId,
+  async validate({ db, organization }, { authenticator, userId }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    await checkNewCredentials(
+      { authenticators: [authenticator] },
+      { apiKeys: "apiKeys", authenticators: "authenticator", oauthProviders: "oauthProviders" },
+    );
+  },
   async execute({ tx, organization, now }, { authenticator, userId }) {
     await requireUser(tx, organization.id, userId);
     const authenticatorId = await addAuthenticators(tx, { organizationId: organization.id, userId, now }, [authenticator], "authenticator");

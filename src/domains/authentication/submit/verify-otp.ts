@@ -62,6 +62,8 @@ export const verifyOtp = defineActivity({
   }),
   parentMayInitiate: true,
   lockKey: (params, tx) => otpGuessLockKey(tx, params.otpId),
+  validate: async (_ctx, params) =>
+    void lifetimeSeconds(params.expirationSeconds, "expirationSeconds", TOKEN_DEFAULT_SECONDS, TOKEN_MAX_SECONDS),
   async execute(ctx, params) {
     const ttl = lifetimeSeconds(params.expirationSeconds, "expirationSeconds", TOKEN_DEFAULT_SECONDS, TOKEN_MAX_SECONDS);
     const pending = await pendingOtp(ctx, params.otpId, "OTP");

@@ -2,7 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { ApiKeyParams, addApiKeys } from "../credentials.js";
+import { ApiKeyParams, addApiKeys, checkNewCredentials } from "../credentials.js";
+import { mustExist } from "../../references.js";
 
 export const createApiKeys = defineActivity({
   operation: "create_api_keys",
@@ -17,6 +18,10 @@ export const createApiKeys = defineActivity({
   policyParams: { user_id: "userId" },
   parameters: Type.Object({ apiKeys: Type.Array(ApiKeyParams, { minItems: 1, maxItems: 20 }), userId: Id() }),
   selfServiceUserId: (params) => params.userId,
+  async validate({ db, organization }, { apiKeys, userId }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    await checkNewCredentials({ apiKeys }, { apiKeys: "apiKeys", authenticators: "authenticators", oauthProviders: "oauthProviders" });
+  },
   async execute({ tx, organization, now }, { apiKeys, userId }) {
     await requireUser(tx, organization.id, userId);
     return { apiKeyIds: await addApiKeys(tx, { organizationId: organization.id, userId, now }, apiKeys, "apiKeys") };

@@ -2,7 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { AuthenticatorParams, addAuthenticators } from "../credentials.js";
+import { AuthenticatorParams, addAuthenticators, checkNewCredentials } from "../credentials.js";
+import { mustExist } from "../../references.js";
 
 export const createAuthenticators = defineActivity({
   operation: "create_authenticators",
@@ -16,6 +17,13 @@ export const createAuthenticators = defineActivity({
   action: "CREATE",
   parameters: Type.Object({ authenticators: Type.Array(AuthenticatorParams, { minItems: 1, maxItems: 10 }), userId: Id() }),
   selfServiceUserId: (params) => params.userId,
+  async validate({ db, organization }, { authenticators, userId }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    await checkNewCredentials(
+      { authenticators },
+      { apiKeys: "apiKeys", authenticators: "authenticators", oauthProviders: "oauthProviders" },
+    );
+  },
   async execute({ tx, organization, now }, { authenticators, userId }) {
     await requireUser(tx, organization.id, userId);
     return {

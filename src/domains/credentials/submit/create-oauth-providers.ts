@@ -2,7 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { OauthProviderParams, addOauthProviders, verifyRegistrationTokens } from "../credentials.js";
+import { OauthProviderParams, addOauthProviders, checkNewCredentials, verifyRegistrationTokens } from "../credentials.js";
+import { mustExist } from "../../references.js";
 
 export const createOauthProviders = defineActivity({
   operation: "create_oauth_providers",
@@ -16,6 +17,13 @@ export const createOauthProviders = defineActivity({
   action: "UPDATE",
   parameters: Type.Object({ userId: Id(), oauthProviders: Type.Array(OauthProviderParams, { minItems: 1, maxItems: 10 }) }),
   selfServiceUserId: (params) => params.userId,
+  async validate({ db, organization }, { oauthProviders, userId }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    await checkNewCredentials(
+      { oauthProviders },
+      { apiKeys: "apiKeys", authenticators: "authenticators", oauthProviders: "oauthProviders" },
+    );
+  },
   prepare: (services, { oauthProviders }) => verifyRegistrationTokens(services, oauthProviders),
   async execute({ tx, organization, now }, { userId, oauthProviders }, verifiedTokens) {
     await requireUser(tx, organization.id, userId);

@@ -2,7 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { deleteOwnedRows } from "../delete-owned.js";
+import { checkOwnedRows, deleteOwnedRows } from "../delete-owned.js";
+import { mustExist } from "../../references.js";
 
 export const deleteApiKeys = defineActivity({
   operation: "delete_api_keys",
@@ -17,6 +18,10 @@ export const deleteApiKeys = defineActivity({
   policyParams: { user_id: "userId", api_key_ids: "apiKeyIds" },
   parameters: Type.Object({ userId: Id(), apiKeyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
   selfServiceUserId: (params) => params.userId,
+  async validate({ db, organization }, { userId, apiKeyIds }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    await mustExist(checkOwnedRows(db, "api_keys", "API key", { organizationId: organization.id, userId }, apiKeyIds, "apiKeyIds"));
+  },
   async execute({ tx, organization }, { userId, apiKeyIds }) {
     await requireUser(tx, organization.id, userId);
     return {

@@ -2,7 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { deleteOwnedRows } from "../delete-owned.js";
+import { checkOwnedRows, deleteOwnedRows } from "../delete-owned.js";
+import { mustExist } from "../../references.js";
 
 export const deleteAuthenticators = defineActivity({
   operation: "delete_authenticators",
@@ -16,6 +17,19 @@ export const deleteAuthenticators = defineActivity({
   action: "DELETE",
   parameters: Type.Object({ userId: Id(), authenticatorIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
   selfServiceUserId: (params) => params.userId,
+  async validate({ db, organization }, { userId, authenticatorIds }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    await mustExist(
+      checkOwnedRows(
+        db,
+        "authenticators",
+        "authenticator",
+        { organizationId: organization.id, userId },
+        authenticatorIds,
+        "authenticatorIds",
+      ),
+    );
+  },
   async execute({ tx, organization }, { userId, authenticatorIds }) {
     await requireUser(tx, organization.id, userId);
     return {

@@ -2,7 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { deleteOwnedRows } from "../delete-owned.js";
+import { checkOwnedRows, deleteOwnedRows } from "../delete-owned.js";
+import { mustExist } from "../../references.js";
 
 export const deleteOauthProviders = defineActivity({
   operation: "delete_oauth_providers",
@@ -16,6 +17,12 @@ export const deleteOauthProviders = defineActivity({
   action: "UPDATE",
   parameters: Type.Object({ userId: Id(), providerIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
   selfServiceUserId: (params) => params.userId,
+  async validate({ db, organization }, { userId, providerIds }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    await mustExist(
+      checkOwnedRows(db, "oauth_providers", "OAuth provider", { organizationId: organization.id, userId }, providerIds, "providerIds"),
+    );
+  },
   async execute({ tx, organization }, { userId, providerIds }) {
     await requireUser(tx, organization.id, userId);
     return {

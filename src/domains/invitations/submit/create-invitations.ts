@@ -7,6 +7,7 @@ import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { requireUserTag } from "../../tags.js";
 import { checkEmail } from "../../users/users.js";
 import { lockOrganizationForLimits } from "../../organizations/limits.js";
+import { mustExist } from "../../references.js";
 
 export const INVITATIONS_PER_ORGANIZATION = 100;
 
@@ -29,6 +30,15 @@ export const createInvitations = defineActivity({
   resource: "INVITATION",
   action: "CREATE",
   parameters: Type.Object({ invitations: Type.Array(InvitationParams, { minItems: 1, maxItems: 100 }) }),
+  async validate({ db, organization }, { invitations }) {
+    for (const [index, invitation] of invitations.entries()) {
+      const at = `invitations[${index}]`;
+      checkEmail(invitation.receiverUserEmail, `${at}.receiverUserEmail`);
+      await mustExist(requireUser(db, organization.id, invitation.senderUserId, `${at}.senderUserId`));
+      for (const [tagIndex, tagId] of invitation.receiverUserTags.entries())
+        await mustExist(requireUserTag(db, organization.id, tagId, `${at}.receiverUserTags[${tagIndex}]`));
+    }
+  },
   async execute({ tx, organization, now }, { invitations }) {
     await lockOrganizationForLimits(tx, organization.id);
     const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
@@ -44,7 +54,6 @@ export const createInvitations = defineActivity({
     const invitationIds: string[] = [];
     for (const [index, invitation] of invitations.entries()) {
       const at = `invitations[${index}]`;
-      checkEmail(invitation.receiverUserEmail, `${at}.receiverUserEmail`);
       await requireUser(tx, organization.id, invitation.senderUserId, `${at}.senderUserId`);
       for (const [tagIndex, tagId] of invitation.receiverUserTags.entries())
         await requireUserTag(tx, organization.id, tagId, `${at}.receiverUserTags[${tagIndex}]`);

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { allowlistTarget } from "../ip-allowlists.js";
+import { allowlistTarget, requireAllowlistKey } from "../ip-allowlists.js";
+import { mustExist } from "../../references.js";
 
 export const removeIpAllowlist = defineActivity({
   operation: "remove_ip_allowlist",
@@ -13,6 +14,9 @@ export const removeIpAllowlist = defineActivity({
   resource: "ORGANIZATION",
   action: "UPDATE",
   parameters: Type.Object({ publicKey: Type.Optional(Type.String()) }),
+  async validate({ db, organization }, { publicKey }) {
+    if (publicKey) await mustExist(requireAllowlistKey(db, organization.id, publicKey));
+  },
   async execute({ tx, organization }, { publicKey }) {
     await tx.query("DELETE FROM ip_allowlists WHERE organization_id = $1 AND public_key = $2", [
       organization.id,

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { allowlistRules, allowlistTarget } from "../ip-allowlists.js";
+import { allowlistRules, allowlistTarget, requireAllowlistKey } from "../ip-allowlists.js";
+import { mustExist } from "../../references.js";
 
 export const setIpAllowlist = defineActivity({
   operation: "set_ip_allowlist",
@@ -21,6 +22,10 @@ export const setIpAllowlist = defineActivity({
     ),
     onEvaluationError: Type.Optional(StringEnum(["ALLOW", "DENY"])),
   }),
+  async validate({ db, organization, now }, params) {
+    if (params.publicKey) await mustExist(requireAllowlistKey(db, organization.id, params.publicKey));
+    allowlistRules(params.rules ?? [], now);
+  },
   async execute({ tx, organization, now }, params) {
     const publicKey = await allowlistTarget(tx, organization, params.publicKey);
     const rules = allowlistRules(params.rules ?? [], now);

@@ -4,9 +4,9 @@ import { failedPrecondition, invalidArgument } from "../../../errors.js";
 import { Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
-import { UserParams, createUser } from "../../users/users.js";
+import { UserParams, checkNewUser, createUser } from "../../users/users.js";
 import { markContactVerified } from "../../users/contacts.js";
-import { insertWallet, prepareNewWallet, WalletParams } from "../../wallets/wallets.js";
+import { checkNewWallet, insertWallet, prepareNewWallet, WalletParams } from "../../wallets/wallets.js";
 import { verifySignupToken } from "../../../auth/signup-verification.js";
 import { WalletResult } from "../../wallets/wallet-records.js";
 
@@ -43,6 +43,19 @@ export const createSubOrganization = defineActivity({
     verificationToken: Type.Optional(Type.String()),
     clientSignature: Type.Optional(Type.Unknown()),
   }),
+  async validate({ db, organization, services, now }, params) {
+    if (params.rootQuorumThreshold > params.rootUsers.length) {
+      throw invalidArgument(
+        `rootQuorumThreshold: ${params.rootQuorumThreshold} is more than the ${params.rootUsers.length} root user(s) given`,
+        "REQUEST_INVALID",
+        [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
+      );
+    }
+    // A new organization has no tags yet: root users name none.
+    for (const [index, user] of params.rootUsers.entries()) await checkNewUser(db, undefined, user, `rootUsers[${index}]`);
+    if (params.wallet) checkNewWallet(params.wallet, { mnemonicLength: "wallet.mnemonicLength", accounts: "wallet.accounts" });
+    await verifySignupToken(services.signer, { ...params, organizationId: organization.id, rootUsers: params.rootUsers, now });
+  },
   // Before the transaction: the wallet's mnemonic and accounts (signups through the auth proxy bring one),
   // and the root users' OIDC tokens, whose issuer's keys may have to be fetched.
   prepare: async (services, { wallet, rootUsers }) => ({
@@ -64,13 +77,7 @@ export const createSubOrganization = defineActivity({
         "INVALID_ACTIVITY_CALLER",
       );
     }
-    if (params.rootQuorumThreshold > params.rootUsers.length) {
-      throw invalidArgument(
-        `rootQuorumThreshold: ${params.rootQuorumThreshold} is more than the ${params.rootUsers.length} root user(s) given`,
-        "REQUEST_INVALID",
-        [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
-      );
-    }
+    // Checked at submission too; verified again for its claims, and because the token may have expired since.
     const verified = await verifySignupToken(services.signer, {
       ...params,
       organizationId: organization.id,

@@ -14,8 +14,8 @@ export const removeOrganizationFeature = defineActivity({
   action: "UPDATE",
   rootQuorumOnly: true,
   parameters: Type.Object({ name: FeatureName }),
+  validate: async (_ctx, { name }) => checkFeature(name, undefined),
   async execute({ tx, organization, now }, { name }) {
-    checkFeature(name, undefined);
     return { features: await writeFeature(tx, organization.id, name, undefined, now) };
   },
 });

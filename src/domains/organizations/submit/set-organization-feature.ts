@@ -15,8 +15,8 @@ export const setOrganizationFeature = defineActivity({
   action: "UPDATE",
   rootQuorumOnly: true,
   parameters: Type.Object({ name: FeatureName, value: Type.String({ maxLength: 256 }) }),
+  validate: async (_ctx, { name, value }) => checkFeature(name, value),
   async execute({ tx, organization, now }, { name, value }) {
-    checkFeature(name, value);
     return { features: await writeFeature(tx, organization.id, name, value, now) };
   },
 });

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { insertPolicy, PolicyParams } from "../policies.js";
+import { insertPolicy, PolicyParams, checkPolicy } from "../policies.js";
 import { IdList } from "../../../schema/common.js";
 
 export const createPolicies = defineActivity({
@@ -14,6 +14,9 @@ export const createPolicies = defineActivity({
   resource: "POLICY",
   action: "CREATE",
   parameters: Type.Object({ policies: Type.Array(PolicyParams, { minItems: 1, maxItems: 100 }) }),
+  async validate(_ctx, { policies }) {
+    for (const [index, policy] of policies.entries()) checkPolicy(policy, `policies[${index}].`);
+  },
   async execute({ tx, organization, now }, { policies }) {
     const policyIds: string[] = [];
     for (const [index, policy] of policies.entries())

@@ -1,5 +1,5 @@
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { insertPolicy, PolicyParams } from "../policies.js";
+import { insertPolicy, PolicyParams, checkPolicy } from "../policies.js";
 import { Type } from "@sinclair/typebox";
 
 export const createPolicy = defineActivity({
@@ -13,6 +13,7 @@ export const createPolicy = defineActivity({
   resource: "POLICY",
   action: "CREATE",
   parameters: PolicyParams,
+  validate: async (_ctx, policy) => checkPolicy(policy, ""),
   async execute({ tx, organization, now }, params) {
     return { policyId: await insertPolicy(tx, organization.id, params, "", now) };
   },

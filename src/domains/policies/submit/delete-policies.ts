@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { requirePolicy } from "../policies.js";
 
 export const deletePolicies = defineActivity({
@@ -14,6 +15,10 @@ export const deletePolicies = defineActivity({
   resource: "POLICY",
   action: "DELETE",
   parameters: Type.Object({ policyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  async validate({ db, organization }, { policyIds }) {
+    for (const [index, policyId] of policyIds.entries())
+      await mustExist(requirePolicy(db, organization.id, policyId, `policyIds[${index}]`));
+  },
   async execute({ tx, organization }, { policyIds }) {
     for (const [index, policyId] of policyIds.entries()) await requirePolicy(tx, organization.id, policyId, `policyIds[${index}]`);
     await tx.query("DELETE FROM policies WHERE id = ANY($1::text[]) AND organization_id = $2", [policyIds, organization.id]);

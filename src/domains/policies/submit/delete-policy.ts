@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { requirePolicy } from "../policies.js";
 
 export const deletePolicy = defineActivity({
@@ -14,6 +15,9 @@ export const deletePolicy = defineActivity({
   resource: "POLICY",
   action: "DELETE",
   parameters: Type.Object({ policyId: Id() }),
+  async validate({ db, organization }, { policyId }) {
+    await mustExist(requirePolicy(db, organization.id, policyId));
+  },
   async execute({ tx, organization }, { policyId }) {
     await requirePolicy(tx, organization.id, policyId);
     await tx.query("DELETE FROM policies WHERE id = $1", [policyId]);

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { assertPolicyNameFree, checkPolicyExpression, Effect, requirePolicy } from "../policies.js";
+import { mustExist } from "../../references.js";
+import { assertPolicyNameFree, checkPolicyExpression, Effect, requirePolicy, storedExpression } from "../policies.js";
 
 export const updatePolicy = defineActivity({
   operation: "update_policy",
@@ -22,14 +23,18 @@ export const updatePolicy = defineActivity({
     policyNotes: Type.Optional(Type.String({ maxLength: 4096 })),
     time: Type.Optional(Type.String({ maxLength: 4096 })),
   }),
+  async validate({ db, organization }, p) {
+    await mustExist(requirePolicy(db, organization.id, p.policyId));
+    checkPolicyExpression(p.policyCondition, "condition", "policyCondition");
+    checkPolicyExpression(p.policyConsensus, "consensus", "policyConsensus");
+    checkPolicyExpression(p.time, "time", "time");
+  },
   async execute({ tx, organization, now }, p) {
     await requirePolicy(tx, organization.id, p.policyId);
     const changes: [string, unknown][] = [];
-    if (p.policyCondition !== undefined)
-      changes.push(["condition", checkPolicyExpression(p.policyCondition, "condition", "policyCondition")]);
-    if (p.policyConsensus !== undefined)
-      changes.push(["consensus", checkPolicyExpression(p.policyConsensus, "consensus", "policyConsensus")]);
-    if (p.time !== undefined) changes.push(["time", checkPolicyExpression(p.time, "time", "time")]);
+    if (p.policyCondition !== undefined) changes.push(["condition", storedExpression(p.policyCondition)]);
+    if (p.policyConsensus !== undefined) changes.push(["consensus", storedExpression(p.policyConsensus)]);
+    if (p.time !== undefined) changes.push(["time", storedExpression(p.time)]);
     if (p.policyName !== undefined) {
       await assertPolicyNameFree(tx, organization.id, p.policyName, "policyName", p.policyId);
       changes.push(["name", p.policyName]);

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { requirePrivateKey } from "../../wallets/wallet-records.js";
 import { Id, Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
 
 export const createPrivateKeyTag = defineActivity({
@@ -16,6 +17,10 @@ export const createPrivateKeyTag = defineActivity({
   resource: "PRIVATE_KEY",
   action: "CREATE",
   parameters: Type.Object({ privateKeyTagName: Name(), privateKeyIds: Type.Array(Id(), { maxItems: 100 }) }),
+  async validate({ db, organization }, { privateKeyIds }) {
+    for (const [index, privateKeyId] of privateKeyIds.entries())
+      await mustExist(requirePrivateKey(db, organization.id, privateKeyId, `privateKeyIds[${index}]`));
+  },
   async execute({ tx, organization, now }, { privateKeyTagName, privateKeyIds }) {
     await assertTagCapacity(tx, organization);
     await assertTagNameFree(tx, "private_key_tags", organization.id, privateKeyTagName, "privateKeyTagName");

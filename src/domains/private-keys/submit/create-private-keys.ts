@@ -4,8 +4,9 @@ import type { AddressFormat } from "../../../crypto/addresses/index.js";
 import type { Curve } from "../../../crypto/hd/derive.js";
 import { generatePrivateKey } from "../../../crypto/keys.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { derivePrivateKey, insertPrivateKey, PrivateKeyParams } from "../private-keys.js";
+import { derivePrivateKey, insertPrivateKey, PrivateKeyParams, checkAddressFormats, requirePrivateKeyTag } from "../private-keys.js";
 import { PrivateKeyResult } from "../../wallets/wallet-records.js";
+import { mustExist } from "../../references.js";
 
 export const createPrivateKeys = defineActivity({
   operation: "create_private_keys",
@@ -18,6 +19,14 @@ export const createPrivateKeys = defineActivity({
   resource: "PRIVATE_KEY",
   action: "CREATE",
   parameters: Type.Object({ privateKeys: Type.Array(PrivateKeyParams, { minItems: 1, maxItems: 100 }) }),
+  async validate({ db, organization }, { privateKeys }) {
+    for (const [index, key] of privateKeys.entries()) {
+      const at = `privateKeys[${index}]`;
+      checkAddressFormats(key.curve as Curve, key.addressFormats as AddressFormat[], `${at}.addressFormats`);
+      for (const [tagIndex, tagId] of key.privateKeyTags.entries())
+        await mustExist(requirePrivateKeyTag(db, organization.id, tagId, `${at}.privateKeyTags[${tagIndex}]`));
+    }
+  },
   // Keys generated and their addresses derived before the transaction, one key per turn of the event loop.
   async prepare(_services, { privateKeys }) {
     const prepared = [];

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { requireTag } from "../../tags.js";
 
 export const deletePrivateKeyTags = defineActivity({
@@ -14,6 +15,10 @@ export const deletePrivateKeyTags = defineActivity({
   resource: "PRIVATE_KEY",
   action: "DELETE",
   parameters: Type.Object({ privateKeyTagIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  async validate({ db, organization }, { privateKeyTagIds }) {
+    for (const [index, tagId] of privateKeyTagIds.entries())
+      await mustExist(requireTag(db, "private_key_tags", organization.id, tagId, `privateKeyTagIds[${index}]`));
+  },
   async execute({ tx, organization }, { privateKeyTagIds }) {
     for (const [index, tagId] of privateKeyTagIds.entries())
       await requireTag(tx, "private_key_tags", organization.id, tagId, `privateKeyTagIds[${index}]`);

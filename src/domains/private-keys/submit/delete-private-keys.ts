@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { requirePrivateKey } from "../../wallets/wallet-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { assertSafeToDelete } from "../../wallets/export-rule.js";
 
 export const deletePrivateKeys = defineActivity({
@@ -18,6 +19,10 @@ export const deletePrivateKeys = defineActivity({
     privateKeyIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }),
     deleteWithoutExport: Type.Optional(Type.Boolean()),
   }),
+  async validate({ db, organization }, { privateKeyIds }) {
+    for (const [index, id] of privateKeyIds.entries())
+      await mustExist(requirePrivateKey(db, organization.id, id, `privateKeyIds[${index}]`));
+  },
   async execute({ tx, organization }, { privateKeyIds, deleteWithoutExport }) {
     const keys = [];
     for (const [index, id] of privateKeyIds.entries())

@@ -3,6 +3,7 @@ import { exportBundle } from "../../../crypto/bundles.js";
 import { requirePrivateKey } from "../../wallets/wallet-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
 export const exportPrivateKey = defineActivity({
@@ -17,6 +18,10 @@ export const exportPrivateKey = defineActivity({
   action: "EXPORT",
   policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ privateKeyId: Id(), targetPublicKey: Type.String() }),
+  async validate({ db, organization }, { privateKeyId, targetPublicKey }) {
+    requireTargetKey(targetPublicKey);
+    await mustExist(requirePrivateKey(db, organization.id, privateKeyId));
+  },
   async execute({ tx, organization, now, services }, { privateKeyId, targetPublicKey }) {
     const target = requireTargetKey(targetPublicKey);
     const key = await requirePrivateKey(tx, organization.id, privateKeyId);

@@ -5,8 +5,10 @@ import { invalidArgument } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
 import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { openImport } from "../../wallets/import-keys.js";
-import { insertPrivateKey } from "../private-keys.js";
+import type { AddressFormat } from "../../../crypto/addresses/index.js";
+import { checkAddressFormats, insertPrivateKey } from "../private-keys.js";
 import { AddressFormatParam, CurveParam } from "../../wallets/wallets.js";
 import { PrivateKeyResult } from "../../wallets/wallet-records.js";
 
@@ -27,6 +29,10 @@ export const importPrivateKey = defineActivity({
     curve: CurveParam,
     addressFormats: Type.Array(AddressFormatParam, { maxItems: 50 }),
   }),
+  async validate({ db, organization }, { userId, curve, addressFormats }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    checkAddressFormats(curve as Curve, addressFormats as AddressFormat[], "addressFormats");
+  },
   async execute({ tx, organization, now, services }, { userId, privateKeyName, encryptedBundle, curve, addressFormats }) {
     await requireUser(tx, organization.id, userId);
     const privateKey = await openImport(tx, services, { userId, kind: "PRIVATE_KEY" }, encryptedBundle);

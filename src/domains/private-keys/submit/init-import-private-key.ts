@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { requireUser } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { createImportBundle } from "../../wallets/import-keys.js";
 
 export const initImportPrivateKey = defineActivity({
@@ -15,6 +16,9 @@ export const initImportPrivateKey = defineActivity({
   resource: "PRIVATE_KEY",
   action: "IMPORT",
   parameters: Type.Object({ userId: Id() }),
+  async validate({ db, organization }, { userId }) {
+    await mustExist(requireUser(db, organization.id, userId));
+  },
   async execute({ tx, organization, now, services }, { userId }) {
     await requireUser(tx, organization.id, userId);
     return { importBundle: await createImportBundle(tx, services, { organizationId: organization.id, userId, kind: "PRIVATE_KEY", now }) };

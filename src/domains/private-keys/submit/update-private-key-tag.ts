@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { requirePrivateKey } from "../../wallets/wallet-records.js";
 import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { assertTagNameFree, requireTag } from "../../tags.js";
 
 export const updatePrivateKeyTag = defineActivity({
@@ -20,6 +21,13 @@ export const updatePrivateKeyTag = defineActivity({
     addPrivateKeyIds: Type.Array(Id(), { maxItems: 100 }),
     removePrivateKeyIds: Type.Array(Id(), { maxItems: 100 }),
   }),
+  async validate({ db, organization }, { privateKeyTagId, addPrivateKeyIds, removePrivateKeyIds }) {
+    await mustExist(requireTag(db, "private_key_tags", organization.id, privateKeyTagId, "privateKeyTagId"));
+    for (const [index, id] of addPrivateKeyIds.entries())
+      await mustExist(requirePrivateKey(db, organization.id, id, `addPrivateKeyIds[${index}]`));
+    for (const [index, id] of removePrivateKeyIds.entries())
+      await mustExist(requirePrivateKey(db, organization.id, id, `removePrivateKeyIds[${index}]`));
+  },
   async execute({ tx, organization, now }, { privateKeyTagId, newPrivateKeyTagName, addPrivateKeyIds, removePrivateKeyIds }) {
     const tag = await requireTag(tx, "private_key_tags", organization.id, privateKeyTagId, "privateKeyTagId");
     if (newPrivateKeyTagName !== undefined && newPrivateKeyTagName !== tag.name) {

@@ -4,6 +4,7 @@ import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { issueCredential } from "../issue-credential.js";
 import { sessionSeconds, sessionUser } from "../sessions.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
+import { mustExist } from "../../references.js";
 
 export const createReadWriteSession = defineActivity({
   operation: "create_read_write_session",
@@ -30,10 +31,12 @@ export const createReadWriteSession = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
   }),
   selfServiceUserId: (params, requesterUserId) => params.userId ?? requesterUserId,
-  async execute(ctx, params) {
-    // Malformed input is refused (400) before the user is looked up (issueCredential checks it again).
+  async validate({ db, organization, requesterUserId }, params) {
     requireTargetKey(params.targetPublicKey);
     sessionSeconds(params.expirationSeconds);
+    await mustExist(sessionUser(db, organization.id, params.userId ?? requesterUserId));
+  },
+  async execute(ctx, params) {
     const user = await sessionUser(ctx.tx, ctx.organization.id, params.userId ?? ctx.requesterUserId);
     const { apiKeyId, credentialBundle } = await issueCredential(ctx, {
       userId: user.id,

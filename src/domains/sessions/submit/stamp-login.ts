@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { loginSession, sessionUser, sessionSeconds } from "../sessions.js";
+import { checkLoginRequest, loginSession, sessionUser } from "../sessions.js";
 
 export const stampLogin = defineActivity({
   operation: "stamp_login",
@@ -21,8 +21,8 @@ export const stampLogin = defineActivity({
     sessionProfileId: Type.Optional(Type.String()),
   }),
   selfServiceUserId: (_params, requesterUserId) => requesterUserId,
+  validate: async (_ctx, params) => checkLoginRequest(params),
   async execute(ctx, params) {
-    sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
     const user = await sessionUser(ctx.tx, ctx.organization.id, ctx.requesterUserId);
     return loginSession(ctx, ctx.organization.id, user.id, params);
   },

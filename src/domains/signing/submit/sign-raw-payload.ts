@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload as sign } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { resolveSigningKey, signingInput, RawSignatureResult } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult, dryRunSigning } from "../signing-keys.js";
 
 export const signRawPayload = defineActivity({
   operation: "sign_raw_payload",
@@ -21,6 +21,9 @@ export const signRawPayload = defineActivity({
     encoding: StringEnum(PAYLOAD_ENCODINGS),
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
+  async validate({ db, organization }, { signWith, payload, encoding, hashFunction }) {
+    await dryRunSigning(db, organization.id, signWith, (key) => sign(key, payload, encoding, hashFunction));
+  },
   async execute({ tx, organization, services }, { signWith, payload, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith);
     return { ...signingInput(() => sign(key, payload, encoding, hashFunction)) };

@@ -1,8 +1,14 @@
 import { Type } from "@sinclair/typebox";
-import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload } from "../../../crypto/signing/raw-payload.js";
+import {
+  HASH_FUNCTIONS,
+  PAYLOAD_ENCODINGS,
+  signRawPayload,
+  type HashFunction,
+  type PayloadEncoding,
+} from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { resolveSigningKey, signingInput, RawSignatureResult } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult, dryRunSigning, type ResolvedKey } from "../signing-keys.js";
 
 export const signRawPayloads = defineActivity({
   operation: "sign_raw_payloads",
@@ -21,18 +27,22 @@ export const signRawPayloads = defineActivity({
     encoding: StringEnum(PAYLOAD_ENCODINGS),
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
+  async validate({ db, organization }, { signWith, payloads, encoding, hashFunction }) {
+    await dryRunSigning(db, organization.id, signWith, (key) => signAll(key, payloads, encoding, hashFunction));
+  },
   async execute({ tx, organization, services }, { signWith, payloads, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith);
-    const signatures = payloads.map((payload, index) =>
-      signingInput(() => {
-        try {
-          return signRawPayload(key, payload, encoding, hashFunction);
-        } catch (error) {
-          if (error instanceof Error) error.message = error.message.replace(/^payload:/, `payloads[${index}]:`);
-          throw error;
-        }
-      }),
-    );
-    return { signatures };
+    return { signatures: signingInput(() => signAll(key, payloads, encoding, hashFunction)) };
   },
 });
+
+function signAll(key: ResolvedKey, payloads: string[], encoding: PayloadEncoding, hashFunction: HashFunction) {
+  return payloads.map((payload, index) => {
+    try {
+      return signRawPayload(key, payload, encoding, hashFunction);
+    } catch (error) {
+      if (error instanceof Error) error.message = error.message.replace(/^payload:/, `payloads[${index}]:`);
+      throw error;
+    }
+  });
+}

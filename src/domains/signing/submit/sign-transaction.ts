@@ -2,7 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { TRANSACTION_TYPES, signTransaction as sign } from "../../../crypto/signing/transaction.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { resolveSigningKey, signingInput } from "../signing-keys.js";
+import { parsePsbt } from "../../../crypto/signing/bitcoin.js";
+import { dryRunSigning, resolveSigningKey, signingInput } from "../signing-keys.js";
 
 export const signTransaction = defineActivity({
   operation: "sign_transaction",
@@ -20,6 +21,14 @@ export const signTransaction = defineActivity({
     unsignedTransaction: Type.String({ minLength: 1 }),
     type: StringEnum(TRANSACTION_TYPES),
   }),
+  async validate({ db, organization }, { signWith, unsignedTransaction, type }) {
+    await dryRunSigning(db, organization.id, signWith, (key) =>
+      // Which of a PSBT's inputs the key can spend takes the key itself: execution finds that out.
+      type === "TRANSACTION_TYPE_BITCOIN" && key.curve === "CURVE_SECP256K1"
+        ? parsePsbt(unsignedTransaction)
+        : sign(key, type, unsignedTransaction),
+    );
+  },
   async execute({ tx, organization, services }, { signWith, unsignedTransaction, type }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith);
     return { signedTransaction: signingInput(() => sign(key, type, unsignedTransaction)) };

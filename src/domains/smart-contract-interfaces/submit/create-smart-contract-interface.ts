@@ -24,29 +24,8 @@ export const createSmartContractInterface = defineActivity({
     label: Type.String({ minLength: 1, maxLength: 256 }),
     notes: Type.Optional(Type.String({ maxLength: 4096 })),
   }),
+  validate: async (_ctx, p) => checkInterface(p.smartContractInterface, p.type),
   async execute({ tx, organization, now }, p) {
-    if (Buffer.byteLength(p.smartContractInterface) > MAX_INTERFACE_BYTES) {
-      throw invalidArgument("smartContractInterface: larger than the 400 kB limit", "REQUEST_INVALID", [
-        { field: "smartContractInterface", description: "at most 400 kB" },
-      ]);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(p.smartContractInterface);
-    } catch {
-      throw invalidArgument(
-        "smartContractInterface: not JSON; upload the ABI (a JSON array) or IDL (a JSON object) as a string",
-        "REQUEST_INVALID",
-        [{ field: "smartContractInterface", description: "must be JSON" }],
-      );
-    }
-    const ethereum = p.type === "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM";
-    if (ethereum ? !Array.isArray(parsed) : typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      const wanted = ethereum ? "an Ethereum ABI must be a JSON array" : "a Solana IDL must be a JSON object";
-      throw invalidArgument(`smartContractInterface: ${wanted}`, "REQUEST_INVALID", [
-        { field: "smartContractInterface", description: wanted },
-      ]);
-    }
     const smartContractInterfaceId = randomUUID();
     await tx.query(
       `INSERT INTO smart_contract_interfaces (id, organization_id, address, type, label, notes, interface, created_at, updated_at)
@@ -56,3 +35,29 @@ export const createSmartContractInterface = defineActivity({
     return { smartContractInterfaceId };
   },
 });
+
+/** The interface's input checks (for `validate`): its size, and JSON of the type's shape. */
+function checkInterface(smartContractInterface: string, type: string): void {
+  if (Buffer.byteLength(smartContractInterface) > MAX_INTERFACE_BYTES) {
+    throw invalidArgument("smartContractInterface: larger than the 400 kB limit", "REQUEST_INVALID", [
+      { field: "smartContractInterface", description: "at most 400 kB" },
+    ]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(smartContractInterface);
+  } catch {
+    throw invalidArgument(
+      "smartContractInterface: not JSON; upload the ABI (a JSON array) or IDL (a JSON object) as a string",
+      "REQUEST_INVALID",
+      [{ field: "smartContractInterface", description: "must be JSON" }],
+    );
+  }
+  const ethereum = type === "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM";
+  if (ethereum ? !Array.isArray(parsed) : typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    const wanted = ethereum ? "an Ethereum ABI must be a JSON array" : "a Solana IDL must be a JSON object";
+    throw invalidArgument(`smartContractInterface: ${wanted}`, "REQUEST_INVALID", [
+      { field: "smartContractInterface", description: wanted },
+    ]);
+  }
+}

@@ -2,6 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
+import { requireSmartContractInterface } from "../records.js";
 
 export const deleteSmartContractInterface = defineActivity({
   operation: "delete_smart_contract_interface",
@@ -14,6 +16,9 @@ export const deleteSmartContractInterface = defineActivity({
   resource: "SMART_CONTRACT_INTERFACE",
   action: "DELETE",
   parameters: Type.Object({ smartContractInterfaceId: Id() }),
+  async validate({ db, organization }, { smartContractInterfaceId }) {
+    await mustExist(requireSmartContractInterface(db, organization.id, smartContractInterfaceId));
+  },
   async execute({ tx, organization }, { smartContractInterfaceId }) {
     const deleted = await tx.query("DELETE FROM smart_contract_interfaces WHERE id = $1 AND organization_id = $2 RETURNING id", [
       smartContractInterfaceId,

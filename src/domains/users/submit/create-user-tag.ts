@@ -4,6 +4,7 @@ import { requireUser } from "../user-records.js";
 import { Id, Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
+import { mustExist } from "../../references.js";
 
 export const createUserTag = defineActivity({
   operation: "create_user_tag",
@@ -16,6 +17,9 @@ export const createUserTag = defineActivity({
   resource: "USER",
   action: "CREATE",
   parameters: Type.Object({ userTagName: Name(), userIds: Type.Array(Id(), { maxItems: 100 }) }),
+  async validate({ db, organization }, { userIds }) {
+    for (const [index, userId] of userIds.entries()) await mustExist(requireUser(db, organization.id, userId, `userIds[${index}]`));
+  },
   async execute({ tx, organization, now }, { userTagName, userIds }) {
     await assertTagCapacity(tx, organization);
     await assertTagNameFree(tx, "user_tags", organization.id, userTagName, "userTagName");

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
-import { UserParams, createUser } from "../users.js";
+import { UserParams, createUser, checkNewUser } from "../users.js";
 import { IdList } from "../../../schema/common.js";
 
 export const createUsers = defineActivity({
@@ -15,6 +15,9 @@ export const createUsers = defineActivity({
   resource: "USER",
   action: "CREATE",
   parameters: Type.Object({ users: Type.Array(UserParams, { minItems: 1, maxItems: 100 }) }),
+  async validate({ db, organization }, { users }) {
+    for (const [index, user] of users.entries()) await checkNewUser(db, organization.id, user, `users[${index}]`);
+  },
   prepare: (services, { users }) =>
     verifyRegistrationTokens(
       services,

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { requireUserTag } from "../../tags.js";
+import { mustExist } from "../../references.js";
 
 export const deleteUserTags = defineActivity({
   operation: "delete_user_tags",
@@ -14,6 +15,9 @@ export const deleteUserTags = defineActivity({
   resource: "USER",
   action: "DELETE",
   parameters: Type.Object({ userTagIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  async validate({ db, organization }, { userTagIds }) {
+    for (const [index, tagId] of userTagIds.entries()) await mustExist(requireUserTag(db, organization.id, tagId, `userTagIds[${index}]`));
+  },
   async execute({ tx, organization }, { userTagIds }) {
     for (const [index, tagId] of userTagIds.entries()) await requireUserTag(tx, organization.id, tagId, `userTagIds[${index}]`);
     const carriers = await tx.query<{ user_id: string }>(

@@ -3,6 +3,7 @@ import { failedPrecondition } from "../../../errors.js";
 import { requireUser } from "../user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 
 export const deleteUsers = defineActivity({
   operation: "delete_users",
@@ -16,6 +17,9 @@ export const deleteUsers = defineActivity({
   action: "DELETE",
   policyParams: { user_ids: "userIds" },
   parameters: Type.Object({ userIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }) }),
+  async validate({ db, organization }, { userIds }) {
+    for (const [index, userId] of userIds.entries()) await mustExist(requireUser(db, organization.id, userId, `userIds[${index}]`));
+  },
   async execute({ tx, organization }, { userIds }) {
     for (const [index, userId] of userIds.entries()) {
       const user = await requireUser(tx, organization.id, userId, `userIds[${index}]`);

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { updateUserContact } from "../contacts.js";
+import { checkUserContact, updateUserContact } from "../contacts.js";
 
 export const updateUserEmail = defineActivity({
   operation: "update_user_email",
@@ -21,6 +21,9 @@ export const updateUserEmail = defineActivity({
   // Users may change their own contact only by proving the new one: a contact anyone could claim would let
   // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
   selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
+  async validate(ctx, { userId, userEmail, verificationToken }) {
+    await checkUserContact(ctx, "email", { userId, value: userEmail, verificationToken });
+  },
   async execute(ctx, { userId, userEmail, verificationToken }) {
     await updateUserContact(ctx, "email", { userId, value: userEmail, verificationToken });
     return { userId };

@@ -4,6 +4,7 @@ import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertUserNameFree } from "../users.js";
 import { assertedBySelf, selfAssertedAfter } from "../contacts.js";
+import { mustExist } from "../../references.js";
 
 export const updateUserName = defineActivity({
   operation: "update_user_name",
@@ -18,6 +19,9 @@ export const updateUserName = defineActivity({
   parameters: Type.Object({ userId: Id(), userName: Name() }),
   // Not self-service: a free name that a policy names (approvers' `alias`) would be a permission anyone
   // could take. A name a policy let the user give themselves is self-asserted.
+  async validate({ db, organization }, { userId }) {
+    await mustExist(requireUser(db, organization.id, userId));
+  },
   async execute({ tx, organization, now, requesterUserId, byRootQuorum }, { userId, userName }) {
     const renamed = await tx.query(
       `UPDATE users SET name = $3, name_self_asserted = ${selfAssertedAfter("name_self_asserted", "$3", "name = $3", "false", "$5::boolean")}, updated_at = $4

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { updateUserContact } from "../contacts.js";
+import { checkUserContact, updateUserContact } from "../contacts.js";
 
 export const updateUserPhoneNumber = defineActivity({
   operation: "update_user_phone_number",
@@ -21,6 +21,9 @@ export const updateUserPhoneNumber = defineActivity({
   // Users may change their own contact only by proving the new one: a contact anyone could claim would let
   // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
   selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
+  async validate(ctx, { userId, userPhoneNumber, verificationToken }) {
+    await checkUserContact(ctx, "phone", { userId, value: userPhoneNumber, verificationToken });
+  },
   async execute(ctx, { userId, userPhoneNumber, verificationToken }) {
     await updateUserContact(ctx, "phone", { userId, value: userPhoneNumber, verificationToken });
     return { userId };

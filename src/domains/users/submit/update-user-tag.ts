@@ -3,6 +3,7 @@ import { requireUser } from "../user-records.js";
 import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertTagNameFree, requireUserTag } from "../../tags.js";
+import { mustExist } from "../../references.js";
 
 export const updateUserTag = defineActivity({
   operation: "update_user_tag",
@@ -20,6 +21,12 @@ export const updateUserTag = defineActivity({
     addUserIds: Type.Array(Id(), { maxItems: 100 }),
     removeUserIds: Type.Array(Id(), { maxItems: 100 }),
   }),
+  async validate({ db, organization }, { userTagId, addUserIds, removeUserIds }) {
+    await mustExist(requireUserTag(db, organization.id, userTagId, "userTagId"));
+    for (const [index, userId] of addUserIds.entries()) await mustExist(requireUser(db, organization.id, userId, `addUserIds[${index}]`));
+    for (const [index, userId] of removeUserIds.entries())
+      await mustExist(requireUser(db, organization.id, userId, `removeUserIds[${index}]`));
+  },
   async execute({ tx, organization, now }, { userTagId, newUserTagName, addUserIds, removeUserIds }) {
     await requireUserTag(tx, organization.id, userTagId, "userTagId");
     if (newUserTagName !== undefined && newUserTagName !== "") {

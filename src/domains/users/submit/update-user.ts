@@ -5,6 +5,8 @@ import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertUserNameFree, checkEmail, checkPhoneNumber } from "../users.js";
 import { assertedBySelf, selfAssertedAfter } from "../contacts.js";
+import { requireUserTag } from "../../tags.js";
+import { mustExist } from "../../references.js";
 
 /**
  * The combined profile update. Fields left out stay as they are; an empty email or phone number removes it.
@@ -30,11 +32,16 @@ export const updateUser = defineActivity({
     userTagIds: Type.Optional(Type.Array(Id(), { maxItems: 100 })),
     userPhoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
   }),
+  async validate({ db, organization }, { userId, userEmail, userTagIds, userPhoneNumber }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    if (userEmail) checkEmail(userEmail, "userEmail");
+    if (userPhoneNumber) checkPhoneNumber(userPhoneNumber, "userPhoneNumber");
+    for (const [index, tagId] of (userTagIds ?? []).entries())
+      await mustExist(requireUserTag(db, organization.id, tagId, `userTagIds[${index}]`));
+  },
   async execute({ tx, organization, now, requesterUserId, byRootQuorum }, { userId, userName, userEmail, userTagIds, userPhoneNumber }) {
     const user = await requireUser(tx, organization.id, userId);
     if (userName !== undefined && userName !== user.name) await assertUserNameFree(tx, organization.id, userName, "userName");
-    if (userEmail) checkEmail(userEmail, "userEmail");
-    if (userPhoneNumber) checkPhoneNumber(userPhoneNumber, "userPhoneNumber");
     const flag = (column: string, value: string, unchanged: string) =>
       `CASE WHEN ${value}::text IS NULL THEN ${column} ELSE ${selfAssertedAfter(column, `nullif(${value}, '')`, unchanged, "false", "$6::boolean")} END`;
     await tx.query(

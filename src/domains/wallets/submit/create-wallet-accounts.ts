@@ -2,7 +2,15 @@ import { Type } from "@sinclair/typebox";
 import { findWallet, requireWallet } from "../wallet-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { deriveAccounts, insertWalletAccounts, openWalletSeed, WalletAccounts, type DerivedAccount } from "../wallets.js";
+import { mustExist } from "../../references.js";
+import {
+  checkWalletAccounts,
+  deriveAccounts,
+  insertWalletAccounts,
+  openWalletSeed,
+  WalletAccounts,
+  type DerivedAccount,
+} from "../wallets.js";
 
 export const createWalletAccounts = defineActivity({
   operation: "create_wallet_accounts",
@@ -15,7 +23,11 @@ export const createWalletAccounts = defineActivity({
   resource: "WALLET",
   action: "CREATE",
   parameters: Type.Object({ walletId: Id(), accounts: WalletAccounts, persist: Type.Optional(Type.Boolean()) }),
-  // Derived from the committed wallet before the transaction; a missing wallet is left to execute's refusal.
+  async validate({ db, organization }, { walletId, accounts }) {
+    await mustExist(requireWallet(db, organization.id, walletId));
+    checkWalletAccounts(accounts, "accounts");
+  },
+  // Derived from the committed wallet before the transaction; a wallet deleted since is left to execute's refusal.
   async prepare(
     services,
     { walletId, accounts },

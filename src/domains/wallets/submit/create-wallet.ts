@@ -1,5 +1,5 @@
 import { defineActivity } from "../../../pipeline/activity-definition.js";
-import { insertWallet, prepareNewWallet, WalletParams } from "../wallets.js";
+import { insertWallet, prepareNewWallet, WalletParams, checkNewWallet } from "../wallets.js";
 import { WalletResult } from "../wallet-records.js";
 
 export const createWallet = defineActivity({
@@ -13,6 +13,7 @@ export const createWallet = defineActivity({
   resource: "WALLET",
   action: "CREATE",
   parameters: WalletParams,
+  validate: async (_ctx, wallet) => checkNewWallet(wallet, { mnemonicLength: "mnemonicLength", accounts: "accounts" }),
   prepare: (_services, { accounts, mnemonicLength }) =>
     prepareNewWallet(mnemonicLength, accounts, { mnemonicLength: "mnemonicLength", accounts: "accounts" }),
   async execute({ tx, organization, now, services }, { walletName, accounts }, prepared) {

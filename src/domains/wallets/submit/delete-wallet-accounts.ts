@@ -3,6 +3,8 @@ import { notFound } from "../../../errors.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { assertSafeToDelete } from "../export-rule.js";
+import { requireWalletAccount } from "../wallet-records.js";
+import { mustExist } from "../../references.js";
 
 export const deleteWalletAccounts = defineActivity({
   operation: "delete_wallet_accounts",
@@ -18,6 +20,10 @@ export const deleteWalletAccounts = defineActivity({
     walletAccountIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }),
     deleteWithoutExport: Type.Optional(Type.Boolean()),
   }),
+  async validate({ db, organization }, { walletAccountIds }) {
+    for (const [index, accountId] of walletAccountIds.entries())
+      await mustExist(requireWalletAccount(db, organization.id, accountId, `walletAccountIds[${index}]`));
+  },
   async execute({ tx, organization }, { walletAccountIds, deleteWithoutExport }) {
     const accounts = [];
     for (const [index, accountId] of walletAccountIds.entries()) {

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { requireWallet } from "../wallet-records.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { assertSafeToDelete } from "../export-rule.js";
 
 export const deleteWallets = defineActivity({
@@ -18,6 +19,10 @@ export const deleteWallets = defineActivity({
     walletIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }),
     deleteWithoutExport: Type.Optional(Type.Boolean()),
   }),
+  async validate({ db, organization }, { walletIds }) {
+    for (const [index, walletId] of walletIds.entries())
+      await mustExist(requireWallet(db, organization.id, walletId, `walletIds[${index}]`));
+  },
   async execute({ tx, organization }, { walletIds, deleteWithoutExport }) {
     const wallets = [];
     for (const [index, walletId] of walletIds.entries())

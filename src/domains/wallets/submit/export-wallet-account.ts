@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { exportBundle } from "../../../crypto/bundles.js";
-import { notFound } from "../../../errors.js";
-import type { WalletAccountRow } from "../wallet-records.js";
+import { requireWalletAccountByAddress } from "../wallet-records.js";
+import { mustExist } from "../../references.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
@@ -17,17 +17,13 @@ export const exportWalletAccount = defineActivity({
   action: "EXPORT",
   policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ address: Type.String({ minLength: 1 }), targetPublicKey: Type.String() }),
+  async validate({ db, organization }, { address, targetPublicKey }) {
+    requireTargetKey(targetPublicKey);
+    await mustExist(requireWalletAccountByAddress(db, organization.id, address));
+  },
   async execute({ tx, organization, now, services }, { address, targetPublicKey }) {
     const target = requireTargetKey(targetPublicKey);
-    const [account] = await tx.query<WalletAccountRow>(
-      "SELECT * FROM wallet_accounts WHERE organization_id = $1 AND address = $2 ORDER BY seq LIMIT 1",
-      [organization.id, address],
-    );
-    if (!account)
-      throw notFound(
-        `address: no wallet account with address ${JSON.stringify(address)} in organization ${organization.id}`,
-        "WALLET_ACCOUNT_NOT_FOUND",
-      );
+    const account = await requireWalletAccountByAddress(tx, organization.id, address);
     const privateKey = services.kek.open(account.sealed_private_key, `wallet-account:${account.id}`);
     const bundle = await exportBundle(privateKey, target, organization.id, services.signer);
     await tx.query("UPDATE wallet_accounts SET exported = true, updated_at = $2 WHERE id = $1", [account.id, now]);

@@ -4,6 +4,7 @@ import { MNEMONIC_LANGUAGES, mnemonicIn, parseWalletSecret } from "../../../cryp
 import { requireWallet } from "../wallet-records.js";
 import { Id, StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
 export const exportWallet = defineActivity({
@@ -18,6 +19,10 @@ export const exportWallet = defineActivity({
   action: "EXPORT",
   policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ walletId: Id(), targetPublicKey: Type.String(), language: Type.Optional(StringEnum(MNEMONIC_LANGUAGES)) }),
+  async validate({ db, organization }, { walletId, targetPublicKey }) {
+    requireTargetKey(targetPublicKey);
+    await mustExist(requireWallet(db, organization.id, walletId));
+  },
   async execute({ tx, organization, now, services }, { walletId, targetPublicKey, language }) {
     const target = requireTargetKey(targetPublicKey);
     const wallet = await requireWallet(tx, organization.id, walletId);

@@ -5,8 +5,9 @@ import { requireUser } from "../../users/user-records.js";
 import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
 import { openImport } from "../import-keys.js";
-import { deriveAccounts, insertWallet, WalletAccounts } from "../wallets.js";
+import { deriveAccounts, insertWallet, WalletAccounts, checkWalletAccounts } from "../wallets.js";
 import { WalletResult } from "../wallet-records.js";
+import { mustExist } from "../../references.js";
 
 export const importWallet = defineActivity({
   operation: "import_wallet",
@@ -19,6 +20,10 @@ export const importWallet = defineActivity({
   resource: "WALLET",
   action: "IMPORT",
   parameters: Type.Object({ userId: Id(), walletName: Name(), encryptedBundle: Type.String({ minLength: 1 }), accounts: WalletAccounts }),
+  async validate({ db, organization }, { userId, accounts }) {
+    await mustExist(requireUser(db, organization.id, userId));
+    checkWalletAccounts(accounts, "accounts");
+  },
   async execute({ tx, organization, now, services }, { userId, walletName, encryptedBundle, accounts }) {
     await requireUser(tx, organization.id, userId);
     const secret = new TextDecoder().decode(await openImport(tx, services, { userId, kind: "WALLET" }, encryptedBundle));

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { requireWallet } from "../wallet-records.js";
 import { Id, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { mustExist } from "../../references.js";
 import { assertWalletNameFree } from "../wallets.js";
 
 export const updateWallet = defineActivity({
@@ -16,6 +17,9 @@ export const updateWallet = defineActivity({
   action: "UPDATE",
   policyParams: { wallet_id: "walletId" },
   parameters: Type.Object({ walletId: Id(), walletName: Type.Optional(Name()) }),
+  async validate({ db, organization }, { walletId }) {
+    await mustExist(requireWallet(db, organization.id, walletId));
+  },
   async execute({ tx, organization, now }, { walletId, walletName }) {
     const wallet = await requireWallet(tx, organization.id, walletId);
     if (walletName !== undefined && walletName !== wallet.name) {
