@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type { TSchema } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { activityDefinitions } from "../../src/pipeline/registry.js";
+import { isVoteDefinition } from "../../src/pipeline/vote-definition.js";
 import { queryDefinitions } from "../../src/pipeline/registry.js";
 
 /**
@@ -79,7 +80,7 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
       if (intent[definition.intentKey]?.$ref !== params.$ref)
         drift.push(`${definition.operation}: intent key ${definition.intentKey} does not hold ${params.$ref}`);
       // approve/reject answer with the activity voted on, so they have no result key of their own.
-      if (!definition.vote && !deref(swagger!.definitions.v1Result!).properties![definition.resultKey])
+      if (!isVoteDefinition(definition) && !deref(swagger!.definitions.v1Result!).properties![definition.resultKey])
         drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
       compare(definition.parameters, params, `${definition.operation}.parameters`, drift);
     }

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineActivity } from "../../src/pipeline/activity-definition.js";
-import { runHandler } from "../../src/pipeline/votes.js";
+import { runHandler } from "../../src/pipeline/steps/execute.js";
 import { failedPrecondition } from "../../src/errors.js";
 import type { OrganizationRow } from "../../src/domains/organizations/organizations.js";
 import type { Services } from "../../src/services.js";

@@ -1,8 +1,6 @@
-import { Type } from "@sinclair/typebox";
-import { internalError } from "../../../errors.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineVote } from "../../../pipeline/vote-definition.js";
 
-export const approveActivity = defineActivity({
+export const approveActivity = defineVote({
   operation: "approve_activity",
   type: "ACTIVITY_TYPE_APPROVE_ACTIVITY",
   intentKey: "approveActivityIntent",
@@ -11,9 +9,5 @@ export const approveActivity = defineActivity({
   summary: "Approve an activity waiting for consensus, by fingerprint; answers with that activity (executed once enough approvals arrive)",
   resource: "ACTIVITY",
   action: "APPROVE",
-  parameters: Type.Object({ fingerprint: Type.String({ minLength: 1, description: "The fingerprint of the activity to vote on" }) }),
-  vote: "VOTE_SELECTION_APPROVED",
-  execute() {
-    throw internalError("votes are handled by the activity engine, not executed as activities");
-  },
+  selection: "VOTE_SELECTION_APPROVED",
 });
