@@ -7,7 +7,7 @@ import {
   findByFingerprint,
   insertVote,
   liveVotes,
-  lockActivity,
+  currentActivity,
   newVote,
   requesterOf,
   setStatus,
@@ -113,8 +113,10 @@ async function decidePrepareRecord(
   let prepared: Preparation = NOT_PREPARED;
   for (let attempt = 1; ; attempt++) {
     if (definition.prepare && selection === "VOTE_SELECTION_APPROVED" && prepared === NOT_PREPARED) {
+      // As it is now: an earlier vote, which this one may have waited for, may have decided it.
+      const current = await currentActivity(services.db, row.id);
       const organization = await requireOrganization(services.db, row.organization_id);
-      const counted = await votesThatCount(services.db, row, vote.principal, vote.now);
+      const counted = await votesThatCount(services.db, current, vote.principal, vote.now);
       const approvals = [...counted.filter(approved).map(approvalOf), approvalOfPrincipal(vote.principal)];
       const decision = await decideOnApprovals(services.db, { definition, params, organization }, approvals, vote.now);
       if (decision.outcome === "allow") prepared = await prepare(services, definition, params, organization, { atVote: true });
@@ -171,7 +173,7 @@ async function recordVote(
   const { definition, params } = activity;
   const { now } = vote;
   return services.db.transaction(async (tx) => {
-    const row = await lockActivity(tx, activity.row.id);
+    const row = await currentActivity(tx, activity.row.id, true);
     const counted = await votesThatCount(tx, row, vote.principal, now, true);
     const cast = await newVote(tx, row.id, selection, vote);
     await insertVote(tx, cast);

@@ -14,7 +14,7 @@ import { afterCommit } from "./steps/respond.js";
 import { runHandler, proofContext, type AfterCommitTask, type HandlerOutcome } from "./steps/execute.js";
 import { refuseSameBody, sameBodyBehind } from "./steps/fingerprint.js";
 import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/parse.js";
-import { newActivityRow, persistNewActivity } from "./steps/persist.js";
+import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { checkSchema, validateWithDefinition } from "./steps/validate.js";
 
@@ -72,7 +72,8 @@ async function decidePrepareExecute(submission: Submission): Promise<ActivityOut
     try {
       return await executeAndPersist(submission, prepared, claim);
     } catch (error) {
-      await claim?.settle(error, prepared !== NOT_PREPARED);
+      // A twin's activity won the insert (its decision did not need this preparation): it answers the body, not a refusal.
+      await claim?.settle(error, prepared !== NOT_PREPARED && !(error instanceof AlreadySubmitted));
       if (!(error instanceof DecisionChanged)) throw error;
       if (attempt === 3)
         throw new ApiError(GrpcCode.UNAVAILABLE, "the organization's policies changed while this activity was being decided; try again");

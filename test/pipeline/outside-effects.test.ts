@@ -80,10 +80,11 @@ describe("outside calls of oauth2_authenticate", () => {
     expect(tokenCalls() - before).toBe(1);
   });
 
-  it("one that waits for consensus redeems the code once, at its deciding approval", async () => {
+  it("one that waits for consensus redeems the code once, at its deciding approval, even when two approvals arrive at once", async () => {
     const bob = await addUser("bob");
-    await server.client().updateRootQuorum({ threshold: 2, userIds: [server.root.userId, bob.userId] });
-    const before = tokenCalls();
+    const carol = await addUser("carol");
+    await server.client().updateRootQuorum({ threshold: 2, userIds: [server.root.userId, bob.userId, carol.userId] });
+    let before = tokenCalls();
     const submitted = await server.client().oauth2Authenticate(await authorize());
     expect(submitted.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
     expect(tokenCalls() - before).toBe(0);
@@ -91,6 +92,17 @@ describe("outside calls of oauth2_authenticate", () => {
     const approved = await bob.client.approveActivity({ fingerprint: submitted.activity.fingerprint });
     expect(approved.activity.status, JSON.stringify(approved.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     expect((approved.activity.result.oauth2AuthenticateResult as { oidcToken?: string }).oidcToken).toBeTruthy();
+    expect(tokenCalls() - before).toBe(1);
+
+    before = tokenCalls();
+    const waiting = await server.client().oauth2Authenticate(await authorize());
+    expect(waiting.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    const votes = await Promise.allSettled(
+      [bob, carol].map((u) => u.client.approveActivity({ fingerprint: waiting.activity.fingerprint })),
+    );
+    const completed = votes.flatMap((v) => (v.status === "fulfilled" ? [v.value.activity.status] : []));
+    expect(completed).toContain("ACTIVITY_STATUS_COMPLETED");
+    for (const vote of votes) if (vote.status === "rejected") expect(String(vote.reason)).toContain("ACTIVITY_STATUS_COMPLETED");
     expect(tokenCalls() - before).toBe(1);
   });
 });

@@ -145,8 +145,9 @@ export async function touchActivity(tx: Queryable, activityId: string, now: Date
   await tx.query("UPDATE activities SET updated_at = $2 WHERE id = $1", [activityId, now]);
 }
 
-export async function lockActivity(tx: Queryable, activityId: string): Promise<ActivityRow> {
-  const [activity] = await tx.query<ActivityRow>("SELECT * FROM activities WHERE id = $1 FOR UPDATE", [activityId]);
+/** The activity as it is now; `forUpdate` in a vote's transaction, which then holds its row lock. */
+export async function currentActivity(db: Queryable, activityId: string, forUpdate = false): Promise<ActivityRow> {
+  const [activity] = await db.query<ActivityRow>(`SELECT * FROM activities WHERE id = $1${forUpdate ? " FOR UPDATE" : ""}`, [activityId]);
   if (!activity) throw notFound(`activity ${activityId} no longer exists`);
   return activity;
 }
