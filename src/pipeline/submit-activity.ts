@@ -48,17 +48,18 @@ interface Submission {
  * same activity, and from another user while it waits for consensus counts as their approval.
  */
 export async function submitActivity(services: Services, definition: ActivityDefinition, request: SignedRequest): Promise<ActivityOutcome> {
-  const parsed = parseRequest(request.rawBody);
-  const caller = await authenticateRequest(services, definition.operation, parsed, request, { kind: "submit" });
-  checkTypeAndLiveness(definition, parsed.body, caller.now);
-  const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>;
+  const parsed = parseRequest(request.rawBody); // parse
+  const caller = await authenticateRequest(services, definition.operation, parsed, request, { kind: "submit" }); // authenticate
+  checkTypeAndLiveness(definition, parsed.body, caller.now); // check type and liveness
+  const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
   const vote: VoteInput = { principal: caller.principal, rawBody: request.rawBody, now: caller.now, onError: request.onError };
   const submission: Submission = { services, definition, parsed, caller, params, vote };
   try {
-    assertMayInitiate(caller, definition);
-    await validateWithDefinition(services, definition, caller, params);
-    return await decidePrepareExecute(submission);
+    assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
+    await validateWithDefinition(services, definition, caller, params); // validate: the definition's checks
+    return await decidePrepareExecute(submission); // look up the fingerprint → decide → prepare → execute → persist → respond
   } catch (error) {
+    // look up the fingerprint: the same body again (or a twin that got there first) is answered with its activity.
     const earlier = await sameBodyBehind(error, services.db, parsed.fingerprint);
     if (!earlier) throw error;
     return { activity: await answerSameBody(services, earlier, vote) };
@@ -86,8 +87,8 @@ async function decideThenPrepare(submission: Submission): Promise<{ claim?: Clai
   const { services, definition, parsed, caller, params } = submission;
   if (!definition.prepare) return { prepared: NOT_PREPARED };
   const { db } = services;
-  await refuseSameBody(db, parsed.fingerprint);
-  const decision = await decideSubmission(db, { definition, params, ...caller });
+  await refuseSameBody(db, parsed.fingerprint); // look up the fingerprint
+  const decision = await decideSubmission(db, { definition, params, ...caller }); // decide, outside any transaction
   if (decision.outcome !== "allow") return { prepared: NOT_PREPARED };
   // A twin of this body (another request, another process) may be preparing: wait for it, then answer its activity.
   const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, () => refuseSameBody(db, parsed.fingerprint));
@@ -114,7 +115,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
   let first: StoredVote | undefined;
   const row = await services.db.transaction(async (tx) => {
     first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-    const decision = await decideSubmission(tx, { definition, params, ...caller }, first);
+    const decision = await decideSubmission(tx, { definition, params, ...caller }, first); // decide, again, in the transaction
     if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
     let outcome: HandlerOutcome | undefined;
     if (decision.outcome === "allow") {
@@ -128,7 +129,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
         prepared: prepared === NOT_PREPARED ? undefined : prepared,
       };
       const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
-      outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse");
+      outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute
     }
     const row = newActivityRow(
       {
@@ -144,6 +145,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
       decision,
       outcome,
     );
+    // persist
     queued = await persistNewActivity(tx, row, first, decision, () =>
       decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
     );
@@ -151,7 +153,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
     tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
     return row;
   });
-  afterCommit(services, queued > 0, tasks, vote.onError);
+  afterCommit(services, queued > 0, tasks, vote.onError); // respond
   return { activity: activityRecord(row, [first!], principal.user.id) };
 }
 
