@@ -81,7 +81,9 @@ export async function castVote(
     );
   }
   const activity = storedActivity(target);
-  const claim = activity.definition.prepare ? await claimFingerprint(services.db, target.fingerprint, services.clock) : undefined;
+  const claim = activity.definition.prepare
+    ? await claimFingerprint(services.db, target.fingerprint, services.clock, undefined, { forVote: true })
+    : undefined;
   let tasks: AfterCommitTask[];
   try {
     tasks = await decidePrepareRecord(services, activity, selection, vote, claim);

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failedPrecondition, invalidArgument } from "../../src/errors.js";
 import { claimFingerprint } from "../../src/pipeline/steps/claim.js";
@@ -8,10 +10,30 @@ import { openStore } from "../../src/store/open.js";
 describe("fingerprint claims", () => {
   let db: Database;
   const now = () => new Date();
+  let dropDatabase: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
-    db = await openStore({ dataDir: "memory://" }); // on PostgreSQL, across processes: test/cluster/outside-effects.test.ts
+    const base = process.env.DATABASE_URL;
+    if (!base) {
+      db = await openStore({ dataDir: "memory://" });
+      return;
+    }
+    const name = `strongroom_claims_${randomUUID().replace(/-/g, "")}`;
+    const admin = async (sql: string) => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(sql);
+      await client.end();
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    db = await openStore({ dataDir: "memory://", databaseUrl: url.toString() });
+    dropDatabase = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
-  afterAll(() => db.close());
+  afterAll(async () => {
+    await db.close();
+    await dropDatabase();
+  });
 
   it("a twin waits while the claim is held, and gets it once released", async () => {
     const claim = await claimFingerprint(db, "sha256:a", now);
@@ -34,6 +56,9 @@ describe("fingerprint claims", () => {
     await refused.settle(invalidArgument("authCode: refused", "REQUEST_INVALID", [{ field: "authCode", description: "refused" }]), true);
     const again = await claimFingerprint(db, "sha256:c", now).catch((error: unknown) => error);
     expect(again).toMatchObject({ code: 3, message: "authCode: refused", httpStatus: 400, turnkeyErrorCode: "REQUEST_INVALID" });
+
+    // A vote is on an activity that exists: an earlier refusal of its body answers nothing any more.
+    expect((await claimFingerprint(db, "sha256:c", now, undefined, { forVote: true })).fingerprint).toBe("sha256:c");
 
     const released = await claimFingerprint(db, "sha256:d", now);
     await released.settle(invalidArgument("denied before preparing"), false);

@@ -66,6 +66,7 @@ function refusalError(stored: StoredRefusal): ApiError {
  * Claims `fingerprint` for this request, waiting while another request (in any process) holds it. `whileHeld`
  * is asked after each failed attempt: it may end the wait (by throwing, or by answering) when what the other
  * request did is visible. A claim that ended in an error after its preparation is answered with that error;
+ * (a vote, `forVote`, is on an activity that exists, so such a refusal answers nothing any more: it takes the claim);
  * one held past WAIT_MS (its holder may have died) is a 503 UNAVAILABLE, never taken over.
  */
 export async function claimFingerprint(
@@ -73,15 +74,18 @@ export async function claimFingerprint(
   fingerprint: string,
   now: () => Date,
   whileHeld: () => Promise<void> = async () => undefined,
+  options: { forVote?: boolean } = {},
 ): Promise<Claim> {
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     const at = now();
     const [row] = await db.query<{ won: boolean; refusal: StoredRefusal | null }>(
-      `WITH stale AS (DELETE FROM activity_claims WHERE claimed_at < $3),
-            won AS (INSERT INTO activity_claims (fingerprint, claimed_at) VALUES ($1, $2) ON CONFLICT (fingerprint) DO NOTHING RETURNING 1)
+      `WITH stale AS (DELETE FROM activity_claims WHERE claimed_at < $3 AND fingerprint <> $1),
+            won AS (INSERT INTO activity_claims (fingerprint, claimed_at) VALUES ($1, $2)
+                    ON CONFLICT (fingerprint) DO UPDATE SET claimed_at = EXCLUDED.claimed_at, refusal = NULL
+                    WHERE activity_claims.claimed_at < $3 OR (activity_claims.refusal IS NOT NULL AND $4::boolean) RETURNING 1)
        SELECT EXISTS (SELECT 1 FROM won) AS won, (SELECT refusal FROM activity_claims WHERE fingerprint = $1) AS refusal`,
-      [fingerprint, at, new Date(at.getTime() - CLAIM_LIFETIME_MS)],
+      [fingerprint, at, new Date(at.getTime() - CLAIM_LIFETIME_MS), options.forVote === true],
     );
     if (row?.won) return new Claim(fingerprint, db);
     if (row?.refusal) throw refusalError(row.refusal);
