@@ -19,8 +19,8 @@ export interface VoteDefinition {
   resource: string;
   action: string;
   parameters: typeof VoteParameters;
-  /** The result under `result.<resultKey>` (TypeBox), for the OpenAPI document. */
-  result?: TSchema;
+  /** Nothing of its own: a vote answers with the activity voted on, which carries that activity's result. */
+  result: TSchema;
   selection: VoteSelection;
 }
 
@@ -28,8 +28,8 @@ export const VoteParameters = Type.Object({
   fingerprint: Type.String({ minLength: 1, description: "The fingerprint of the activity to vote on" }),
 });
 
-export function defineVote(definition: Omit<VoteDefinition, "parameters">): VoteDefinition {
-  return { ...definition, parameters: VoteParameters };
+export function defineVote(definition: Omit<VoteDefinition, "parameters" | "result">): VoteDefinition {
+  return { ...definition, parameters: VoteParameters, result: Type.Object({}) };
 }
 
 export function isVoteDefinition(definition: object): definition is VoteDefinition {
