@@ -1,6 +1,7 @@
 import { stampWithApiKey } from "../auth/api-key-stamper.js";
 import { submitActivity } from "../pipeline/submit-activity.js";
 import { activitiesByOperation } from "../pipeline/registry.js";
+import { isVoteDefinition } from "../pipeline/vote-definition.js";
 import { ApiError, failedPrecondition, GrpcCode, type ErrorBody } from "../errors.js";
 import { runQuery } from "../pipeline/run-query.js";
 import { queriesByOperation } from "../pipeline/registry.js";
@@ -39,7 +40,7 @@ export async function submitAsProxy(
   options: { generateAppProofs?: boolean } = {},
 ): Promise<{ result: Record<string, unknown>; appProofs: unknown[] }> {
   const definition = activitiesByOperation.get(operation);
-  if (!definition) {
+  if (!definition || isVoteDefinition(definition)) {
     throw new ApiError(
       GrpcCode.UNAVAILABLE,
       `this Strongroom has no ${operation} activity, which this auth proxy endpoint needs`,
@@ -56,7 +57,11 @@ export async function submitAsProxy(
     ...(options.generateAppProofs ? { generateAppProofs: true } : {}),
   });
   const headers = { "content-type": "application/json", "x-stamp": stampWithApiKey(body, proxyKey(actor)) };
-  const { activity } = await submitActivity(actor.services, definition, headers, Buffer.from(body, "utf8"), actor.onError);
+  const { activity } = await submitActivity(actor.services, definition, {
+    headers,
+    rawBody: Buffer.from(body, "utf8"),
+    onError: actor.onError,
+  });
   if (activity.status === "ACTIVITY_STATUS_COMPLETED") {
     return { result: (activity.result[definition.resultKey] ?? {}) as Record<string, unknown>, appProofs: activity.appProofs ?? [] };
   }

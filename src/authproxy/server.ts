@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { parseJsonBody } from "../pipeline/submit-activity.js";
+import { parseJsonBody } from "../pipeline/steps/parse.js";
 import { ApiError, errorReply, GrpcCode, notFound, permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
 import { addressKey, RequestBudget } from "../limits/load-shedding.js";
 import { requireOrganization } from "../domains/organizations/organizations.js";

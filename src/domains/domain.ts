@@ -1,9 +1,12 @@
 import type { ActivityDefinition } from "../pipeline/activity-definition.js";
 import type { QueryDefinition } from "../pipeline/query-definition.js";
+import type { VoteDefinition } from "../pipeline/vote-definition.js";
 
-/** One domain's operations: its activities (`/public/v1/submit/<op>`) and its queries (`/public/v1/query/<op>`). */
+/** One domain's operations: its activities and votes (`/public/v1/submit/<op>`) and its queries (`/public/v1/query/<op>`). */
 export interface Domain {
   name: string;
   activities: ActivityDefinition[];
+  /** approve_activity / reject_activity: served like activities, but votes on another activity. */
+  votes?: VoteDefinition[];
   queries: QueryDefinition[];
 }

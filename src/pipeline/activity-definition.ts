@@ -36,7 +36,7 @@ export interface ValidationContext {
   now: Date;
 }
 
-/** One operation of `/public/v1/submit/<operation>`, declared in one file. */
+/** One activity of `/public/v1/submit/<operation>`, declared in one file (approve/reject are votes: VoteDefinition). */
 export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
   operation: string;
   /** The versioned activity type the request must name. */
@@ -76,8 +76,6 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
    * taken inside the savepoint would be released by its rollback, letting a waiting guess in early).
    */
   lockKey?: (params: Static<S>, tx: Queryable) => string | Promise<string>;
-  /** approve_activity / reject_activity: a vote on the activity named by `fingerprint`, not an activity of its own. */
-  vote?: "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
   /**
    * Input checks beyond the schema (formats, paths, keys, references to rows that must exist), run at
    * submission before the decision and outside any transaction, so that an activity that waits for consensus
@@ -87,11 +85,15 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
    */
   validate?(ctx: ValidationContext, params: Static<S>): Promise<void>;
   /**
-   * CPU-heavy work that needs no transaction (key generation, HD derivation). The engine runs it before it
-   * opens the activity's transaction, so the store is not held while it computes, and passes its result to
-   * `execute`. It writes nothing and reads only committed rows through `services.db` (`execute` checks
-   * that what it read still holds); it may refuse bad input (ApiError 400). It also runs when the activity
-   * will then be denied or wait for consensus (and again before a vote that may execute it).
+   * Outside calls (redeeming an authorization code, fetching an issuer's keys, resolving a webhook host) and
+   * CPU-heavy work (key generation, HD derivation) that must not run inside the activity's transaction; its
+   * result is passed to `execute`. It runs only once the decision allows the activity — at submission, or at
+   * the deciding approval of one that waited for consensus — never for a request that is denied or waits, and
+   * once per activity: the pipeline claims the body's fingerprint first, so a resubmitted or concurrent twin
+   * body, or a retried transaction, never runs it again. The same rule holds for CPU-only work. It writes
+   * nothing and reads only committed rows through `services.db` (`execute` checks that what it read still
+   * holds). What it throws is, at submission, the request's error (ApiError 400 for bad input); at the
+   * deciding approval, the activity's failure.
    */
   prepare?(services: Services, params: Static<S>, organization: OrganizationRow): Promise<P>;
   /** Runs inside the activity's transaction; throws ApiError for a business failure. `prepared` is what `prepare` answered. */

@@ -1,15 +1,23 @@
 import { domains } from "../domains/index.js";
 import type { ActivityDefinition } from "./activity-definition.js";
 import type { QueryDefinition } from "./query-definition.js";
+import type { VoteDefinition } from "./vote-definition.js";
 
 const byOperation = <T extends { operation: string }>(a: T, b: T) => a.operation.localeCompare(b.operation);
 
-/** Every activity Strongroom serves, from the domains' indexes; the router, the docs table and the compatibility tests read this. */
-export const activityDefinitions: ActivityDefinition[] = domains.flatMap((d) => d.activities).sort(byOperation);
+/** What `/public/v1/submit/<operation>` serves: an activity, or a vote on one (approve_activity, reject_activity). */
+export type SubmitDefinition = ActivityDefinition | VoteDefinition;
 
-export const activitiesByOperation = new Map(activityDefinitions.map((d) => [d.operation, d]));
+/**
+ * Every operation of `/public/v1/submit/`, activities and votes, from the domains' indexes; the router, the
+ * OpenAPI document, the docs table and the compatibility tests read this.
+ */
+export const activityDefinitions: SubmitDefinition[] = domains.flatMap((d) => [...d.activities, ...(d.votes ?? [])]).sort(byOperation);
 
-export const activitiesByType = new Map(activityDefinitions.map((d) => [d.type, d]));
+export const activitiesByOperation = new Map<string, SubmitDefinition>(activityDefinitions.map((d) => [d.operation, d]));
+
+/** The activities a stored activity's type names (votes are never stored as activities). */
+export const activitiesByType = new Map(domains.flatMap((d) => d.activities).map((d) => [d.type, d]));
 
 /** Every query Strongroom serves, from the domains' indexes. */
 export const queryDefinitions: QueryDefinition[] = domains.flatMap((d) => d.queries).sort(byOperation);

@@ -1,14 +1,16 @@
-import { authenticate } from "../auth/authenticate.js";
-import { assertCredentialMayUse } from "../auth/credential-scope.js";
-import { parseJsonBody, requireOrganizationId, type RequestHeaders } from "./submit-activity.js";
-import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import type { QueryDefinition } from "./query-definition.js";
+import { authenticateRequest } from "./steps/authenticate.js";
+import { parseRequest, type RequestHeaders } from "./steps/parse.js";
+import { validate } from "../schema/validate.js";
 
 /**
- * The query pipeline: parse → authenticate (a credential of the organization, or of its parent,
- * which may read its sub-organizations, or a read-only session token in X-Session) → validate →
- * execute. Queries write nothing.
+ * The query pipeline, `/public/v1/query/<operation>`, top to bottom:
+ *
+ *   parse → authenticate (a credential of the organization, or of its parent, which may read its
+ *   sub-organizations, or a read-only session token in X-Session) → validate (the body's schema) → execute
+ *
+ * Queries write nothing.
  */
 export async function runQuery(
   services: Services,
@@ -17,14 +19,14 @@ export async function runQuery(
   rawBody: Buffer,
   clientIp?: string,
 ): Promise<Record<string, unknown>> {
-  const now = services.clock();
-  const body = parseJsonBody(rawBody);
-  const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, {
-    readOnlySessions: services.signer,
-    clientIp,
-  });
-  assertCredentialMayUse(principal, definition.operation);
-  const input = validate(definition.body, body, "");
+  const parsed = parseRequest(rawBody);
+  const { principal, organization, now } = await authenticateRequest(
+    services,
+    definition.operation,
+    parsed,
+    { headers, rawBody, clientIp, onError: () => undefined },
+    { kind: "query" },
+  );
+  const input = validate(definition.body, parsed.body, "");
   return definition.execute({ organization, principal, now, services }, input);
 }

@@ -1,240 +1,164 @@
-import { createHash } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
-import { authenticate } from "../auth/authenticate.js";
-import { assertCredentialMayUse } from "../auth/credential-scope.js";
-import { ApiError, internalError, invalidArgument, permissionDenied, unauthenticated } from "../errors.js";
-import { decide } from "../policy/decide.js";
-import { checkDuplicateKeys } from "../schema/duplicate-keys.js";
-import { checkJsonLimits } from "../schema/json-limits.js";
-import { validate } from "../schema/validate.js";
+import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
+import { activityRecord, loadActivityRecord } from "../domains/activities/record.js";
+import { newVote, type StoredVote, type VoteInput } from "../domains/activities/votes.js";
+import { ApiError, GrpcCode, internalError } from "../errors.js";
 import type { Services } from "../services.js";
-import { isUniqueViolation } from "../store/database.js";
-import { requireOrganization } from "../domains/organizations/organizations.js";
 import type { ActivityDefinition } from "./activity-definition.js";
-import { emitActivityUpdateTo } from "../domains/webhooks/outbox.js";
-import { insertNewActivity } from "../domains/activities/insert-new-activity.js";
-import {
-  approvalOf,
-  castVote,
-  findByFingerprint,
-  newVote,
-  proofContext,
-  runAfterCommit,
-  runHandler,
-  type AfterCommitTask,
-  type StoredVote,
-  type VoteInput,
-} from "./votes.js";
-import { activityRecord, loadActivityRecord, type ActivityRecord, type ActivityRow } from "../domains/activities/record.js";
-
-const MAX_AGE_MS = 60 * 60 * 1000;
-const MAX_FUTURE_MS = 5 * 60 * 1000;
+import { castVote } from "./cast-vote.js";
+import { assertMayInitiate, authenticateRequest, type Caller } from "./steps/authenticate.js";
+import { checkTypeAndLiveness } from "./steps/check-type-and-liveness.js";
+import { claimFingerprint, type Claim } from "./steps/claim.js";
+import { decideSubmission, DecisionChanged } from "./steps/decide.js";
+import { afterCommit } from "./steps/respond.js";
+import { runHandler, proofContext, type AfterCommitTask, type HandlerOutcome } from "./steps/execute.js";
+import { refuseSameBody, sameBodyBehind } from "./steps/fingerprint.js";
+import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/parse.js";
+import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
+import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
+import { checkSchema, validateWithDefinition } from "./steps/validate.js";
 
 export interface ActivityOutcome {
   activity: ActivityRecord;
 }
 
-export type RequestHeaders = Record<string, string | string[] | undefined>;
-
-export function fingerprintOf(rawBody: Buffer): string {
-  return `sha256:${createHash("sha256").update(rawBody).digest("hex")}`;
-}
-
-/** Parses the body as a JSON object, or fails with 400 naming the problem (bad JSON, NUL, too deep, a duplicate key). */
-export function parseJsonBody(rawBody: Buffer): Record<string, unknown> {
-  const text = rawBody.toString("utf8");
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw invalidArgument(`request body is not valid JSON: ${(error as Error).message}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidArgument("request body must be a JSON object");
-  checkJsonLimits(value);
-  checkDuplicateKeys(text);
-  return value as Record<string, unknown>;
-}
-
-export function requireOrganizationId(body: Record<string, unknown>): string {
-  const organizationId = body.organizationId;
-  if (typeof organizationId !== "string" || organizationId.length === 0) {
-    throw invalidArgument("organizationId: required, a non-empty string", "INVALID_ORGANIZATION_ID", [
-      { field: "organizationId", description: "required, a non-empty string" },
-    ]);
-  }
-  return organizationId;
-}
-
-function checkLiveness(timestampMs: unknown, now: Date): void {
-  if (typeof timestampMs !== "string" || !/^[0-9]{1,16}$/.test(timestampMs)) {
-    throw invalidArgument("timestampMs: required, a string of epoch milliseconds", "REQUEST_INVALID", [
-      { field: "timestampMs", description: "required, a string of epoch milliseconds" },
-    ]);
-  }
-  const age = now.getTime() - Number(timestampMs);
-  if (age > MAX_AGE_MS) {
-    throw unauthenticated(`stale request: timestampMs ${timestampMs} is more than one hour old`, "INVALID_TIME");
-  }
-  if (age < -MAX_FUTURE_MS) {
-    throw unauthenticated(
-      `request from the future: timestampMs ${timestampMs} is more than five minutes ahead of the server clock`,
-      "INVALID_TIME",
-    );
-  }
+/** Everything the steps after validation read. */
+interface Submission {
+  services: Services;
+  definition: ActivityDefinition;
+  parsed: ParsedRequest;
+  caller: Caller;
+  params: Record<string, unknown>;
+  vote: VoteInput;
 }
 
 /**
- * The activity pipeline: parse → authenticate → check liveness and type → validate → idempotency
- * by fingerprint (a different user resubmitting the same body approves it) → prepare (the definition's
- * CPU-heavy work, outside any transaction) → then, in ONE
- * transaction, the activity row, its first vote, the policy decision and, when allowed, the handler.
- * A denial rolls everything back (403); a business failure leaves a FAILED activity.
+ * The activity pipeline, `/public/v1/submit/<operation>`, top to bottom:
+ *
+ *   parse → authenticate → check type and liveness → validate (schema, then the definition's `validate`)
+ *   → look up the fingerprint → decide → prepare → execute → persist → respond
+ *
+ * "decide" reads the policies; for a definition with `prepare`, it runs first outside any transaction, and
+ * "prepare" (outside calls, CPU-heavy work) runs only when that decision allows the activity, after claiming
+ * the body's fingerprint, so no twin request repeats it. "execute" (the handler, database only) and "persist"
+ * (the activity, its first vote, the evaluations, the outbox) share ONE transaction, in which the decision is
+ * taken again (policies may have changed). A definition without `prepare` decides only there, and its
+ * fingerprint is looked up by the insert itself. A denial writes nothing (403); bad input found by the
+ * handler writes nothing (400); a business failure leaves a FAILED activity. The same body again answers the
+ * same activity, and from another user while it waits for consensus counts as their approval.
  */
-export async function submitActivity(
-  services: Services,
-  definition: ActivityDefinition,
-  headers: RequestHeaders,
-  rawBody: Buffer,
-  onError: (error: unknown) => void,
-  clientIp?: string,
-): Promise<ActivityOutcome> {
-  const now = services.clock();
-  const body = parseJsonBody(rawBody);
-  const organizationId = requireOrganizationId(body);
-  const { principal, organization } = await authenticate(services.db, headers, rawBody, organizationId, now, {
-    clientIp,
-    withSnapshot: true,
-  });
-  assertCredentialMayUse(principal, definition.operation);
-
-  checkLiveness(body.timestampMs, now);
-  if (body.type !== definition.type) {
-    throw invalidArgument(
-      `type: ${JSON.stringify(body.type)} does not match /public/v1/submit/${definition.operation}, which expects ${definition.type}`,
-      "REQUEST_INVALID",
-      [{ field: "type", description: `must be ${definition.type}` }],
-    );
-  }
-  const params = validate(definition.parameters, body.parameters, "parameters") as Record<string, unknown>;
-  const vote = { principal, rawBody, now, onError };
-
-  if (definition.vote) {
-    const target = await findByFingerprint(services.db, String(params.fingerprint), organization.id);
-    return { activity: await castVote(services, target, definition.vote, vote) };
-  }
-
-  const fingerprint = fingerprintOf(rawBody);
-  if (principal.viaParent && !definition.parentMayInitiate) {
-    // A parent's user may still read back an activity with this body; it may not create one.
-    const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
-    if (existing) return { activity: await resubmitted(services, existing, vote) };
-    throw permissionDenied(
-      `user ${principal.user.id} (${JSON.stringify(principal.user.name)}) belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
-    );
-  }
+export async function submitActivity(services: Services, definition: ActivityDefinition, request: SignedRequest): Promise<ActivityOutcome> {
+  const parsed = parseRequest(request.rawBody); // parse
+  const caller = await authenticateRequest(services, definition.operation, parsed, request, { kind: "submit" }); // authenticate
+  checkTypeAndLiveness(definition, parsed.body, caller.now); // check type and liveness
+  const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
+  const vote: VoteInput = { principal: caller.principal, rawBody: request.rawBody, now: caller.now, onError: request.onError };
+  const submission: Submission = { services, definition, parsed, caller, params, vote };
   try {
-    await definition.validate?.({ db: services.db, services, organization, requesterUserId: principal.user.id, now }, params);
+    assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
+    await validateWithDefinition(services, definition, caller, params); // validate: the definition's checks
+    return await decidePrepareExecute(submission); // look up the fingerprint → decide → prepare → execute → persist → respond
   } catch (error) {
-    // A resubmitted body answers its activity, even when what the first run changed no longer validates.
-    const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
-    if (existing) return { activity: await resubmitted(services, existing, vote) };
-    throw error;
+    // look up the fingerprint: the same body again (or a twin that got there first) is answered with its activity.
+    const earlier = await sameBodyBehind(error, services.db, parsed.fingerprint);
+    if (!earlier) throw error;
+    return { activity: await answerSameBody(services, earlier, vote) };
   }
-  let prepared: unknown;
-  if (definition.prepare) {
-    // A retried body is the same activity: no need to derive its keys again.
-    const [existing] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
-    if (existing) return { activity: await resubmitted(services, existing, vote) };
-    // CPU-heavy work and network calls (key generation, derivation, an issuer's keys) before the transaction:
-    // the store is not held meanwhile.
-    prepared = await definition.prepare(services, params, organization);
-  }
-  const activityId = uuidv7();
-  const intent = { [definition.intentKey]: body.parameters as Record<string, unknown> };
-  // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
-  const generateAppProofs = body.generateAppProofs === true || params.generateAppProofs === true;
-  let afterCommit: AfterCommitTask[] = [];
-  let queued = 0;
-  try {
-    let first: StoredVote | undefined;
-    const row = await services.db.transaction(async (tx) => {
-      afterCommit = [];
-      first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-      // A parent-initiated authentication activity is the parent's decision: its policies, its root quorum.
-      const deciding = principal.viaParent ? await requireOrganization(tx, principal.user.organizationId) : organization;
-      const decision = await decide(tx, {
-        definition,
-        params,
-        organization: deciding,
-        approvals: [{ ...approvalOf(first), isRoot: principal.user.isRoot }],
-        now,
-      });
-      const row: ActivityRow = {
-        id: activityId,
-        organization_id: organization.id,
-        type: definition.type,
-        status: decision.outcome === "consensus-needed" ? "ACTIVITY_STATUS_CONSENSUS_NEEDED" : "ACTIVITY_STATUS_FAILED",
-        fingerprint,
-        intent,
-        result: {},
-        failure: null,
-        generate_app_proofs: generateAppProofs,
-        app_proofs: [],
-        created_at: now,
-        updated_at: now,
-      };
-      if (decision.outcome === "allow") {
-        const proofs = generateAppProofs ? proofContext(fingerprint, decision, [first]) : undefined;
-        const outcome = await runHandler(
-          tx,
-          services,
-          {
-            id: activityId,
-            requesterUserId: principal.user.id,
-            byRootQuorum: decision.byRootQuorum === true,
-            organization,
-            definition,
-            params,
-            prepared,
-          },
-          now,
-          onError,
-          proofs,
-        );
-        row.status = outcome.status;
-        if (outcome.status === "ACTIVITY_STATUS_COMPLETED") {
-          Object.assign(row, { result: outcome.result, app_proofs: outcome.appProofs });
-          afterCommit = outcome.afterCommit;
-        } else row.failure = outcome.failure.toBody();
-      }
-      // The idempotency check is this insert: an activity with the same fingerprint wins, and this one rolls back.
-      const subscribers = await insertNewActivity(tx, row, first, decision.evaluations);
-      if (!subscribers) throw new AlreadySubmitted();
-      if (decision.outcome === "deny") {
-        throw permissionDenied(`user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}`);
-      }
-      queued = await emitActivityUpdateTo(tx, subscribers, row, now, [first]);
-      return row;
-    });
-    if (queued > 0) services.webhooks.wake();
-    runAfterCommit(afterCommit, onError);
-    return { activity: activityRecord(row, [first!], principal.user.id) };
-  } catch (error) {
-    // The same body submitted before, or concurrently: the other request created the activity. The
-    // handler runs before the insert that detects it, so it may have refused input the first run changed.
-    if (error instanceof AlreadySubmitted || isUniqueViolation(error) || error instanceof ApiError) {
-      const [raced] = await services.db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
-      if (raced) return { activity: await resubmitted(services, raced, vote) };
+}
+
+/** look up the fingerprint → decide → prepare → execute → persist → respond; again from "decide" when the decision changed. */
+async function decidePrepareExecute(submission: Submission): Promise<ActivityOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    const { claim, prepared } = await decideThenPrepare(submission);
+    try {
+      return await executeAndPersist(submission, prepared, claim);
+    } catch (error) {
+      // A twin's activity won the insert (its decision did not need this preparation): it answers the body, not a refusal.
+      await claim?.settle(error, prepared !== NOT_PREPARED && !(error instanceof AlreadySubmitted));
+      if (!(error instanceof DecisionChanged)) throw error;
+      if (attempt === 3)
+        throw new ApiError(GrpcCode.UNAVAILABLE, "the organization's policies changed while this activity was being decided; try again");
     }
+  }
+}
+
+/** The decision before preparing, and the preparation when it allows the activity (none without `prepare`). */
+async function decideThenPrepare(submission: Submission): Promise<{ claim?: Claim; prepared: Preparation }> {
+  const { services, definition, parsed, caller, params } = submission;
+  if (!definition.prepare) return { prepared: NOT_PREPARED };
+  const { db } = services;
+  await refuseSameBody(db, parsed.fingerprint); // look up the fingerprint
+  const decision = await decideSubmission(db, { definition, params, ...caller }); // decide, outside any transaction
+  if (decision.outcome !== "allow") return { prepared: NOT_PREPARED };
+  // A twin of this body (another request, another process) may be preparing: wait for it, then answer its activity.
+  const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, () => refuseSameBody(db, parsed.fingerprint));
+  let started = false;
+  try {
+    await refuseSameBody(db, parsed.fingerprint); // the twin finished between the lookup and the claim
+    started = true;
+    return { claim, prepared: await prepare(services, definition, params, caller.organization, { atVote: false }) };
+  } catch (error) {
+    await claim.settle(error, started);
     throw error;
   }
 }
 
-/** Rolls back a transaction whose activity turned out to exist already (same fingerprint). */
-class AlreadySubmitted extends Error {}
+/** decide (again) → execute → persist, in one transaction; then respond. */
+async function executeAndPersist(submission: Submission, prepared: Preparation, claim: Claim | undefined): Promise<ActivityOutcome> {
+  const { services, definition, parsed, caller, params, vote } = submission;
+  const { principal, organization, now } = caller;
+  const activityId = uuidv7();
+  // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
+  const generateAppProofs = parsed.body.generateAppProofs === true || params.generateAppProofs === true;
+  let tasks: AfterCommitTask[] = [];
+  let queued = 0;
+  let first: StoredVote | undefined;
+  const row = await services.db.transaction(async (tx) => {
+    first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
+    const decision = await decideSubmission(tx, { definition, params, ...caller }, first); // decide, again, in the transaction
+    if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
+    let outcome: HandlerOutcome | undefined;
+    if (decision.outcome === "allow") {
+      const allowed = {
+        id: activityId,
+        requesterUserId: principal.user.id,
+        byRootQuorum: decision.byRootQuorum === true,
+        organization,
+        definition,
+        params,
+        prepared: prepared === NOT_PREPARED ? undefined : prepared,
+      };
+      const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
+      outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute
+    }
+    const row = newActivityRow(
+      {
+        id: activityId,
+        organization_id: organization.id,
+        type: definition.type,
+        fingerprint: parsed.fingerprint,
+        intent: { [definition.intentKey]: parsed.body.parameters as Record<string, unknown> },
+        generate_app_proofs: generateAppProofs,
+        created_at: now,
+        updated_at: now,
+      },
+      decision,
+      outcome,
+    );
+    // persist
+    queued = await persistNewActivity(tx, row, first, decision, () =>
+      decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
+    );
+    await claim?.release(tx);
+    tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
+    return row;
+  });
+  afterCommit(services, queued > 0, tasks, vote.onError); // respond
+  return { activity: activityRecord(row, [first!], principal.user.id) };
+}
 
 /** The same body again: the same activity — and, from another user while it waits for consensus, their approval. */
-async function resubmitted(services: Services, existing: ActivityRow, vote: VoteInput): Promise<ActivityRecord> {
+async function answerSameBody(services: Services, existing: ActivityRow, vote: VoteInput): Promise<ActivityRecord> {
   if (
     existing.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" &&
     !vote.principal.viaParent &&

@@ -1,7 +1,7 @@
 import cors from "@fastify/cors";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { activitiesByOperation } from "../pipeline/registry.js";
-import { submitActivity } from "../pipeline/submit-activity.js";
+import { submit } from "../pipeline/submit.js";
 import { ApiError, errorReply, GrpcCode, notFound } from "../errors.js";
 import { queriesByOperation } from "../pipeline/registry.js";
 import { runQuery } from "../pipeline/run-query.js";
@@ -105,14 +105,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.post<{ Params: { operation: string } }>("/public/v1/submit/:operation", async (request, reply) => {
     const definition = activitiesByOperation.get(request.params.operation);
     if (!definition) throw notFound(`unknown activity operation ${JSON.stringify(request.params.operation)}`);
-    const outcome = await submitActivity(
-      services,
-      definition,
-      request.headers,
-      rawBody(request.body),
-      (error) => request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
-      request.ip,
-    );
+    const outcome = await submit(services, definition, {
+      headers: request.headers,
+      rawBody: rawBody(request.body),
+      clientIp: request.ip,
+      onError: (error) => request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
+    });
     metrics.activities.inc({ type: definition.type, status: outcome.activity.status });
     return reply.send(outcome);
   });

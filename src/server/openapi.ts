@@ -1,8 +1,8 @@
 import type { TSchema } from "@sinclair/typebox";
 import { ActivityResponse } from "../domains/activities/record.js";
 import type { ActivityDefinition } from "../pipeline/activity-definition.js";
-import { activityDefinitions } from "../pipeline/registry.js";
-import { queryDefinitions } from "../pipeline/registry.js";
+import { activityDefinitions, queryDefinitions } from "../pipeline/registry.js";
+import { isVoteDefinition } from "../pipeline/vote-definition.js";
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema> };
 
@@ -60,7 +60,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
         responses: {
-          "200": d.vote
+          "200": isVoteDefinition(d)
             ? {
                 description: "The activity voted on, with its own result once it completed",
                 content: { "application/json": { schema: { $ref: "#/components/schemas/ActivityResponse" } } },

@@ -12,6 +12,7 @@ import { verifiedContacts } from "./migrations/0010-verified-contacts.js";
 import { provenIdentities } from "./migrations/0011-proven-identities.js";
 import { rateLimits } from "./migrations/0012-rate-limits.js";
 import { passkeyRelyingParty } from "./migrations/0013-passkey-relying-party.js";
+import { activityClaims } from "./migrations/0014-activity-claims.js";
 
 export interface Migration {
   version: number;
@@ -37,6 +38,7 @@ export const migrations: Migration[] = [
   provenIdentities,
   rateLimits,
   passkeyRelyingParty,
+  activityClaims,
 ];
 
 /** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/server/openapi.js";
 import { activityDefinitions, queryDefinitions } from "../../src/pipeline/registry.js";
+import { isVoteDefinition } from "../../src/pipeline/vote-definition.js";
 import { p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { responseViolations } from "../helpers/result-schemas.js";
@@ -17,7 +18,7 @@ const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as unknown
 describe("/openapi.json types every response", () => {
   it("each activity's response holds its declared result under result.<resultKey>", () => {
     for (const d of activityDefinitions) {
-      if (d.vote) continue; // a vote answers with the activity voted on
+      if (isVoteDefinition(d)) continue; // a vote answers with the activity voted on
       const typed = (responseSchema(`/public/v1/submit/${d.operation}`).allOf as Array<Record<string, unknown>>)[1] as {
         properties: { activity: { properties: { result: { properties: Record<string, unknown> } } } };
       };

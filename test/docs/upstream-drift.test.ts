@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type { TSchema } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { activityDefinitions } from "../../src/pipeline/registry.js";
+import { isVoteDefinition } from "../../src/pipeline/vote-definition.js";
 import { queryDefinitions } from "../../src/pipeline/registry.js";
 
 /**
@@ -133,7 +134,7 @@ describe.skipIf(!available)("drift from the upstream API description", () => {
       // approve/reject answer with the activity voted on, so they have no result key of their own.
       const result = deref(swagger!.definitions.v1Result!).properties![definition.resultKey];
       if (result) compare(definition.result, result, `${definition.operation}.result`, drift, true);
-      else if (!definition.vote) drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
+      else if (!isVoteDefinition(definition)) drift.push(`${definition.operation}: no upstream result key ${definition.resultKey}`);
       compare(definition.parameters, params, `${definition.operation}.parameters`, drift);
     }
     expect(drift.filter((d) => !deliberate(d))).toEqual([]);

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineActivity } from "../../src/pipeline/activity-definition.js";
-import { runHandler } from "../../src/pipeline/votes.js";
-import { failedPrecondition } from "../../src/errors.js";
+import { runHandler, type BadInput } from "../../src/pipeline/steps/execute.js";
+import { failedPrecondition, invalidArgument } from "../../src/errors.js";
 import type { OrganizationRow } from "../../src/domains/organizations/organizations.js";
 import type { Services } from "../../src/services.js";
 import type { Database } from "../../src/store/database.js";
@@ -42,7 +42,7 @@ describe("a handler's error", () => {
   });
   afterAll(() => db.close());
 
-  const run = (error: unknown) =>
+  const run = (error: unknown, badInput: BadInput = "refuse") =>
     db.transaction((tx) =>
       runHandler(
         tx,
@@ -58,6 +58,7 @@ describe("a handler's error", () => {
         new Date(),
         () => undefined,
         undefined,
+        badInput,
       ),
     );
 
@@ -80,6 +81,16 @@ describe("a handler's error", () => {
     ["a stale prepared plan", sqlError("0A000", "cached plan must not change result type")],
   ])("propagates %s, so the transaction is retried rather than the activity failed", async (_, error) => {
     await expect(run(error)).rejects.toBe(error);
+    expect(await db.query("SELECT * FROM handler_writes")).toEqual([]);
+  });
+
+  it("refuses the request for bad input at submission (400, nothing written), and fails the activity at a deciding approval", async () => {
+    const bad = invalidArgument("userEmail: not an email");
+    await expect(run(bad, "refuse")).rejects.toBe(bad);
+    expect(await db.query("SELECT * FROM handler_writes")).toEqual([]);
+    const outcome = await run(bad, "fail");
+    expect(outcome.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(outcome.status === "ACTIVITY_STATUS_FAILED" && outcome.failure).toBe(bad);
     expect(await db.query("SELECT * FROM handler_writes")).toEqual([]);
   });
 });

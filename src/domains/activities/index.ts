@@ -7,6 +7,7 @@ import { rejectActivity } from "./submit/reject-activity.js";
 
 export const activitiesDomain: Domain = {
   name: "activities",
-  activities: [approveActivity, rejectActivity],
+  activities: [],
+  votes: [approveActivity, rejectActivity],
   queries: [getActivity, listActivities, listAppProofs],
 };

@@ -3,7 +3,7 @@ import type { PolicyOutcome } from "../../policy/decide.js";
 import type { Queryable } from "../../store/database.js";
 import { subscribersSql, type Subscriber } from "../webhooks/outbox.js";
 import type { ActivityRow } from "./record.js";
-import { VOTE_COLUMNS, voteValues, type StoredVote } from "../../pipeline/votes.js";
+import { VOTE_COLUMNS, voteValues, type StoredVote } from "./votes.js";
 
 /**
  * Writes a new activity in its final state with its first vote and that vote's policy evaluations, in ONE

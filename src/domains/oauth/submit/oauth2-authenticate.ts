@@ -34,10 +34,12 @@ export const oauth2Authenticate = defineActivity({
     ),
   }),
   parentMayInitiate: true,
-  // The provider calls (up to two, OAUTH2_TIMEOUT_MS each) happen before the transaction: no network I/O
-  // while the store is held.
-  async prepare(services, params, organization): Promise<PreparedExchange> {
+  validate: async (_ctx, params) => {
     if (params.bearerTokenTargetPublicKey !== undefined) requireTargetKey(params.bearerTokenTargetPublicKey, "bearerTokenTargetPublicKey");
+  },
+  // The provider calls (up to two, OAUTH2_TIMEOUT_MS each) redeem the code: they happen once the activity is
+  // allowed (never for a denied one or one waiting for consensus), once, and outside the transaction.
+  async prepare(services, params, organization): Promise<PreparedExchange> {
     try {
       const credential = await requireOauth2Credential(services.db, organization.id, params.oauth2CredentialId);
       return { credential, identity: await exchangeCode(services, credential, params) };

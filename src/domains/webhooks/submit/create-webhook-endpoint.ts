@@ -29,13 +29,16 @@ export const createWebhookEndpoint = defineActivity({
       { maxItems: 10 },
     ),
   }),
-  async execute({ tx, organization, now, services }, { url, name, subscriptions }) {
+  validate: async (_ctx, { subscriptions }) => {
     if (subscriptions.length === 0)
       throw invalidArgument("subscriptions: at least one subscription is required", "REQUEST_INVALID", [
         { field: "subscriptions", description: "at least one" },
       ]);
+  },
+  // The host is resolved (DNS) once the activity is allowed, outside its transaction.
+  prepare: async (services, { url }) => ({ checkedUrl: await checkEndpointUrl(services, url) }),
+  async execute({ tx, organization, now }, { name, subscriptions }, { checkedUrl }) {
     subscriptions.forEach((s, i) => checkSubscription(organization, s.eventType, s.filtersJson, `subscriptions[${i}]`));
-    const checkedUrl = await checkEndpointUrl(services, url);
     const endpointId = uuidv7();
     await tx.query(
       "INSERT INTO webhook_endpoints (id, organization_id, url, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)",

@@ -20,10 +20,11 @@ export const updateWebhookEndpoint = defineActivity({
     name: Type.Optional(Name()),
     isActive: Type.Optional(Type.Boolean()),
   }),
-  async execute({ tx, organization, now, services }, { endpointId, url, name, isActive }) {
+  // A new URL's host is resolved (DNS) once the activity is allowed, outside its transaction.
+  prepare: async (services, { url }) => ({ checkedUrl: url === undefined ? undefined : await checkEndpointUrl(services, url) }),
+  async execute({ tx, organization, now }, { endpointId, name, isActive }, { checkedUrl }) {
     await loadWebhookEndpoint(tx, organization.id, endpointId);
-    if (url !== undefined)
-      await tx.query("UPDATE webhook_endpoints SET url = $2 WHERE id = $1", [endpointId, await checkEndpointUrl(services, url)]);
+    if (checkedUrl !== undefined) await tx.query("UPDATE webhook_endpoints SET url = $2 WHERE id = $1", [endpointId, checkedUrl]);
     if (name !== undefined) await tx.query("UPDATE webhook_endpoints SET name = $2 WHERE id = $1", [endpointId, name]);
     if (isActive !== undefined) await tx.query("UPDATE webhook_endpoints SET is_active = $2 WHERE id = $1", [endpointId, isActive]);
     await tx.query("UPDATE webhook_endpoints SET updated_at = $2 WHERE id = $1", [endpointId, now]);

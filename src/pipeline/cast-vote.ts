@@ -1,0 +1,208 @@
+import type { Principal } from "../auth/authenticate.js";
+import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
+import { loadActivityRecord } from "../domains/activities/record.js";
+import {
+  approvalOf,
+  expireVotes,
+  findByFingerprint,
+  insertVote,
+  liveVotes,
+  currentActivity,
+  newVote,
+  requesterOf,
+  setStatus,
+  type StoredVote,
+  type VoteInput,
+  type VoteSelection,
+} from "../domains/activities/votes.js";
+import { requireOrganization } from "../domains/organizations/organizations.js";
+import { ApiError, failedPrecondition, GrpcCode, internalError, invalidArgument } from "../errors.js";
+import type { Services } from "../services.js";
+import type { Queryable } from "../store/database.js";
+import type { ActivityDefinition } from "./activity-definition.js";
+import { activitiesByType } from "./registry.js";
+import { authenticateRequest } from "./steps/authenticate.js";
+import { checkTypeAndLiveness } from "./steps/check-type-and-liveness.js";
+import { claimFingerprint, type Claim } from "./steps/claim.js";
+import { approvalOfPrincipal, decideOnApprovals, DecisionChanged } from "./steps/decide.js";
+import { proofContext, runHandler, type AfterCommitTask, type HandlerOutcome } from "./steps/execute.js";
+import { parseRequest, type SignedRequest } from "./steps/parse.js";
+import { persistVoteOutcome } from "./steps/persist.js";
+import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
+import { afterCommit } from "./steps/respond.js";
+import { checkSchema } from "./steps/validate.js";
+import type { ActivityOutcome } from "./submit-activity.js";
+import type { VoteDefinition } from "./vote-definition.js";
+
+/**
+ * The vote pipeline, approve_activity / reject_activity: parse → authenticate → check type and liveness →
+ * validate (schema) → find the activity by fingerprint → cast the vote (below) → respond with that activity.
+ */
+export async function submitVote(services: Services, definition: VoteDefinition, request: SignedRequest): Promise<ActivityOutcome> {
+  const parsed = parseRequest(request.rawBody);
+  const caller = await authenticateRequest(services, definition.operation, parsed, request, { kind: "submit" });
+  checkTypeAndLiveness(definition, parsed.body, caller.now);
+  const { fingerprint } = checkSchema(definition.parameters, parsed.body.parameters);
+  const target = await findByFingerprint(services.db, fingerprint, caller.organization.id);
+  const vote: VoteInput = { principal: caller.principal, rawBody: request.rawBody, now: caller.now, onError: request.onError };
+  return { activity: await castVote(services, target, definition.selection, vote) };
+}
+
+/** A stored activity's definition and parameters, as its deciding approval runs it. */
+interface StoredActivity {
+  row: ActivityRow;
+  definition: ActivityDefinition;
+  params: Record<string, unknown>;
+}
+
+/**
+ * A vote on an activity waiting for consensus (approve/reject, or the same body resubmitted by another user):
+ *
+ *   (claim the activity's fingerprint, when its execution prepares) → decide → prepare → [vote → decide again
+ *   → execute → persist, in one transaction] → respond
+ *
+ * A rejection rejects it. An approval re-runs the decision with every approval that has not lapsed; once
+ * allowed, the activity executes — once, under the activity row's lock, whichever process receives the
+ * deciding vote. Its preparation runs only for that deciding vote, outside the transaction, and votes on such
+ * an activity take turns (the claim), so two deciding votes never both make its outside calls. A failure found
+ * only now (bad input included) fails the activity and the vote is kept.
+ */
+export async function castVote(
+  services: Services,
+  target: ActivityRow,
+  selection: VoteSelection,
+  vote: VoteInput,
+): Promise<ActivityRecord> {
+  const { principal } = vote;
+  if (principal.viaParent || principal.user.organizationId !== target.organization_id) {
+    throw invalidArgument(
+      `organization mismatch: activity ${target.id} is in organization ${target.organization_id}, but user ${principal.user.id} is in organization ${principal.user.organizationId}`,
+      "ORGANIZATION_MISMATCH",
+    );
+  }
+  const activity = storedActivity(target);
+  const claim = activity.definition.prepare
+    ? await claimFingerprint(services.db, target.fingerprint, services.clock, undefined, { forVote: true })
+    : undefined;
+  let tasks: AfterCommitTask[];
+  try {
+    tasks = await decidePrepareRecord(services, activity, selection, vote, claim);
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+  afterCommit(services, true, tasks, vote.onError);
+  const record = await loadActivityRecord(services.db, "id", target.id, principal.user.id);
+  if (!record) throw internalError(`activity ${target.id} vanished`);
+  return record;
+}
+
+function storedActivity(row: ActivityRow): StoredActivity {
+  const definition = activitiesByType.get(row.type);
+  if (!definition) throw internalError(`activity ${row.id} has type ${row.type}, which this server no longer serves`);
+  return { row, definition, params: checkSchema(definition.parameters, row.intent[definition.intentKey]) as Record<string, unknown> };
+}
+
+/** decide → prepare → record the vote; again from "decide" when the transaction's decision allows what was not prepared. */
+async function decidePrepareRecord(
+  services: Services,
+  activity: StoredActivity,
+  selection: VoteSelection,
+  vote: VoteInput,
+  claim: Claim | undefined,
+): Promise<AfterCommitTask[]> {
+  const { definition, params, row } = activity;
+  let prepared: Preparation = NOT_PREPARED;
+  for (let attempt = 1; ; attempt++) {
+    if (definition.prepare && selection === "VOTE_SELECTION_APPROVED" && prepared === NOT_PREPARED) {
+      // As it is now: an earlier vote, which this one may have waited for, may have decided it.
+      const current = await currentActivity(services.db, row.id);
+      const organization = await requireOrganization(services.db, row.organization_id);
+      const counted = await votesThatCount(services.db, current, vote.principal, vote.now);
+      const approvals = [...counted.filter(approved).map(approvalOf), approvalOfPrincipal(vote.principal)];
+      const decision = await decideOnApprovals(services.db, { definition, params, organization }, approvals, vote.now);
+      if (decision.outcome === "allow") prepared = await prepare(services, definition, params, organization, { atVote: true });
+    }
+    try {
+      return await recordVote(services, activity, selection, vote, prepared, claim);
+    } catch (error) {
+      if (!(error instanceof DecisionChanged)) throw error;
+      if (attempt === 3)
+        throw new ApiError(GrpcCode.UNAVAILABLE, "the activity's decision kept changing while this vote was cast; try again");
+    }
+  }
+}
+
+const approved = (v: StoredVote) => v.selection === "VOTE_SELECTION_APPROVED";
+
+/**
+ * The votes that count on an activity still open to votes, this voter's not among them. In the vote's
+ * transaction (`expireLapsed`), approvals older than the approval window are marked expired.
+ */
+async function votesThatCount(
+  db: Queryable,
+  activity: ActivityRow,
+  principal: Principal,
+  now: Date,
+  expireLapsed = false,
+): Promise<StoredVote[]> {
+  if (activity.status !== "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
+    throw failedPrecondition(
+      `activity ${activity.id} is ${activity.status}; votes are taken only while an activity waits for consensus`,
+      "ACTIVITY_NOT_VOTABLE",
+    );
+  }
+  const { votes, lapsed } = await liveVotes(db, activity.id, now);
+  if (lapsed && expireLapsed) await expireVotes(db, activity.id);
+  if (votes.some((v) => v.user_id === principal.user.id)) {
+    throw failedPrecondition(
+      `user ${principal.user.id} has already voted on activity ${activity.id}; each user votes once`,
+      "ALREADY_VOTED",
+    );
+  }
+  return votes;
+}
+
+/** The vote, the decision taken again, the execution and what it came to: one transaction, under the activity row's lock. */
+async function recordVote(
+  services: Services,
+  activity: StoredActivity,
+  selection: VoteSelection,
+  vote: VoteInput,
+  prepared: Preparation,
+  claim: Claim | undefined,
+): Promise<AfterCommitTask[]> {
+  const { definition, params } = activity;
+  const { now } = vote;
+  return services.db.transaction(async (tx) => {
+    const row = await currentActivity(tx, activity.row.id, true);
+    const counted = await votesThatCount(tx, row, vote.principal, now, true);
+    const cast = await newVote(tx, row.id, selection, vote);
+    await insertVote(tx, cast);
+    let tasks: AfterCommitTask[] = [];
+    if (selection === "VOTE_SELECTION_REJECTED") await setStatus(tx, row.id, "ACTIVITY_STATUS_REJECTED", now);
+    else {
+      const organization = await requireOrganization(tx, row.organization_id);
+      const approvals = [...counted, cast].filter(approved).map(approvalOf);
+      const decision = await decideOnApprovals(tx, { definition, params, organization }, approvals, now);
+      let outcome: HandlerOutcome | undefined;
+      if (decision.outcome === "allow") {
+        if (definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
+        const allowed = {
+          id: row.id,
+          requesterUserId: await requesterOf(tx, row.id),
+          byRootQuorum: decision.byRootQuorum === true,
+          organization,
+          definition,
+          params,
+          prepared: prepared === NOT_PREPARED ? undefined : prepared,
+        };
+        const proofs = row.generate_app_proofs ? proofContext(row.fingerprint, decision, [...counted, cast]) : undefined;
+        outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "fail");
+      }
+      tasks = await persistVoteOutcome(tx, row, cast, decision, outcome, now);
+    }
+    await claim?.release(tx);
+    return tasks;
+  });
+}

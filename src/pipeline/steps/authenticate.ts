@@ -1,0 +1,47 @@
+import { authenticate, type Principal } from "../../auth/authenticate.js";
+import { permissionDenied } from "../../errors.js";
+import { assertCredentialMayUse } from "../../auth/credential-scope.js";
+import type { OrganizationRow } from "../../domains/organizations/organizations.js";
+import type { Services } from "../../services.js";
+import type { ParsedRequest, SignedRequest } from "./parse.js";
+
+/** Who asks, in which organization, at what time: what every later step reads. */
+export interface Caller {
+  principal: Principal;
+  organization: OrganizationRow;
+  now: Date;
+}
+
+/**
+ * Step "authenticate": the stamp over the raw body, a credential of the organization (or of its parent), and a
+ * credential allowed this operation (a read-only session may not submit). Submissions also read the user's
+ * record, which their vote records.
+ */
+export async function authenticateRequest(
+  services: Services,
+  operation: string,
+  parsed: ParsedRequest,
+  request: SignedRequest,
+  options: { kind: "submit" | "query" },
+): Promise<Caller> {
+  const now = services.clock();
+  const { principal, organization } = await authenticate(services.db, request.headers, request.rawBody, parsed.organizationId, now, {
+    clientIp: request.clientIp,
+    ...(options.kind === "submit" ? { withSnapshot: true } : { readOnlySessions: services.signer }),
+  });
+  assertCredentialMayUse(principal, operation);
+  return { principal, organization, now };
+}
+
+/**
+ * A parent organization's user may submit only the authentication activities a parent may initiate for its
+ * sub-organizations; anything else is read-only access (they may still read back an activity with this body).
+ */
+export function assertMayInitiate(caller: Caller, definition: { type: string; parentMayInitiate?: boolean }): void {
+  const { principal, organization } = caller;
+  if (principal.viaParent && !definition.parentMayInitiate) {
+    throw permissionDenied(
+      `user ${principal.user.id} (${JSON.stringify(principal.user.name)}) belongs to the parent organization ${principal.user.organizationId}, which has read-only access to sub-organization ${organization.id}: ${definition.type} is not authorized`,
+    );
+  }
+}

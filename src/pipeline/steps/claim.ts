@@ -1,0 +1,101 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { ApiError, GrpcCode, internalError, type FieldViolation, type ErrorCode } from "../../errors.js";
+import type { Queryable } from "../../store/database.js";
+
+/**
+ * A body's fingerprint is older than the liveness window (one hour, plus five minutes of clock skew) once
+ * its claim is this old: no request can carry it any more, so its claim is dropped.
+ */
+const CLAIM_LIFETIME_MS = 65 * 60 * 1000;
+/** How long a request waits for another one with the same fingerprint; a preparation takes seconds. */
+const WAIT_MS = 60_000;
+
+/** What a waiting request finds once the claim's holder is done. */
+export type ClaimHeld = { kind: "claimed"; claim: Claim } | { kind: "released" };
+
+/** A fingerprint claimed by this request (see migration 0014): it alone prepares and executes that body's activity. */
+export class Claim {
+  constructor(
+    readonly fingerprint: string,
+    private readonly db: Queryable,
+  ) {}
+
+  /** Gone with the activity or the vote it belongs to: called inside that transaction. */
+  async release(tx: Queryable = this.db): Promise<void> {
+    await tx.query("DELETE FROM activity_claims WHERE fingerprint = $1", [this.fingerprint]);
+  }
+
+  /**
+   * The request ended in `error` without writing its activity. When its preparation ran (an outside call may
+   * have happened), the claim keeps the error and the same body is answered with it; otherwise it is released.
+   */
+  async settle(error: unknown, prepared: boolean): Promise<void> {
+    if (!prepared) return this.release();
+    await this.db.query("UPDATE activity_claims SET refusal = $2::jsonb WHERE fingerprint = $1", [
+      this.fingerprint,
+      JSON.stringify(refusalOf(error)),
+    ]);
+  }
+}
+
+interface StoredRefusal {
+  code: number;
+  message: string;
+  turnkeyErrorCode?: ErrorCode;
+  fieldViolations: FieldViolation[];
+  httpStatus: number;
+}
+
+function refusalOf(error: unknown): StoredRefusal {
+  const refused =
+    error instanceof ApiError ? error : internalError("an earlier request with this body failed after its preparation; sign a new request");
+  return {
+    code: refused.code,
+    message: refused.message,
+    turnkeyErrorCode: refused.turnkeyErrorCode,
+    fieldViolations: refused.fieldViolations,
+    httpStatus: refused.httpStatus,
+  };
+}
+
+function refusalError(stored: StoredRefusal): ApiError {
+  return new ApiError(stored.code, stored.message, stored.turnkeyErrorCode, stored.fieldViolations, stored.httpStatus);
+}
+
+/**
+ * Claims `fingerprint` for this request, waiting while another request (in any process) holds it. `whileHeld`
+ * is asked after each failed attempt: it may end the wait (by throwing, or by answering) when what the other
+ * request did is visible. A claim that ended in an error after its preparation is answered with that error;
+ * (a vote, `forVote`, is on an activity that exists, so such a refusal answers nothing any more: it takes the claim);
+ * one held past WAIT_MS (its holder may have died) is a 503 UNAVAILABLE, never taken over.
+ */
+export async function claimFingerprint(
+  db: Queryable,
+  fingerprint: string,
+  now: () => Date,
+  whileHeld: () => Promise<void> = async () => undefined,
+  options: { forVote?: boolean } = {},
+): Promise<Claim> {
+  const deadline = Date.now() + WAIT_MS;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    const at = now();
+    const [row] = await db.query<{ won: boolean; refusal: StoredRefusal | null }>(
+      `WITH stale AS (DELETE FROM activity_claims WHERE claimed_at < $3 AND fingerprint <> $1),
+            won AS (INSERT INTO activity_claims (fingerprint, claimed_at) VALUES ($1, $2)
+                    ON CONFLICT (fingerprint) DO UPDATE SET claimed_at = EXCLUDED.claimed_at, refusal = NULL
+                    WHERE activity_claims.claimed_at < $3 OR (activity_claims.refusal IS NOT NULL AND $4::boolean) RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM won) AS won, (SELECT refusal FROM activity_claims WHERE fingerprint = $1) AS refusal`,
+      [fingerprint, at, new Date(at.getTime() - CLAIM_LIFETIME_MS), options.forVote === true],
+    );
+    if (row?.won) return new Claim(fingerprint, db);
+    if (row?.refusal) throw refusalError(row.refusal);
+    await whileHeld();
+    if (Date.now() > deadline) {
+      throw new ApiError(
+        GrpcCode.UNAVAILABLE,
+        "a request with the same body is still being prepared (or was interrupted); try again later, or sign a new request",
+      );
+    }
+    await sleep(pause);
+  }
+}

@@ -1,0 +1,66 @@
+import { insertNewActivity } from "../../domains/activities/insert-new-activity.js";
+import type { ActivityRow } from "../../domains/activities/record.js";
+import { recordEvaluations, setCompleted, setStatus, touchActivity, type StoredVote } from "../../domains/activities/votes.js";
+import { emitActivityUpdateTo } from "../../domains/webhooks/outbox.js";
+import { permissionDenied } from "../../errors.js";
+import type { Decision } from "../../policy/decide.js";
+import type { Queryable } from "../../store/database.js";
+import type { AfterCommitTask, HandlerOutcome } from "./execute.js";
+
+/** Rolls back a transaction whose activity turned out to exist already (same fingerprint). */
+export class AlreadySubmitted extends Error {}
+
+/** A new activity's row in its final state: waiting for consensus, or what its execution came to. */
+export function newActivityRow(
+  base: Omit<ActivityRow, "status" | "result" | "failure" | "app_proofs">,
+  decision: Decision,
+  outcome: HandlerOutcome | undefined,
+): ActivityRow {
+  const row: ActivityRow = { ...base, status: "ACTIVITY_STATUS_FAILED", result: {}, failure: null, app_proofs: [] };
+  if (decision.outcome === "consensus-needed") row.status = "ACTIVITY_STATUS_CONSENSUS_NEEDED";
+  else if (outcome?.status === "ACTIVITY_STATUS_COMPLETED")
+    Object.assign(row, { status: outcome.status, result: outcome.result, app_proofs: outcome.appProofs });
+  else if (outcome) row.failure = outcome.failure.toBody();
+  return row;
+}
+
+/**
+ * Step "persist" for a new activity: the activity, its first vote and that vote's evaluations in ONE statement
+ * (the idempotency check is that insert: an activity with the same fingerprint wins, and this one rolls back),
+ * then its ACTIVITY_UPDATES outbox rows. A denial rolls everything back (403). Answers how many deliveries it queued.
+ */
+export async function persistNewActivity(
+  tx: Queryable,
+  row: ActivityRow,
+  first: StoredVote,
+  decision: Decision,
+  deniedMessage: () => string,
+): Promise<number> {
+  const subscribers = await insertNewActivity(tx, row, first, decision.evaluations);
+  if (!subscribers) throw new AlreadySubmitted();
+  if (decision.outcome === "deny") throw permissionDenied(deniedMessage());
+  return emitActivityUpdateTo(tx, subscribers, row, row.updated_at, [first]);
+}
+
+/**
+ * Step "persist" for a vote on an activity waiting for consensus (the vote itself is already written): the
+ * decision's evaluations, and the activity's new state — completed or failed by its execution, failed by a
+ * denial, or still waiting — with its outbox rows. Answers the after-commit tasks of its execution.
+ */
+export async function persistVoteOutcome(
+  tx: Queryable,
+  activity: ActivityRow,
+  vote: StoredVote,
+  decision: Decision,
+  outcome: HandlerOutcome | undefined,
+  now: Date,
+): Promise<AfterCommitTask[]> {
+  await recordEvaluations(tx, activity.id, activity.organization_id, vote.id, decision, now);
+  if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
+  else if (outcome?.status === "ACTIVITY_STATUS_FAILED") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, outcome.failure);
+  else if (outcome?.status === "ACTIVITY_STATUS_COMPLETED") {
+    await setCompleted(tx, activity.id, outcome.result, outcome.appProofs, now);
+    return outcome.afterCommit;
+  } else await touchActivity(tx, activity.id, now);
+  return [];
+}

@@ -1,0 +1,11 @@
+import type { Services } from "../../services.js";
+import type { AfterCommitTask } from "./execute.js";
+
+/**
+ * Step "respond", after the commit: the webhook worker is woken for what was queued, and the work handlers
+ * deferred until commit (an email, say) starts; its failures go to the log, never to the caller.
+ */
+export function afterCommit(services: Services, queued: boolean, tasks: AfterCommitTask[], onError: (error: unknown) => void): void {
+  if (queued) services.webhooks.wake();
+  for (const task of tasks) task().catch(onError);
+}

@@ -1,0 +1,23 @@
+import type { TObject, Static } from "@sinclair/typebox";
+import { validate } from "../../schema/validate.js";
+import type { Services } from "../../services.js";
+import type { ActivityDefinition } from "../activity-definition.js";
+import type { Caller } from "./authenticate.js";
+
+/** Step "validate", first half: the operation's parameters against its schema (400 naming the field). */
+export function checkSchema<S extends TObject>(schema: S, parameters: unknown): Static<S> {
+  return validate(schema, parameters, "parameters") as Static<S>;
+}
+
+/** Step "validate", second half: the definition's own input checks, on committed rows, outside any transaction. */
+export async function validateWithDefinition(
+  services: Services,
+  definition: ActivityDefinition,
+  caller: Caller,
+  params: Record<string, unknown>,
+): Promise<void> {
+  await definition.validate?.(
+    { db: services.db, services, organization: caller.organization, requesterUserId: caller.principal.user.id, now: caller.now },
+    params,
+  );
+}

@@ -1,0 +1,37 @@
+import type { TSchema } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
+import type { VoteSelection } from "../domains/activities/votes.js";
+
+/**
+ * approve_activity / reject_activity: served at `/public/v1/submit/<operation>` like an activity, but a vote
+ * on the activity named by `fingerprint` (see castVote), not an activity of its own: no handler, no policy
+ * decision of its own, no record.
+ */
+export interface VoteDefinition {
+  operation: string;
+  /** The versioned activity type the request must name. */
+  type: string;
+  intentKey: string;
+  resultKey: string;
+  /** The method name in @turnkey/sdk-server and @turnkey/http. */
+  sdkMethod: string;
+  summary: string;
+  resource: string;
+  action: string;
+  parameters: typeof VoteParameters;
+  /** Nothing of its own: a vote answers with the activity voted on, which carries that activity's result. */
+  result: TSchema;
+  selection: VoteSelection;
+}
+
+export const VoteParameters = Type.Object({
+  fingerprint: Type.String({ minLength: 1, description: "The fingerprint of the activity to vote on" }),
+});
+
+export function defineVote(definition: Omit<VoteDefinition, "parameters" | "result">): VoteDefinition {
+  return { ...definition, parameters: VoteParameters, result: Type.Object({}) };
+}
+
+export function isVoteDefinition(definition: object): definition is VoteDefinition {
+  return "selection" in definition;
+}

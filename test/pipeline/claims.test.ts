@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { failedPrecondition, invalidArgument } from "../../src/errors.js";
+import { claimFingerprint } from "../../src/pipeline/steps/claim.js";
+import type { Database } from "../../src/store/database.js";
+import { openStore } from "../../src/store/open.js";
+
+/** Fingerprint claims (migration 0014): one holder at a time; what a holder's preparation came to answers its twins. */
+describe("fingerprint claims", () => {
+  let db: Database;
+  const now = () => new Date();
+  let dropDatabase: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const base = process.env.DATABASE_URL;
+    if (!base) {
+      db = await openStore({ dataDir: "memory://" });
+      return;
+    }
+    const name = `strongroom_claims_${randomUUID().replace(/-/g, "")}`;
+    const admin = async (sql: string) => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(sql);
+      await client.end();
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    db = await openStore({ dataDir: "memory://", databaseUrl: url.toString() });
+    dropDatabase = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+  afterAll(async () => {
+    await db.close();
+    await dropDatabase();
+  });
+
+  it("a twin waits while the claim is held, and gets it once released", async () => {
+    const claim = await claimFingerprint(db, "sha256:a", now);
+    let asked = 0;
+    const twin = claimFingerprint(db, "sha256:a", now, async () => void asked++);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(asked).toBeGreaterThan(0);
+    await claim.release();
+    expect((await twin).fingerprint).toBe("sha256:a");
+  });
+
+  it("a twin may stop waiting when it sees what the holder did", async () => {
+    await claimFingerprint(db, "sha256:b", now);
+    const done = failedPrecondition("the holder's activity exists");
+    await expect(claimFingerprint(db, "sha256:b", now, async () => Promise.reject(done))).rejects.toBe(done);
+  });
+
+  it("an error after the preparation ran answers the same body again; one before it does not", async () => {
+    const refused = await claimFingerprint(db, "sha256:c", now);
+    await refused.settle(invalidArgument("authCode: refused", "REQUEST_INVALID", [{ field: "authCode", description: "refused" }]), true);
+    const again = await claimFingerprint(db, "sha256:c", now).catch((error: unknown) => error);
+    expect(again).toMatchObject({ code: 3, message: "authCode: refused", httpStatus: 400, turnkeyErrorCode: "REQUEST_INVALID" });
+
+    // A vote is on an activity that exists: an earlier refusal of its body answers nothing any more.
+    expect((await claimFingerprint(db, "sha256:c", now, undefined, { forVote: true })).fingerprint).toBe("sha256:c");
+
+    const released = await claimFingerprint(db, "sha256:d", now);
+    await released.settle(invalidArgument("denied before preparing"), false);
+    expect((await claimFingerprint(db, "sha256:d", now)).fingerprint).toBe("sha256:d");
+  });
+
+  it("a claim older than any live body is dropped", async () => {
+    await claimFingerprint(db, "sha256:e", () => new Date(Date.now() - 2 * 60 * 60 * 1000));
+    expect((await claimFingerprint(db, "sha256:e", now)).fingerprint).toBe("sha256:e");
+  });
+});
