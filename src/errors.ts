@@ -140,6 +140,10 @@ export function invalidArgument(message: string, codeOrFields?: ErrorCode | Fiel
   return new ApiError(GrpcCode.INVALID_ARGUMENT, message, codeOrFields ?? "REQUEST_INVALID", fields);
 }
 
+/** Bad input in one field: "<field>: <why>", with that field violation. */
+export const invalidField = (field: string, why: string, turnkeyErrorCode: ErrorCode = "REQUEST_INVALID") =>
+  invalidArgument(`${field}: ${why}`, turnkeyErrorCode, [{ field, description: why }]);
+
 export const notFound = (message: string, turnkeyErrorCode?: ErrorCode) => new ApiError(GrpcCode.NOT_FOUND, message, turnkeyErrorCode);
 
 export const alreadyExists = (message: string, turnkeyErrorCode?: ErrorCode) =>

@@ -18,8 +18,7 @@ export function verifyClientSignature(
   clientSignature: ClientSignature,
   expected: { publicKey: string; tokenId: string; usage: "USAGE_TYPE_LOGIN" | "USAGE_TYPE_SIGNUP"; field: string },
 ): Record<string, unknown> {
-  const refuse = (why: string) =>
-    invalidArgument(`${expected.field}: ${why}`, "REQUEST_INVALID", [{ field: expected.field, description: why }]);
+  const refuse = (why: string) => invalidArgument(`${expected.field}: ${why}`, [{ field: expected.field, description: why }]);
   if (clientSignature.scheme !== "CLIENT_SIGNATURE_SCHEME_API_P256")
     throw refuse(`unsupported scheme ${JSON.stringify(clientSignature.scheme)}; use CLIENT_SIGNATURE_SCHEME_API_P256`);
   if (clientSignature.publicKey.toLowerCase() !== expected.publicKey.toLowerCase()) {

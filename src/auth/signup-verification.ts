@@ -1,6 +1,6 @@
 import { decodeJwt } from "jose";
 import type { ServerKey } from "../crypto/server-keys.js";
-import { invalidArgument } from "../errors.js";
+import { invalidField } from "../errors.js";
 import { verifyClientSignature, type ClientSignature } from "./client-signature.js";
 import { verifyVerificationToken, type VerificationClaims } from "./verification-token.js";
 
@@ -25,8 +25,6 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const refuse = (field: string, why: string) => invalidArgument(`${field}: ${why}`, "REQUEST_INVALID", [{ field, description: why }]);
-
 /**
  * A signup (create_sub_organization) that carries a verification token: the token must be this server's,
  * unexpired, issued to this organization (or to no organization), and for the email or phone number of
@@ -41,20 +39,20 @@ export async function verifySignupToken(
   const { verificationToken, clientSignature } = request;
   if (!verificationToken) {
     if (clientSignature !== undefined)
-      throw refuse("clientSignature", "a client signature only accompanies a verificationToken, and none was given");
+      throw invalidField("clientSignature", "a client signature only accompanies a verificationToken, and none was given");
     return undefined;
   }
   let contact: unknown;
   try {
     contact = decodeJwt(verificationToken).contact;
   } catch {
-    throw refuse("verificationToken", "invalid verification token: not a JWT");
+    throw invalidField("verificationToken", "invalid verification token: not a JWT");
   }
   const matches = (user: SignupUser) =>
     typeof contact === "string" && (user.userEmail?.toLowerCase() === contact.toLowerCase() || user.userPhoneNumber === contact);
   const user = request.rootUsers.find(matches);
   if (!user)
-    throw refuse(
+    throw invalidField(
       "verificationToken",
       "invalid verification token: it was issued for a contact that is not the email or phone number of any root user",
     );
@@ -64,14 +62,14 @@ export async function verifySignupToken(
     field: "verificationToken",
   });
   if (claims.organization_id && claims.organization_id !== request.organizationId) {
-    throw refuse(
+    throw invalidField(
       "verificationToken",
       `invalid verification token: it was issued to organization ${claims.organization_id}, not ${request.organizationId}`,
     );
   }
   if (!claims.public_key) return claims;
   if (!clientSignature || typeof clientSignature !== "object") {
-    throw refuse(
+    throw invalidField(
       "clientSignature",
       `required: the verification token is bound to public key ${claims.public_key}, which must sign the signup (USAGE_TYPE_SIGNUP)`,
     );
@@ -92,7 +90,7 @@ export async function verifySignupToken(
   ];
   for (const [name, signedValue, actual] of covered) {
     if (canonical(signedValue) !== canonical(actual)) {
-      throw refuse(
+      throw invalidField(
         "clientSignature",
         `the signed message's signupV2.${name} does not match the root user's ${name}: the signature does not cover this signup`,
       );

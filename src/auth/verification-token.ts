@@ -45,9 +45,7 @@ export async function verifyVerificationToken(
   expected: { contact?: string; verificationType?: string; now: Date; field: string },
 ): Promise<VerificationClaims> {
   const refuse = (why: string) =>
-    invalidArgument(`${expected.field}: invalid verification token: ${why}`, "REQUEST_INVALID", [
-      { field: expected.field, description: why },
-    ]);
+    invalidArgument(`${expected.field}: invalid verification token: ${why}`, [{ field: expected.field, description: why }]);
   let claims: VerificationClaims;
   try {
     const { payload, protectedHeader } = await compactVerify(token, signer.publicKey, { algorithms: ["ES256"] });

@@ -162,7 +162,7 @@ export async function verifyAttestation(attestation: AttestationInput, challenge
       rpIdHash: rpIdHashOf(info.rpID),
     };
   } catch (error) {
-    throw invalidArgument(`${field}: invalid WebAuthn attestation: ${(error as Error).message}`, "REQUEST_INVALID", [
+    throw invalidArgument(`${field}: invalid WebAuthn attestation: ${(error as Error).message}`, [
       { field, description: (error as Error).message },
     ]);
   }

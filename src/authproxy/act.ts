@@ -1,7 +1,7 @@
 import { stampWithApiKey } from "../auth/api-key-stamper.js";
 import { submitActivity } from "../pipeline/submit-activity.js";
 import { activitiesByOperation } from "../pipeline/registry.js";
-import { isVoteDefinition } from "../pipeline/vote-definition.js";
+import { isVoteDefinition } from "../domains/vote-definition.js";
 import { ApiError, failedPrecondition, GrpcCode, type ErrorBody } from "../errors.js";
 import { runQuery } from "../pipeline/run-query.js";
 import { queriesByOperation } from "../pipeline/registry.js";

@@ -44,9 +44,7 @@ export async function suborgOfVerificationToken(ctx: ProxyContext, token: string
   try {
     contact = decodeJwt(token).contact;
   } catch {
-    throw invalidArgument("verificationToken: not a JWT", "REQUEST_INVALID", [
-      { field: "verificationToken", description: "must be a verification token" },
-    ]);
+    throw invalidArgument("verificationToken: not a JWT", [{ field: "verificationToken", description: "must be a verification token" }]);
   }
   const claims = await verifyVerificationToken(ctx.services.signer, token, {
     contact: String(contact),

@@ -6,8 +6,7 @@ export function requireTargetKey(hex: string, field = "targetPublicKey"): Uint8A
   try {
     return parseTargetPublicKey(hex, field);
   } catch (error) {
-    if (error instanceof InvalidTargetKeyError)
-      throw invalidArgument(error.message, "REQUEST_INVALID", [{ field, description: error.message }]);
+    if (error instanceof InvalidTargetKeyError) throw invalidArgument(error.message, [{ field, description: error.message }]);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
-import type { ActivityDefinition } from "../pipeline/activity-definition.js";
-import type { QueryDefinition } from "../pipeline/query-definition.js";
-import type { VoteDefinition } from "../pipeline/vote-definition.js";
+import type { ActivityDefinition } from "./activity-definition.js";
+import type { QueryDefinition } from "./query-definition.js";
+import type { VoteDefinition } from "./vote-definition.js";
 
 /** One domain's operations: its activities and votes (`/public/v1/submit/<op>`) and its queries (`/public/v1/query/<op>`). */
 export interface Domain {

@@ -19,7 +19,7 @@ import { requireOrganization } from "../domains/organizations/organizations.js";
 import { ApiError, failedPrecondition, GrpcCode, internalError, invalidArgument } from "../errors.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
-import type { ActivityDefinition } from "./activity-definition.js";
+import type { ActivityDefinition } from "../domains/activity-definition.js";
 import { activitiesByType } from "./registry.js";
 import { authenticateRequest } from "./steps/authenticate.js";
 import { checkTypeAndLiveness } from "./steps/check-type-and-liveness.js";
@@ -31,8 +31,8 @@ import { persistVoteOutcome } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { afterCommit } from "./steps/respond.js";
 import { checkSchema } from "./steps/validate.js";
-import type { ActivityOutcome } from "./submit-activity.js";
-import type { VoteDefinition } from "./vote-definition.js";
+import type { ActivityOutcome } from "./steps/respond.js";
+import type { VoteDefinition } from "../domains/vote-definition.js";
 
 /**
  * The vote pipeline, approve_activity / reject_activity: parse → authenticate → check type and liveness →

@@ -1,7 +1,7 @@
 import { domains } from "../domains/index.js";
-import type { ActivityDefinition } from "./activity-definition.js";
-import type { QueryDefinition } from "./query-definition.js";
-import type { VoteDefinition } from "./vote-definition.js";
+import type { ActivityDefinition } from "../domains/activity-definition.js";
+import type { QueryDefinition } from "../domains/query-definition.js";
+import type { VoteDefinition } from "../domains/vote-definition.js";
 
 const byOperation = <T extends { operation: string }>(a: T, b: T) => a.operation.localeCompare(b.operation);
 

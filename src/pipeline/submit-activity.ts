@@ -4,23 +4,19 @@ import { activityRecord, loadActivityRecord } from "../domains/activities/record
 import { newVote, type StoredVote, type VoteInput } from "../domains/activities/votes.js";
 import { ApiError, GrpcCode, internalError } from "../errors.js";
 import type { Services } from "../services.js";
-import type { ActivityDefinition } from "./activity-definition.js";
+import type { ActivityDefinition } from "../domains/activity-definition.js";
 import { castVote } from "./cast-vote.js";
 import { assertMayInitiate, authenticateRequest, type Caller } from "./steps/authenticate.js";
 import { checkTypeAndLiveness } from "./steps/check-type-and-liveness.js";
 import { claimFingerprint, type Claim } from "./steps/claim.js";
 import { decideSubmission, DecisionChanged } from "./steps/decide.js";
-import { afterCommit } from "./steps/respond.js";
+import { afterCommit, type ActivityOutcome } from "./steps/respond.js";
 import { runHandler, proofContext, type AfterCommitTask, type HandlerOutcome } from "./steps/execute.js";
 import { refuseSameBody, sameBodyBehind } from "./steps/fingerprint.js";
 import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/parse.js";
 import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { checkSchema, validateWithDefinition } from "./steps/validate.js";
-
-export interface ActivityOutcome {
-  activity: ActivityRecord;
-}
 
 /** Everything the steps after validation read. */
 interface Submission {

@@ -2,8 +2,9 @@ import type { Services } from "../services.js";
 import { submitVote } from "./cast-vote.js";
 import type { SubmitDefinition } from "./registry.js";
 import type { SignedRequest } from "./steps/parse.js";
-import { submitActivity, type ActivityOutcome } from "./submit-activity.js";
-import { isVoteDefinition } from "./vote-definition.js";
+import type { ActivityOutcome } from "./steps/respond.js";
+import { submitActivity } from "./submit-activity.js";
+import { isVoteDefinition } from "../domains/vote-definition.js";
 
 /** `/public/v1/submit/<operation>`: the activity pipeline (submit-activity.ts), or the vote pipeline for approve/reject (cast-vote.ts). */
 export function submit(services: Services, definition: SubmitDefinition, request: SignedRequest): Promise<ActivityOutcome> {

@@ -1,4 +1,4 @@
-import type { ActivityDefinition } from "../pipeline/activity-definition.js";
+import type { ActivityDefinition } from "../domains/activity-definition.js";
 import { rootQuorum, type OrganizationRow } from "../domains/organizations/organizations.js";
 import type { Queryable } from "../store/database.js";
 import {

@@ -72,7 +72,7 @@ export function checkDuplicateKeys(text: string): void {
         top.key = key;
         if (top.keys.has(key)) {
           const path = pathOf(top);
-          throw invalidArgument(`${path}: duplicate key ${JSON.stringify(key)} in the request body`, "REQUEST_INVALID", [
+          throw invalidArgument(`${path}: duplicate key ${JSON.stringify(key)} in the request body`, [
             { field: path, description: "the key appears more than once in its object" },
           ]);
         }

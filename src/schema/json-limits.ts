@@ -15,14 +15,14 @@ export function checkJsonLimits(value: unknown): void {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === "string") {
       if (current.includes("\u0000"))
-        throw invalidArgument(`${named(path)}: must not contain the NUL character (U+0000)`, "REQUEST_INVALID", [
+        throw invalidArgument(`${named(path)}: must not contain the NUL character (U+0000)`, [
           { field: named(path), description: "must not contain U+0000" },
         ]);
       continue;
     }
     if (typeof current !== "object" || current === null) continue;
     if (depth >= MAX_JSON_DEPTH)
-      throw invalidArgument(`${named(path)}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, "REQUEST_INVALID", [
+      throw invalidArgument(`${named(path)}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, [
         { field: named(path), description: `nested deeper than ${MAX_JSON_DEPTH} levels` },
       ]);
     if (Array.isArray(current)) {
@@ -30,7 +30,7 @@ export function checkJsonLimits(value: unknown): void {
     } else {
       for (const [key, item] of Object.entries(current)) {
         if (key.includes("\u0000"))
-          throw invalidArgument(`${named(path)}: a key must not contain the NUL character (U+0000)`, "REQUEST_INVALID", [
+          throw invalidArgument(`${named(path)}: a key must not contain the NUL character (U+0000)`, [
             { field: named(path), description: "a key contains U+0000" },
           ]);
         stack.push({ value: item, path: path ? `${path}.${key}` : key, depth: depth + 1 });

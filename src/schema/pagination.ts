@@ -11,7 +11,7 @@ export function pageLimit(options: PaginationInput | undefined): number {
   if (options?.limit === undefined) return 10;
   const limit = Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw invalidArgument(`paginationOptions.limit: ${JSON.stringify(options.limit)} must be between 1 and 100`, "REQUEST_INVALID", [
+    throw invalidArgument(`paginationOptions.limit: ${JSON.stringify(options.limit)} must be between 1 and 100`, [
       { field: "paginationOptions.limit", description: "must be between 1 and 100" },
     ]);
   }

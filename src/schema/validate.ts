@@ -49,5 +49,5 @@ export function validate<S extends TSchema>(schema: S, value: unknown, prefix: s
     if (violations.length >= 10) break;
   }
   const summary = violations.map((v) => `${v.field}: ${v.description}`).join("; ");
-  throw invalidArgument(`invalid request: ${summary}`, "REQUEST_INVALID", violations);
+  throw invalidArgument(`invalid request: ${summary}`, violations);
 }

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineActivity } from "../../src/pipeline/activity-definition.js";
+import { defineActivity } from "../../src/domains/activity-definition.js";
 import { runHandler, type BadInput } from "../../src/pipeline/steps/execute.js";
 import { failedPrecondition, invalidArgument } from "../../src/errors.js";
 import type { OrganizationRow } from "../../src/domains/organizations/organizations.js";

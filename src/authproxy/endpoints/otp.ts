@@ -150,7 +150,6 @@ export const otpVerify = defineEndpoint({
     if (body.publicKey === undefined || !/^0[23][0-9a-fA-F]{64}$/.test(body.publicKey)) {
       throw invalidArgument(
         "publicKey: required here, a compressed P-256 public key (66 hex characters): this server binds every verification token to a key, whose client signature otp_login and signup then need",
-        "REQUEST_INVALID",
         [{ field: "publicKey", description: "compressed P-256 hex" }],
       );
     }

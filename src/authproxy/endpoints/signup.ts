@@ -67,7 +67,6 @@ async function signup(ctx: ProxyContext, body: SignupInput): Promise<Record<stri
   if (body.userTag !== undefined) {
     throw invalidArgument(
       "userTag: not supported: a new sub-organization has no user tags yet; tag the user with create_user_tag after signup",
-      "REQUEST_INVALID",
       [{ field: "userTag", description: "not supported at signup" }],
     );
   }
@@ -75,7 +74,7 @@ async function signup(ctx: ProxyContext, body: SignupInput): Promise<Record<stri
   const maxAccounts = ctx.services.limits.signupWalletAccounts;
   if (body.wallet && body.wallet.accounts.length > maxAccounts) {
     const why = `at most ${maxAccounts} accounts in a signup's wallet (AUTH_PROXY_SIGNUP_MAX_WALLET_ACCOUNTS), not ${body.wallet.accounts.length}; derive more later with create_wallet_accounts`;
-    throw invalidArgument(`wallet.accounts: ${why}`, "REQUEST_INVALID", [{ field: "wallet.accounts", description: why }]);
+    throw invalidArgument(`wallet.accounts: ${why}`, [{ field: "wallet.accounts", description: why }]);
   }
   const timestamp = ctx.services.clock().getTime();
   const userName = body.userName || body.userEmail || body.userPhoneNumber || `user-${timestamp}`;

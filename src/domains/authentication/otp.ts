@@ -5,7 +5,7 @@ import { failedPrecondition, invalidArgument, notFound, resourceExhausted, unaut
 import { Int64String } from "../../schema/common.js";
 import { checkBudget, spendBudget, takeFromBudget, type Budget } from "../../limits/budget.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../../pipeline/activity-definition.js";
+import type { ActivityContext } from "../activity-definition.js";
 import { requireFeature } from "../organizations/features.js";
 import { deliver, otpMessage } from "./otp-messages.js";
 import { checkEmail, checkPhoneNumber } from "../users/users.js";
@@ -68,7 +68,7 @@ const FEATURE_BY_TYPE: Record<OtpType, { feature: string; flag: string }> = {
 };
 
 function field(name: string, why: string) {
-  return invalidArgument(`${name}: ${why}`, "REQUEST_INVALID", [{ field: name, description: why }]);
+  return invalidArgument(`${name}: ${why}`, [{ field: name, description: why }]);
 }
 
 export function lifetimeSeconds(value: string | undefined, name: string, fallback: number, max: number): number {

@@ -111,9 +111,7 @@ export function checkPublicKey(curveType: ApiKeyInput["curveType"], publicKey: s
   const spec = CURVES[curveType];
   const lower = publicKey.toLowerCase();
   if (!keyShapeIsValid(spec.curve, lower)) {
-    throw invalidArgument(`${field}: ${JSON.stringify(publicKey)} is not ${spec.form}`, "REQUEST_INVALID", [
-      { field, description: `must be ${spec.form}` },
-    ]);
+    throw invalidArgument(`${field}: ${JSON.stringify(publicKey)} is not ${spec.form}`, [{ field, description: `must be ${spec.form}` }]);
   }
   return lower;
 }

@@ -13,7 +13,7 @@ export function boundedSeconds(value: string, field: string, max: number): numbe
   const seconds = Number(value);
   if (!Number.isSafeInteger(seconds) || seconds <= 0 || seconds > max) {
     const why = `must be a whole number of seconds from 1 to ${max}`;
-    throw invalidArgument(`${field}: ${JSON.stringify(value)} ${why}`, "REQUEST_INVALID", [{ field, description: why }]);
+    throw invalidArgument(`${field}: ${JSON.stringify(value)} ${why}`, [{ field, description: why }]);
   }
   return seconds;
 }

@@ -21,7 +21,7 @@ const BROADEST = { 4: 20, 6: 48 } as const;
 /** Parses, bounds and normalizes a CIDR to its network address (192.168.1.100/24 → 192.168.1.0/24). */
 export function normalizeCidr(cidr: string, field: string): { cidr: string; family: 4 | 6 } {
   const refuse = (why: string): never => {
-    throw invalidArgument(`${field}: ${JSON.stringify(cidr)} ${why}`, "REQUEST_INVALID", [{ field, description: why }]);
+    throw invalidArgument(`${field}: ${JSON.stringify(cidr)} ${why}`, [{ field, description: why }]);
   };
   const [address, prefixText, extra] = cidr.trim().split("/");
   const family = isIP(address ?? "") as 0 | 4 | 6;
@@ -78,7 +78,7 @@ export function allowlistRules(rules: { cidr: string; label?: string }[], now: D
     const { cidr, family } = normalizeCidr(rule.cidr, `rules[${index}].cidr`);
     if (out.some((r) => r.cidr === cidr)) continue;
     if (++counts[family] > LIMIT_PER_FAMILY) {
-      throw invalidArgument(`rules[${index}]: more than ${LIMIT_PER_FAMILY} IPv${family} rules`, "REQUEST_INVALID", [
+      throw invalidArgument(`rules[${index}]: more than ${LIMIT_PER_FAMILY} IPv${family} rules`, [
         { field: `rules[${index}]`, description: `at most ${LIMIT_PER_FAMILY} IPv${family} rules` },
       ]);
     }

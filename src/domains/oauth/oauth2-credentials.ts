@@ -33,14 +33,12 @@ export function sealClientSecret(
   } catch (error) {
     if (!(error instanceof InvalidEnvelopeError)) throw error;
     const description = `must be encryptOauth2ClientSecret(secret, <encryptionPublicKey of GET /public/v1/discovery/keys>) (${services.encryptionKey.publicKeyHex})`;
-    throw invalidArgument(
-      `encryptedClientSecret: the secret could not be decrypted: ${error.message}; it ${description}`,
-      "REQUEST_INVALID",
-      [{ field: "encryptedClientSecret", description }],
-    );
+    throw invalidArgument(`encryptedClientSecret: the secret could not be decrypted: ${error.message}; it ${description}`, [
+      { field: "encryptedClientSecret", description },
+    ]);
   }
   if (secret.length === 0) {
-    throw invalidArgument("encryptedClientSecret: the decrypted client secret is empty", "REQUEST_INVALID", [
+    throw invalidArgument("encryptedClientSecret: the decrypted client secret is empty", [
       { field: "encryptedClientSecret", description: "must not be empty" },
     ]);
   }

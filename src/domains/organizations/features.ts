@@ -36,11 +36,11 @@ export type Feature = Static<typeof Feature>;
 export function checkFeature(name: string, value: string | undefined): void {
   if (!AUTHENTICATION_FEATURES.includes(name)) {
     const why = `${name} configures a part of the hosted service that Strongroom does not have; it supports ${AUTHENTICATION_FEATURES.join(", ")}`;
-    throw invalidArgument(`name: ${why}`, "REQUEST_INVALID", [{ field: "name", description: why }]);
+    throw invalidArgument(`name: ${why}`, [{ field: "name", description: why }]);
   }
   if (value !== undefined && value !== "true" && value !== "false") {
     const why = `${name} is "true" (enabled) or "false" (disabled), not ${JSON.stringify(value)}`;
-    throw invalidArgument(`value: ${why}`, "REQUEST_INVALID", [{ field: "value", description: why }]);
+    throw invalidArgument(`value: ${why}`, [{ field: "value", description: why }]);
   }
 }
 

@@ -81,7 +81,7 @@ const FILTERS: Record<string, { condition: string; params: (value: string) => un
         // refused below
       }
       if (!claims || typeof claims.iss !== "string" || typeof claims.sub !== "string" || typeof claims.aud !== "string") {
-        throw invalidArgument('filterValue: for OIDC_CLAIMS, a JSON object {"iss", "sub", "aud"} of strings', "REQUEST_INVALID", [
+        throw invalidArgument('filterValue: for OIDC_CLAIMS, a JSON object {"iss", "sub", "aud"} of strings', [
           { field: "filterValue", description: "JSON {iss, sub, aud}" },
         ]);
       }
@@ -97,7 +97,7 @@ export function subOrganizationFilter(filterType: string): SubOrganizationFilter
   const filter = FILTERS[filterType];
   if (!filter) {
     const known = Object.keys(FILTERS).join(", ");
-    throw invalidArgument(`filterType: ${JSON.stringify(filterType)} is not one of ${known}`, "REQUEST_INVALID", [
+    throw invalidArgument(`filterType: ${JSON.stringify(filterType)} is not one of ${known}`, [
       { field: "filterType", description: `must be one of ${known}` },
     ]);
   }

@@ -56,9 +56,7 @@ export function privateKeyAddresses(
       return { format, address: deriveAddress(format, curve, publicKey) };
     } catch (error) {
       if (error instanceof AddressFormatError) {
-        throw invalidArgument(`${field}[${index}]: ${error.message}`, "REQUEST_INVALID", [
-          { field: `${field}[${index}]`, description: error.message },
-        ]);
+        throw invalidArgument(`${field}[${index}]: ${error.message}`, [{ field: `${field}[${index}]`, description: error.message }]);
       }
       throw error;
     }
@@ -71,7 +69,7 @@ export function checkAddressFormats(curve: Curve, formats: AddressFormat[], fiel
     const curves = curvesForAddressFormat(format);
     if (curves.includes(curve)) continue;
     const why = `${format} needs curve ${curves.join(" or ")}, not ${curve}`;
-    throw invalidArgument(`${field}[${index}]: ${why}`, "REQUEST_INVALID", [{ field: `${field}[${index}]`, description: why }]);
+    throw invalidArgument(`${field}[${index}]: ${why}`, [{ field: `${field}[${index}]`, description: why }]);
   }
 }
 

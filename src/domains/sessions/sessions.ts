@@ -1,7 +1,7 @@
 import { issueSessionJwt } from "../../auth/session-jwt.js";
 import { requireUser } from "../users/user-records.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../../pipeline/activity-definition.js";
+import type { ActivityContext } from "../activity-definition.js";
 import { addApiKeys, checkPublicKey } from "../credentials/credentials.js";
 import { boundedSeconds, SESSION_MAX_SECONDS } from "../credentials/lifetimes.js";
 

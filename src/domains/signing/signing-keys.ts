@@ -98,7 +98,7 @@ export function signingInput<T>(sign: () => T): T {
   } catch (error) {
     if (error instanceof SigningInputError) {
       const field = /^([A-Za-z.[\]0-9]+):/.exec(error.message)?.[1] ?? "parameters";
-      throw invalidArgument(error.message, "REQUEST_INVALID", [{ field, description: error.message }]);
+      throw invalidArgument(error.message, [{ field, description: error.message }]);
     }
     throw error;
   }

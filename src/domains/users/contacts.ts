@@ -2,7 +2,7 @@ import { verifyVerificationToken, type VerificationClaims } from "../../auth/ver
 import { failedPrecondition, notFound } from "../../errors.js";
 import { requireUser } from "./user-records.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext, ValidationContext } from "../../pipeline/activity-definition.js";
+import type { ActivityContext, ValidationContext } from "../activity-definition.js";
 import { checkEmail, checkPhoneNumber } from "./users.js";
 import { mustExist } from "../references.js";
 

@@ -46,11 +46,9 @@ export function checkEmail(email: string, field: string): void {
 
 export function checkPhoneNumber(phone: string, field: string): void {
   if (!E164.test(phone)) {
-    throw invalidArgument(
-      `${field}: ${JSON.stringify(phone)} is not a phone number in E.164 format (e.g. +13214567890)`,
-      "REQUEST_INVALID",
-      [{ field, description: "must be in E.164 format" }],
-    );
+    throw invalidArgument(`${field}: ${JSON.stringify(phone)} is not a phone number in E.164 format (e.g. +13214567890)`, [
+      { field, description: "must be in E.164 format" },
+    ]);
   }
 }
 

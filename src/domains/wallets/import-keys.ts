@@ -60,7 +60,7 @@ export async function openImport(
     return await openEncryptedBundle(encryptedBundle, privateKey);
   } catch (error) {
     if (error instanceof InvalidEncryptedBundleError) {
-      throw invalidArgument(error.message, "REQUEST_INVALID", [{ field: "encryptedBundle", description: error.message }]);
+      throw invalidArgument(error.message, [{ field: "encryptedBundle", description: error.message }]);
     }
     throw error;
   }

@@ -39,7 +39,7 @@ export const WALLETS_PER_ORGANIZATION = 100;
 export function checkMnemonicLength(length: number | undefined, field: string): number {
   const words = length ?? 12;
   if (!MNEMONIC_LENGTHS.includes(words as (typeof MNEMONIC_LENGTHS)[number])) {
-    throw invalidArgument(`${field}: ${words} is not a BIP-39 mnemonic length; use 12, 15, 18, 21 or 24`, "REQUEST_INVALID", [
+    throw invalidArgument(`${field}: ${words} is not a BIP-39 mnemonic length; use 12, 15, 18, 21 or 24`, [
       { field, description: "must be 12, 15, 18, 21 or 24" },
     ]);
   }
@@ -58,17 +58,15 @@ export function checkWalletAccounts(accounts: WalletAccountInput[], field: strin
     const at = `${field}[${index}]`;
     const curves = curvesForAddressFormat(account.addressFormat);
     if (!curves.includes(account.curve as Curve)) {
-      throw invalidArgument(
-        `${at}: ${account.addressFormat} is derived from ${curves.join(" or ")}, not ${account.curve}`,
-        "REQUEST_INVALID",
-        [{ field: `${at}.curve`, description: `must be ${curves.join(" or ")} for ${account.addressFormat}` }],
-      );
+      throw invalidArgument(`${at}: ${account.addressFormat} is derived from ${curves.join(" or ")}, not ${account.curve}`, [
+        { field: `${at}.curve`, description: `must be ${curves.join(" or ")} for ${account.addressFormat}` },
+      ]);
     }
     try {
       parsePath(account.path);
     } catch (error) {
       if (!(error instanceof InvalidPathError)) throw error;
-      throw invalidArgument(`${at}.path: ${error.message}`, "REQUEST_INVALID", [{ field: `${at}.path`, description: error.message }]);
+      throw invalidArgument(`${at}.path: ${error.message}`, [{ field: `${at}.path`, description: error.message }]);
     }
   }
 }
@@ -96,10 +94,10 @@ export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, fie
     };
   } catch (error) {
     if (error instanceof InvalidPathError) {
-      throw invalidArgument(`${field}.path: ${error.message}`, "REQUEST_INVALID", [{ field: `${field}.path`, description: error.message }]);
+      throw invalidArgument(`${field}.path: ${error.message}`, [{ field: `${field}.path`, description: error.message }]);
     }
     if (error instanceof AddressFormatError) {
-      throw invalidArgument(`${field}: ${error.message}`, "REQUEST_INVALID", [{ field, description: error.message }]);
+      throw invalidArgument(`${field}: ${error.message}`, [{ field, description: error.message }]);
     }
     throw error;
   }

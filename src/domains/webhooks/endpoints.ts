@@ -25,9 +25,7 @@ export function checkSubscription(
     parseFilters(eventType, filtersJson);
   } catch (error) {
     if (error instanceof FilterError)
-      throw invalidArgument(`${field}.filtersJson: ${error.message}`, "REQUEST_INVALID", [
-        { field: `${field}.filtersJson`, description: error.message },
-      ]);
+      throw invalidArgument(`${field}.filtersJson: ${error.message}`, [{ field: `${field}.filtersJson`, description: error.message }]);
     throw error;
   }
   if (eventType !== "ACTIVITY_UPDATES" && organization.parent_id) {

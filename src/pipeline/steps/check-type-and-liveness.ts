@@ -9,7 +9,6 @@ export function checkTypeAndLiveness(expected: { operation: string; type: string
   if (body.type !== expected.type) {
     throw invalidArgument(
       `type: ${JSON.stringify(body.type)} does not match /public/v1/submit/${expected.operation}, which expects ${expected.type}`,
-      "REQUEST_INVALID",
       [{ field: "type", description: `must be ${expected.type}` }],
     );
   }
@@ -17,7 +16,7 @@ export function checkTypeAndLiveness(expected: { operation: string; type: string
 
 function checkLiveness(timestampMs: unknown, now: Date): void {
   if (typeof timestampMs !== "string" || !/^[0-9]{1,16}$/.test(timestampMs)) {
-    throw invalidArgument("timestampMs: required, a string of epoch milliseconds", "REQUEST_INVALID", [
+    throw invalidArgument("timestampMs: required, a string of epoch milliseconds", [
       { field: "timestampMs", description: "required, a string of epoch milliseconds" },
     ]);
   }

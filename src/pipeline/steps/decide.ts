@@ -3,7 +3,7 @@ import { requireOrganization, type OrganizationRow } from "../../domains/organiz
 import { approvalOf, type StoredVote } from "../../domains/activities/votes.js";
 import { decide, type Approval, type Decision } from "../../policy/decide.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityDefinition } from "../activity-definition.js";
+import type { ActivityDefinition } from "../../domains/activity-definition.js";
 
 /** The approval a request's own stamp carries: its user and credential. */
 export function approvalOfPrincipal(principal: Principal): Approval {

@@ -5,7 +5,7 @@ import { alreadyExists, ApiError, GrpcCode, internalError } from "../../errors.j
 import type { Decision } from "../../policy/decide.js";
 import type { Services } from "../../services.js";
 import { isRetryableConflict, isStalePlan, isUniqueViolation, type Queryable } from "../../store/database.js";
-import type { ActivityDefinition } from "../activity-definition.js";
+import type { ActivityDefinition } from "../../domains/activity-definition.js";
 import { PreparationFailed } from "./prepare.js";
 
 export type AfterCommitTask = () => Promise<void>;

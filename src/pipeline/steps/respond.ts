@@ -1,5 +1,11 @@
+import type { ActivityRecord } from "../../domains/activities/record.js";
 import type { Services } from "../../services.js";
 import type { AfterCommitTask } from "./execute.js";
+
+/** What /public/v1/submit answers: the activity, as the API returns it. */
+export interface ActivityOutcome {
+  activity: ActivityRecord;
+}
 
 /**
  * Step "respond", after the commit: the webhook worker is woken for what was queued, and the work handlers

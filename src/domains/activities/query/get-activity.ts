@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { loadActivityRecord, ActivityResponse } from "../record.js";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const getActivity = defineQuery({
   operation: "get_activity",

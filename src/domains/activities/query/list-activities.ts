@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { activityRecord, loadVotes, type ActivityRow, ActivityRecord } from "../record.js";
 import { ACTIVITY_STATUSES, Id, Pagination, StringEnum } from "../../../schema/common.js";
 import { pageLimit } from "../../../schema/pagination.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const listActivities = defineQuery({
   operation: "list_activities",

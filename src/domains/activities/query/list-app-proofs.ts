@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 import { AppProofRecord } from "../record.js";
 
 export const listAppProofs = defineQuery({

@@ -1,15 +1,13 @@
 import { Type } from "@sinclair/typebox";
-import { failedPrecondition, invalidArgument } from "../../../errors.js";
+import { failedPrecondition, invalidField } from "../../../errors.js";
 import { AUTH_METHODS, type AuthProxyConfigRow, type AuthProxySettings } from "../configs.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { checkEmail } from "../../users/users.js";
 
 const Strings = (maxItems: number) => Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems });
 
-const refuse = (field: string, why: string) => invalidArgument(`${field}: ${why}`, "REQUEST_INVALID", [{ field, description: why }]);
-
 function checkRange(value: number | undefined, field: string, min: number, max: number): void {
-  if (value !== undefined && (value < min || value > max)) throw refuse(field, `${value} is outside ${min}–${max}`);
+  if (value !== undefined && (value < min || value > max)) throw invalidField(field, `${value} is outside ${min}–${max}`);
 }
 
 /** Exact origins (scheme://host[:port]) or `*`; partial wildcards are refused, as the API documents. */
@@ -18,15 +16,15 @@ function checkOrigins(origins: string[]): void {
     const field = `allowedOrigins[${index}]`;
     if (origin === "*") continue;
     if (origin.includes("*"))
-      throw refuse(field, `${JSON.stringify(origin)}: partial wildcards are not supported; list exact origins or "*"`);
+      throw invalidField(field, `${JSON.stringify(origin)}: partial wildcards are not supported; list exact origins or "*"`);
     let parsed: URL;
     try {
       parsed = new URL(origin);
     } catch {
-      throw refuse(field, `${JSON.stringify(origin)} is not an origin such as https://app.example.com`);
+      throw invalidField(field, `${JSON.stringify(origin)} is not an origin such as https://app.example.com`);
     }
     if (!["http:", "https:"].includes(parsed.protocol) || parsed.origin !== origin) {
-      throw refuse(
+      throw invalidField(
         field,
         `${JSON.stringify(origin)} is not an exact origin (scheme://host[:port], no path or trailing slash); e.g. ${JSON.stringify(parsed.origin)}`,
       );
@@ -40,7 +38,7 @@ function checkUrl(value: string | undefined, field: string): void {
     const url = new URL(value);
     if (!["http:", "https:"].includes(url.protocol)) throw new Error("scheme");
   } catch {
-    throw refuse(field, `${JSON.stringify(value)} is not an http(s) URL`);
+    throw invalidField(field, `${JSON.stringify(value)} is not an http(s) URL`);
   }
 }
 
@@ -92,7 +90,7 @@ export const updateAuthProxyConfig = defineActivity({
   }),
   async validate(_ctx, params) {
     if (params.captchaEnabled) {
-      throw refuse(
+      throw invalidField(
         "captchaEnabled",
         "Strongroom cannot verify captcha (Cloudflare Turnstile) tokens: that needs Cloudflare's online siteverify service, and it will not pretend to check them; leave captchaEnabled false",
       );
@@ -100,7 +98,7 @@ export const updateAuthProxyConfig = defineActivity({
     if (params.allowedOrigins) checkOrigins(params.allowedOrigins);
     for (const [index, method] of (params.allowedAuthMethods ?? []).entries()) {
       if (!(AUTH_METHODS as readonly string[]).includes(method))
-        throw refuse(`allowedAuthMethods[${index}]`, `${JSON.stringify(method)} is not one of ${AUTH_METHODS.join(", ")}`);
+        throw invalidField(`allowedAuthMethods[${index}]`, `${JSON.stringify(method)} is not one of ${AUTH_METHODS.join(", ")}`);
     }
     for (const field of ["sendFromEmailAddress", "replyToEmailAddress"] as const) {
       if (params[field]) checkEmail(params[field], field);

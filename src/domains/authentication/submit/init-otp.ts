@@ -1,5 +1,5 @@
 import { signBundle } from "../../../crypto/bundles.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { InitOtpParams, issueOtp, checkInitOtp } from "../otp.js";
 import { Type } from "@sinclair/typebox";
 

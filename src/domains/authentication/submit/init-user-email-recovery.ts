@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { issueCredential } from "../../sessions/issue-credential.js";
 import { bundleMessage, deliver } from "../otp-messages.js";
 import { requireFeature } from "../../organizations/features.js";

@@ -3,9 +3,9 @@ import { verifyClientSignature } from "../../../auth/client-signature.js";
 import { verifyVerificationToken, type VerificationClaims } from "../../../auth/verification-token.js";
 import type { Services } from "../../../services.js";
 import type { OrganizationRow } from "../../organizations/organizations.js";
-import { invalidArgument } from "../../../errors.js";
+import { invalidField } from "../../../errors.js";
 import { Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { consumeVerificationToken, markContactVerified, userByContact } from "../../users/contacts.js";
 import { checkLoginRequest, loginSession } from "../../sessions/sessions.js";
 
@@ -15,8 +15,6 @@ export const ClientSignatureParams = Type.Object({
   message: Type.String({ minLength: 1, maxLength: 10_000 }),
   signature: Type.String({ minLength: 1, maxLength: 200 }),
 });
-
-const refuse = (field: string, why: string) => invalidArgument(`${field}: ${why}`, "REQUEST_INVALID", [{ field, description: why }]);
 
 export const otpLogin = defineActivity({
   operation: "otp_login",
@@ -64,12 +62,13 @@ async function checkedLogin(
   const claims = await verifyVerificationToken(services.signer, params.verificationToken, { now, field: "verificationToken" });
   // Documented scope: a token serves the organization that issued it, and a parent's token its sub-organizations.
   if (!claims.organization_id || (claims.organization_id !== organization.id && claims.organization_id !== organization.parent_id)) {
-    throw refuse(
+    throw invalidField(
       "verificationToken",
       `it was issued for organization ${String(claims.organization_id)}, which is neither ${organization.id} nor its parent`,
     );
   }
-  if (!claims.public_key) throw refuse("verificationToken", "it names no public_key, so no client signature can be checked against it");
+  if (!claims.public_key)
+    throw invalidField("verificationToken", "it names no public_key, so no client signature can be checked against it");
   const message = verifyClientSignature(params.clientSignature, {
     publicKey: claims.public_key,
     tokenId: claims.id,
@@ -78,7 +77,7 @@ async function checkedLogin(
   });
   const login = message.login as { publicKey?: unknown } | undefined;
   if (login?.publicKey !== params.publicKey) {
-    throw refuse(
+    throw invalidField(
       "clientSignature",
       `the signed message logs in ${JSON.stringify(login?.publicKey)}, not the publicKey ${params.publicKey} of this request`,
     );

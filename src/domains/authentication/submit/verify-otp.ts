@@ -4,15 +4,14 @@ import { issueVerificationToken } from "../../../auth/verification-token.js";
 import { InvalidEncryptedBundleError, openEncryptedBundle } from "../../../crypto/bundles.js";
 import { invalidArgument } from "../../../errors.js";
 import { Id, Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { lifetimeSeconds, otpGuessLockKey, pendingOtp } from "../otp.js";
 
 /** Verification tokens live an hour unless asked otherwise, at most a day. */
 const TOKEN_DEFAULT_SECONDS = 3600;
 const TOKEN_MAX_SECONDS = 86_400;
 
-const refuse = (why: string) =>
-  invalidArgument(`encryptedOtpBundle: ${why}`, "REQUEST_INVALID", [{ field: "encryptedOtpBundle", description: why }]);
+const refuse = (why: string) => invalidArgument(`encryptedOtpBundle: ${why}`, [{ field: "encryptedOtpBundle", description: why }]);
 
 /** The bundle's plaintext, as encryptOtpCodeToBundle makes it: {"otp_code": …, "public_key": <client key hex>}. */
 async function openOtpBundle(bundle: string, targetPrivateKey: Uint8Array): Promise<{ code: string; publicKey: string }> {

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { apiKeyRecord, type ApiKeyRow, ApiKeyRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const getApiKey = defineQuery({
   operation: "get_api_key",

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { authenticatorRecord, type AuthenticatorRow, AuthenticatorRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const getAuthenticator = defineQuery({
   operation: "get_authenticator",

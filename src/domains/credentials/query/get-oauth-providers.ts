@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { oauthProviderRecord, type OauthProviderRow, OauthProviderRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const getOauthProviders = defineQuery({
   operation: "get_oauth_providers",

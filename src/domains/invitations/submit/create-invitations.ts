@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { resourceExhausted } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
 import { ACCESS_TYPES, Id, Name, StringEnum, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { requireUserTag } from "../../tags.js";
 import { checkEmail } from "../../users/users.js";
 import { lockOrganizationForLimits } from "../../organizations/limits.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { prepareOidcToken, userOfOidcToken } from "../oidc-login.js";
 import { loginSession, sessionSeconds } from "../../sessions/sessions.js";
 

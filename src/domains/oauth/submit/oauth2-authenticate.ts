@@ -6,7 +6,7 @@ import { clientSecretContext, requireOauth2Credential, type Oauth2CredentialRow 
 import { failedPrecondition } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
 import type { Services } from "../../../services.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
 const Required = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });

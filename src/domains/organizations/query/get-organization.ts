@@ -3,7 +3,7 @@ import { rootQuorum, QuorumRecord } from "../organizations.js";
 import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
 import { loadUserRecords, UserRecord } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 import { PolicyRecord } from "../../policies/policy-records.js";
 import { PrivateKeyRecord, WalletRecord } from "../../wallets/wallet-records.js";
 import { TagRecord } from "../../../schema/tag.js";

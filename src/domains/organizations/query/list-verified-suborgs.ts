@@ -1,5 +1,5 @@
 import { invalidArgument } from "../../../errors.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 import { SubOrganizationFilter, subOrganizationIds } from "../sub-organization-ids.js";
 import { Type } from "@sinclair/typebox";
 import { IdList } from "../../../schema/common.js";
@@ -20,12 +20,12 @@ export const listVerifiedSuborgs = defineQuery({
   result: Type.Object({ organizationIds: IdList() }),
   async execute({ organization, services }, { filterType, filterValue, paginationOptions }) {
     if (filterType !== "EMAIL" && filterType !== "PHONE_NUMBER") {
-      throw invalidArgument(`filterType: ${JSON.stringify(filterType ?? null)} is not EMAIL or PHONE_NUMBER`, "REQUEST_INVALID", [
+      throw invalidArgument(`filterType: ${JSON.stringify(filterType ?? null)} is not EMAIL or PHONE_NUMBER`, [
         { field: "filterType", description: "must be EMAIL or PHONE_NUMBER" },
       ]);
     }
     if (!filterValue)
-      throw invalidArgument("filterValue: the email or phone number to look for is required", "REQUEST_INVALID", [
+      throw invalidArgument("filterValue: the email or phone number to look for is required", [
         { field: "filterValue", description: "required" },
       ]);
     return {

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { failedPrecondition, invalidArgument } from "../../../errors.js";
 import { Name, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
 import { UserParams, checkNewUser, createUser } from "../../users/users.js";
 import { markContactVerified } from "../../users/contacts.js";
@@ -47,7 +47,6 @@ export const createSubOrganization = defineActivity({
     if (params.rootQuorumThreshold > params.rootUsers.length) {
       throw invalidArgument(
         `rootQuorumThreshold: ${params.rootQuorumThreshold} is more than the ${params.rootUsers.length} root user(s) given`,
-        "REQUEST_INVALID",
         [{ field: "rootQuorumThreshold", description: "must be at most the number of root users" }],
       );
     }

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { invalidArgument } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { mustExist } from "../../references.js";
 
 export const updateRootQuorum = defineActivity({
@@ -22,7 +22,7 @@ export const updateRootQuorum = defineActivity({
   }),
   async validate({ db, organization }, { threshold, userIds }) {
     if (threshold > userIds.length) {
-      throw invalidArgument(`threshold: ${threshold} is more than the ${userIds.length} user(s) in the quorum`, "REQUEST_INVALID", [
+      throw invalidArgument(`threshold: ${threshold} is more than the ${userIds.length} user(s) in the quorum`, [
         { field: "threshold", description: "must be at most the number of userIds" },
       ]);
     }

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { loadPrivateKeyRecords, PrivateKeyRecord } from "../../wallets/wallet-records.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const listPrivateKeys = defineQuery({
   operation: "list_private_keys",

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { AddressFormat } from "../../../crypto/addresses/index.js";
 import type { Curve } from "../../../crypto/hd/derive.js";
 import { generatePrivateKey } from "../../../crypto/keys.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { derivePrivateKey, insertPrivateKey, PrivateKeyParams, checkAddressFormats, requirePrivateKeyTag } from "../private-keys.js";
 import { PrivateKeyResult } from "../../wallets/wallet-records.js";
 import { mustExist } from "../../references.js";

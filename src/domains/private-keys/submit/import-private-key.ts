@@ -4,7 +4,7 @@ import { isValidPrivateKey } from "../../../crypto/keys.js";
 import { invalidArgument } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { mustExist } from "../../references.js";
 import { openImport } from "../../wallets/import-keys.js";
 import type { AddressFormat } from "../../../crypto/addresses/index.js";
@@ -38,7 +38,7 @@ export const importPrivateKey = defineActivity({
     const privateKey = await openImport(tx, services, { userId, kind: "PRIVATE_KEY" }, encryptedBundle);
     if (!isValidPrivateKey(curve as Curve, privateKey)) {
       const why = `the decrypted key is not a valid 32-byte ${curve} private key (got ${privateKey.length} bytes)`;
-      throw invalidArgument(`encryptedBundle: ${why}`, "REQUEST_INVALID", [{ field: "encryptedBundle", description: why }]);
+      throw invalidArgument(`encryptedBundle: ${why}`, [{ field: "encryptedBundle", description: why }]);
     }
     return insertPrivateKey(
       tx,

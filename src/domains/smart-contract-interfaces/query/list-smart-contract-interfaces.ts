@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 import { smartContractInterfaceRecord, type SmartContractInterfaceRow, SmartContractInterfaceRecord } from "../records.js";
 
 export const listSmartContractInterfaces = defineQuery({

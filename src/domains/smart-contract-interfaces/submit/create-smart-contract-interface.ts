@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { invalidArgument } from "../../../errors.js";
 import { StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 
 /** Documented: an ABI or IDL of at most 400 kB. */
 const MAX_INTERFACE_BYTES = 400 * 1024;
@@ -39,7 +39,7 @@ export const createSmartContractInterface = defineActivity({
 /** The interface's input checks (for `validate`): its size, and JSON of the type's shape. */
 function checkInterface(smartContractInterface: string, type: string): void {
   if (Buffer.byteLength(smartContractInterface) > MAX_INTERFACE_BYTES) {
-    throw invalidArgument("smartContractInterface: larger than the 400 kB limit", "REQUEST_INVALID", [
+    throw invalidArgument("smartContractInterface: larger than the 400 kB limit", [
       { field: "smartContractInterface", description: "at most 400 kB" },
     ]);
   }
@@ -47,17 +47,13 @@ function checkInterface(smartContractInterface: string, type: string): void {
   try {
     parsed = JSON.parse(smartContractInterface);
   } catch {
-    throw invalidArgument(
-      "smartContractInterface: not JSON; upload the ABI (a JSON array) or IDL (a JSON object) as a string",
-      "REQUEST_INVALID",
-      [{ field: "smartContractInterface", description: "must be JSON" }],
-    );
+    throw invalidArgument("smartContractInterface: not JSON; upload the ABI (a JSON array) or IDL (a JSON object) as a string", [
+      { field: "smartContractInterface", description: "must be JSON" },
+    ]);
   }
   const ethereum = type === "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM";
   if (ethereum ? !Array.isArray(parsed) : typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     const wanted = ethereum ? "an Ethereum ABI must be a JSON array" : "a Solana IDL must be a JSON object";
-    throw invalidArgument(`smartContractInterface: ${wanted}`, "REQUEST_INVALID", [
-      { field: "smartContractInterface", description: wanted },
-    ]);
+    throw invalidArgument(`smartContractInterface: ${wanted}`, [{ field: "smartContractInterface", description: wanted }]);
   }
 }

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { requireUser } from "../user-records.js";
 import { Id, Name, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
 import { mustExist } from "../../references.js";
 

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { failedPrecondition } from "../../../errors.js";
 import { requireUser } from "../user-records.js";
 import { Id, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { mustExist } from "../../references.js";
 
 export const deleteUsers = defineActivity({

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { invalidArgument, notFound } from "../../../errors.js";
 import { requireWallet, walletAccountRecord, type WalletAccountRow, WalletAccountRecord } from "../wallet-records.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const getWalletAccount = defineQuery({
   operation: "get_wallet_account",
@@ -13,7 +13,7 @@ export const getWalletAccount = defineQuery({
   async execute({ organization, services }, { walletId, address, path }) {
     await requireWallet(services.db, organization.id, walletId);
     if (!address && !path) {
-      throw invalidArgument("address or path: one of them is required to pick the account", "REQUEST_INVALID", [
+      throw invalidArgument("address or path: one of them is required to pick the account", [
         { field: "address", description: "address or path is required" },
       ]);
     }

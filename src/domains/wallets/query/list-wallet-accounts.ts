@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { requireWallet, walletAccountRecord, type WalletAccountRow, type WalletRow, WalletAccountRecord } from "../wallet-records.js";
 import { Id, Pagination } from "../../../schema/common.js";
 import { pageLimit } from "../../../schema/pagination.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const listWalletAccounts = defineQuery({
   operation: "list_wallet_accounts",

@@ -1,4 +1,4 @@
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { insertWallet, prepareNewWallet, WalletParams, checkNewWallet } from "../wallets.js";
 import { WalletResult } from "../wallet-records.js";
 

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { exportBundle } from "../../../crypto/bundles.js";
 import { requireWalletAccountByAddress } from "../wallet-records.js";
 import { mustExist } from "../../references.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
 export const exportWalletAccount = defineActivity({

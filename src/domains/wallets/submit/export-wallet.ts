@@ -3,7 +3,7 @@ import { exportBundle } from "../../../crypto/bundles.js";
 import { MNEMONIC_LANGUAGES, mnemonicIn, parseWalletSecret } from "../../../crypto/mnemonic.js";
 import { requireWallet } from "../wallet-records.js";
 import { Id, StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { mustExist } from "../../references.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 

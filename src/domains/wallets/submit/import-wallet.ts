@@ -3,7 +3,7 @@ import { InvalidMnemonicError, parseWalletSecret, walletSeed } from "../../../cr
 import { invalidArgument } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { openImport } from "../import-keys.js";
 import { deriveAccounts, insertWallet, WalletAccounts, checkWalletAccounts } from "../wallets.js";
 import { WalletResult } from "../wallet-records.js";
@@ -32,9 +32,7 @@ export const importWallet = defineActivity({
       parsed = parseWalletSecret(secret);
     } catch (error) {
       if (error instanceof InvalidMnemonicError)
-        throw invalidArgument(`encryptedBundle: ${error.message}`, "REQUEST_INVALID", [
-          { field: "encryptedBundle", description: error.message },
-        ]);
+        throw invalidArgument(`encryptedBundle: ${error.message}`, [{ field: "encryptedBundle", description: error.message }]);
       throw error;
     }
     // The mnemonic exists only inside the import bundle, opened here with the user's import key: derived in the transaction.

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { loadWebhookEndpoint } from "../endpoint-records.js";
 import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../../pipeline/query-definition.js";
+import { defineQuery } from "../../query-definition.js";
 
 export const listWebhookDeliveries = defineQuery({
   operation: "list_webhook_deliveries",

@@ -4,7 +4,7 @@ import { invalidArgument } from "../../../errors.js";
 import { loadWebhookEndpoint, WebhookEndpointRecord } from "../endpoint-records.js";
 import { Name, StringEnum } from "../../../schema/common.js";
 import { EVENT_TYPES } from "../filters.js";
-import { defineActivity } from "../../../pipeline/activity-definition.js";
+import { defineActivity } from "../../activity-definition.js";
 import { checkEndpointUrl, checkSubscription } from "../endpoints.js";
 
 export const createWebhookEndpoint = defineActivity({
@@ -31,7 +31,7 @@ export const createWebhookEndpoint = defineActivity({
   }),
   validate: async (_ctx, { subscriptions }) => {
     if (subscriptions.length === 0)
-      throw invalidArgument("subscriptions: at least one subscription is required", "REQUEST_INVALID", [
+      throw invalidArgument("subscriptions: at least one subscription is required", [
         { field: "subscriptions", description: "at least one" },
       ]);
   },

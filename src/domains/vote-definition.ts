@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Type } from "@sinclair/typebox";
-import type { VoteSelection } from "../domains/activities/votes.js";
+import type { VoteSelection } from "./activities/votes.js";
 
 /**
  * approve_activity / reject_activity: served at `/public/v1/submit/<operation>` like an activity, but a vote
