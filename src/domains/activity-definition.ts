@@ -36,8 +36,8 @@ export interface ValidationContext {
   now: Date;
 }
 
-/** One activity of `/public/v1/submit/<operation>`, declared in one file (approve/reject are votes: VoteDefinition). */
-export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
+/** What every operation of `/public/v1/submit/<operation>` declares, activity or vote. */
+export interface SubmitOperation<S extends TObject = TObject> {
   operation: string;
   /** The versioned activity type the request must name. */
   type: string;
@@ -52,6 +52,10 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> {
   parameters: S;
   /** The result under `result.<resultKey>` (TypeBox): the OpenAPI document's response and the drift test read it. */
   result: TSchema;
+}
+
+/** One activity of `/public/v1/submit/<operation>`, declared in one file (approve/reject are votes: VoteDefinition). */
+export interface ActivityDefinition<S extends TObject = TObject, P = unknown> extends SubmitOperation<S> {
   /**
    * The request fields a policy sees as `activity.params.<name>` (snake_case name -> parameter key): the
    * documented list for this operation. None when the operation exposes no parameters.

@@ -1,26 +1,14 @@
-import type { TSchema } from "@sinclair/typebox";
 import { Type } from "@sinclair/typebox";
 import type { VoteSelection } from "./activities/votes.js";
+import type { SubmitOperation } from "./activity-definition.js";
 
 /**
  * approve_activity / reject_activity: served at `/public/v1/submit/<operation>` like an activity, but a vote
  * on the activity named by `fingerprint` (see castVote), not an activity of its own: no handler, no policy
  * decision of its own, no record.
  */
-export interface VoteDefinition {
-  operation: string;
-  /** The versioned activity type the request must name. */
-  type: string;
-  intentKey: string;
-  resultKey: string;
-  /** The method name in @turnkey/sdk-server and @turnkey/http. */
-  sdkMethod: string;
-  summary: string;
-  resource: string;
-  action: string;
-  parameters: typeof VoteParameters;
-  /** Nothing of its own: a vote answers with the activity voted on, which carries that activity's result. */
-  result: TSchema;
+/** A vote answers with the activity voted on, which carries that activity's own result: its `result` is empty. */
+export interface VoteDefinition extends SubmitOperation<typeof VoteParameters> {
   selection: VoteSelection;
 }
 
