@@ -15,6 +15,11 @@ export interface ActivityContext {
   now: Date;
   services: Services;
   /**
+   * What `validate` answered, when execution follows it at submission; undefined at a deciding approval, which
+   * runs long after, so `execute` must then look again.
+   */
+  validated?: unknown;
+  /**
    * Work outside the database (sending an email, say) that must happen only once the activity's
    * transaction has committed; a failure there is logged, never undoes the activity.
    */
@@ -87,7 +92,7 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
    * outside calls; it refuses bad input with an ApiError (400). Checks on state the activity itself changes
    * (a name still free, a capacity) stay in `execute`: found only at execution, they fail the activity.
    */
-  validate?(ctx: ValidationContext, params: Static<S>): Promise<void>;
+  validate?(ctx: ValidationContext, params: Static<S>): Promise<unknown>;
   /**
    * Outside calls (redeeming an authorization code, fetching an issuer's keys, resolving a webhook host) and
    * CPU-heavy work (key generation, HD derivation) that must not run inside the activity's transaction; its

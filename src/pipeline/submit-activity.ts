@@ -26,6 +26,8 @@ interface Submission {
   caller: Caller;
   params: Record<string, unknown>;
   vote: VoteInput;
+  /** What the definition's `validate` answered. */
+  validated?: unknown;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function submitActivity(services: Services, definition: ActivityDef
   const submission: Submission = { services, definition, parsed, caller, params, vote };
   try {
     assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
-    await validateWithDefinition(services, definition, caller, params); // validate: the definition's checks
+    submission.validated = await validateWithDefinition(services, definition, caller, params); // validate: the definition's checks
     return await decidePrepareExecute(submission); // look up the fingerprint → decide → prepare → execute → persist → respond
   } catch (error) {
     // look up the fingerprint: the same body again (or a twin that got there first) is answered with its activity.
@@ -123,6 +125,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
         definition,
         params,
         prepared: prepared === NOT_PREPARED ? undefined : prepared,
+        validated: submission.validated,
       };
       const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
       outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute

@@ -1,4 +1,5 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
+import { recoverAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";
@@ -310,6 +311,26 @@ describe("input validated at submission, before the decision", () => {
       expect(await rowCounts(server.services.db)).toEqual(before);
     },
   );
+
+  it("signs at the deciding approval with the key it reads then (validate's lookup serves only a signature made at once)", async () => {
+    const digest = `0x${"ab".repeat(32)}` as const;
+    const submitted = await server
+      .client()
+      .signRawPayload({
+        signWith: address,
+        payload: digest,
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_NO_OP",
+      });
+    expect(submitted.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    const approved = await server
+      .client({ apiPublicKey: bob.publicKey, apiPrivateKey: bob.privateKey })
+      .approveActivity({ fingerprint: submitted.activity.fingerprint });
+    expect(approved.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    const { r, s, v } = (approved.activity.result as { signRawPayloadResult: { r: string; s: string; v: string } }).signRawPayloadResult;
+    const signer = await recoverAddress({ hash: digest, signature: { r: `0x${r}`, s: `0x${s}`, yParity: Number.parseInt(v, 16) } });
+    expect(signer.toLowerCase()).toBe(address.toLowerCase());
+  });
 
   it("still waits for consensus on valid input, which the deciding approval then runs", async () => {
     const wallets = await submit("delete_wallets", "ACTIVITY_TYPE_DELETE_WALLETS", { walletIds: [walletId], deleteWithoutExport: true });

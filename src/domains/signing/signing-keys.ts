@@ -11,16 +11,20 @@ export type ResolvedKey = SigningKey & { publicKey: Uint8Array };
 
 /**
  * `signWith` names a private key id, a wallet account address or a private key address (tried in
- * that order, within the organization); the key is opened from its sealed form only here.
+ * that order, within the organization); the key is opened from its sealed form only here. `found` is the row
+ * `validate` read at submission (see dryRunSigning): signing then follows at once, so it is not read again,
+ * and a key deleted meanwhile signs this one request as if it had arrived first. A deciding approval, which
+ * runs long after, reads it in its transaction.
  */
 export async function resolveSigningKey(
   tx: Queryable,
   services: Services,
   organizationId: string,
   signWith: string,
+  found?: unknown,
   field = "signWith",
 ): Promise<ResolvedKey> {
-  const match = await findSigningKey(tx, organizationId, signWith, field);
+  const match = found instanceof FoundSigningKey ? found.row : await findSigningKey(tx, organizationId, signWith, field);
   return opened(services, match, match.context, match.format ?? undefined);
 }
 
@@ -30,6 +34,11 @@ interface SigningKeyRow {
   public_key: string;
   sealed_private_key: string;
   format: string | null;
+}
+
+/** The row dryRunSigning answers, told apart from anything else a `validate` may have answered. */
+class FoundSigningKey {
+  constructor(readonly row: SigningKeyRow) {}
 }
 
 async function findSigningKey(db: Queryable, organizationId: string, signWith: string, field: string): Promise<SigningKeyRow> {
@@ -58,14 +67,15 @@ async function findSigningKey(db: Queryable, organizationId: string, signWith: s
  * For `validate`: runs `sign` on the key signWith names, described by its curve, public key and address
  * format but with a throwaway private key of that curve, so the input is checked (signWith, encoding,
  * payload, hash function, transaction) at submission without the real key being opened before the
- * decision. The throwaway signature is discarded; refusals are 400s naming the field.
+ * decision. The throwaway signature is discarded; refusals are 400s naming the field. Answers the row found,
+ * which `execute` passes back to resolveSigningKey.
  */
 export async function dryRunSigning(
   db: Queryable,
   organizationId: string,
   signWith: string,
   sign: (key: ResolvedKey) => unknown,
-): Promise<void> {
+): Promise<FoundSigningKey> {
   const row = await mustExist(findSigningKey(db, organizationId, signWith, "signWith"));
   const curve = row.curve as Curve;
   const key: ResolvedKey = {
@@ -75,6 +85,7 @@ export async function dryRunSigning(
     ...(row.format ? { addressFormat: row.format } : {}),
   };
   signingInput(() => sign(key));
+  return new FoundSigningKey(row);
 }
 
 function opened(

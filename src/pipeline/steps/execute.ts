@@ -20,6 +20,8 @@ export interface AllowedActivity {
   params: Record<string, unknown>;
   /** What the definition's `prepare` answered, before the transaction (none when it has no `prepare`). */
   prepared?: unknown;
+  /** What the definition's `validate` answered, at submission only (see ActivityContext.validated). */
+  validated?: unknown;
 }
 
 /** What running an allowed activity's handler came to; a failed one's writes are rolled back. */
@@ -82,6 +84,7 @@ export async function runHandler(
       byRootQuorum: activity.byRootQuorum,
       now,
       services,
+      validated: activity.validated,
       afterCommit: (task: AfterCommitTask) => void afterCommit.push(task),
       keepOnFailure: (write: (tx: Queryable) => Promise<void>) => void failureWrites.push(write),
     };

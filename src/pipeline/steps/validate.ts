@@ -15,8 +15,8 @@ export async function validateWithDefinition(
   definition: ActivityDefinition,
   caller: Caller,
   params: Record<string, unknown>,
-): Promise<void> {
-  await definition.validate?.(
+): Promise<unknown> {
+  return definition.validate?.(
     { db: services.db, services, organization: caller.organization, requesterUserId: caller.principal.user.id, now: caller.now },
     params,
   );

@@ -22,10 +22,10 @@ export const signRawPayload = defineActivity({
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
   async validate({ db, organization }, { signWith, payload, encoding, hashFunction }) {
-    await dryRunSigning(db, organization.id, signWith, (key) => sign(key, payload, encoding, hashFunction));
+    return dryRunSigning(db, organization.id, signWith, (key) => sign(key, payload, encoding, hashFunction));
   },
-  async execute({ tx, organization, services }, { signWith, payload, encoding, hashFunction }) {
-    const key = await resolveSigningKey(tx, services, organization.id, signWith);
+  async execute({ tx, organization, services, validated }, { signWith, payload, encoding, hashFunction }) {
+    const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);
     return { ...signingInput(() => sign(key, payload, encoding, hashFunction)) };
   },
 });

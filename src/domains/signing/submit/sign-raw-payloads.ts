@@ -28,10 +28,10 @@ export const signRawPayloads = defineActivity({
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
   async validate({ db, organization }, { signWith, payloads, encoding, hashFunction }) {
-    await dryRunSigning(db, organization.id, signWith, (key) => signAll(key, payloads, encoding, hashFunction));
+    return dryRunSigning(db, organization.id, signWith, (key) => signAll(key, payloads, encoding, hashFunction));
   },
-  async execute({ tx, organization, services }, { signWith, payloads, encoding, hashFunction }) {
-    const key = await resolveSigningKey(tx, services, organization.id, signWith);
+  async execute({ tx, organization, services, validated }, { signWith, payloads, encoding, hashFunction }) {
+    const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);
     return { signatures: signingInput(() => signAll(key, payloads, encoding, hashFunction)) };
   },
 });

@@ -22,15 +22,15 @@ export const signTransaction = defineActivity({
     type: StringEnum(TRANSACTION_TYPES),
   }),
   async validate({ db, organization }, { signWith, unsignedTransaction, type }) {
-    await dryRunSigning(db, organization.id, signWith, (key) =>
+    return dryRunSigning(db, organization.id, signWith, (key) =>
       // Which of a PSBT's inputs the key can spend takes the key itself: execution finds that out.
       type === "TRANSACTION_TYPE_BITCOIN" && key.curve === "CURVE_SECP256K1"
         ? parsePsbt(unsignedTransaction)
         : sign(key, type, unsignedTransaction),
     );
   },
-  async execute({ tx, organization, services }, { signWith, unsignedTransaction, type }) {
-    const key = await resolveSigningKey(tx, services, organization.id, signWith);
+  async execute({ tx, organization, services, validated }, { signWith, unsignedTransaction, type }) {
+    const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);
     return { signedTransaction: signingInput(() => sign(key, type, unsignedTransaction)) };
   },
 });
