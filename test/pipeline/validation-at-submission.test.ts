@@ -314,14 +314,12 @@ describe("input validated at submission, before the decision", () => {
 
   it("signs at the deciding approval with the key it reads then (validate's lookup serves only a signature made at once)", async () => {
     const digest = `0x${"ab".repeat(32)}` as const;
-    const submitted = await server
-      .client()
-      .signRawPayload({
-        signWith: address,
-        payload: digest,
-        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-        hashFunction: "HASH_FUNCTION_NO_OP",
-      });
+    const submitted = await server.client().signRawPayload({
+      signWith: address,
+      payload: digest,
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hashFunction: "HASH_FUNCTION_NO_OP",
+    });
     expect(submitted.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
     const approved = await server
       .client({ apiPublicKey: bob.publicKey, apiPrivateKey: bob.privateKey })
