@@ -1,18 +1,27 @@
 import { resolve } from "node:path";
+import { ERROR_MESSAGE_STYLES, type ErrorMessageStyle } from "./errors.js";
 
 /** Everything configurable, from flags first, then environment variables, then defaults. */
 export interface Config {
   dataDir: string;
   host: string;
   port: number;
-  /** AUTH_PROXY_PORT: the auth proxy's own port (default 8090; 0 picks a free one); on the same host. */
-  authProxyPort: number;
+  /** AUTH_PROXY_PORT: the auth proxy's own port (default 8090; 0 picks a free one; "off" runs none); on the same host. */
+  authProxyPort: number | undefined;
   databaseUrl?: string;
+  /** DATABASE_SCHEMA: the PostgreSQL schema of Strongroom's tables (default `strongroom`, created when missing). */
+  databaseSchema?: string;
+  /** PGLITE_SHARED_BUFFERS: the embedded store's buffer pool, e.g. 16MB (the default) or 128MB. */
+  pgliteSharedBuffers?: string;
+  /** METRICS_PORT: serve Prometheus metrics at /metrics on this port (same host); unset, no metrics endpoint. */
+  metricsPort?: number;
   masterKey?: string;
   logLevel: string;
   bodyLimitBytes: number;
   /** TRUST_PROXY: comma-separated addresses or CIDRs of proxies whose X-Forwarded-For is believed. */
   trustProxy: string[];
+  /** STRONGROOM_ERROR_MESSAGES: "explained" (Strongroom's messages) or "hosted" (the hosted API's, where known). */
+  errorMessages: ErrorMessageStyle;
   webhooks: WebhookSettings;
   evm: EvmSettings;
   oauth: OAuthSettings;
@@ -110,6 +119,7 @@ export interface ConfigFlags {
   host?: string;
   port?: string | number;
   authProxyPort?: string | number;
+  metricsPort?: string | number;
 }
 
 /** "memory://" keeps the embedded store in memory only (tests, throwaway servers). */
@@ -117,16 +127,30 @@ function resolveDataDir(dir: string): string {
   return dir.startsWith("memory://") ? dir : resolve(dir);
 }
 
+/** AUTH_PROXY_PORT values that run no auth proxy. */
+const AUTH_PROXY_OFF = ["off", "none", "false", "disabled"];
+
 export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(flags.port ?? env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${String(flags.port ?? env.PORT)}`);
-  const authProxyPort = Number(flags.authProxyPort ?? env.AUTH_PROXY_PORT ?? 8090);
-  if (!Number.isInteger(authProxyPort) || authProxyPort < 0 || authProxyPort > 65535) {
-    throw new Error(`invalid auth proxy port ${String(flags.authProxyPort ?? env.AUTH_PROXY_PORT)}`);
+  const authProxySetting = String(flags.authProxyPort ?? env.AUTH_PROXY_PORT ?? 8090);
+  const authProxyOff = AUTH_PROXY_OFF.includes(authProxySetting.toLowerCase());
+  const authProxyPort = authProxyOff ? undefined : Number(authProxySetting);
+  if (authProxyPort !== undefined && (!Number.isInteger(authProxyPort) || authProxyPort < 0 || authProxyPort > 65535)) {
+    throw new Error(`invalid auth proxy port ${authProxySetting} (a port number, 0 for a free one, or "off")`);
   }
   const bodyLimitBytes = Number(env.STRONGROOM_BODY_LIMIT_BYTES ?? 2 * 1024 * 1024);
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes <= 0) throw new Error("STRONGROOM_BODY_LIMIT_BYTES must be a positive integer");
+  const metricsSetting = flags.metricsPort ?? (env.METRICS_PORT || undefined);
+  const metricsPort = metricsSetting === undefined ? undefined : Number(metricsSetting);
+  if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
+    throw new Error(`invalid metrics port ${String(metricsSetting)} (--metrics-port, METRICS_PORT)`);
+  }
   const databaseUrl = env.DATABASE_URL || undefined;
+  const databaseSchema = env.DATABASE_SCHEMA || undefined;
+  if (databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
+    throw new Error(`DATABASE_SCHEMA ${JSON.stringify(databaseSchema)} must be a lowercase name (letters, digits, _)`);
+  }
   const masterKey = env.STRONGROOM_MASTER_KEY || undefined;
   if (databaseUrl && !masterKey) {
     throw new Error(
@@ -138,12 +162,18 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
     return value;
   };
+  const errorMessages = (env.STRONGROOM_ERROR_MESSAGES || "explained") as ErrorMessageStyle;
+  if (!ERROR_MESSAGE_STYLES.includes(errorMessages))
+    throw new Error(`STRONGROOM_ERROR_MESSAGES must be ${ERROR_MESSAGE_STYLES.join(" or ")}, not ${JSON.stringify(errorMessages)}`);
   return {
     dataDir: resolveDataDir(flags.dataDir ?? env.STRONGROOM_DATA_DIR ?? ".strongroom"),
     host: flags.host ?? env.HOST ?? "127.0.0.1",
     port,
     authProxyPort,
     databaseUrl,
+    databaseSchema,
+    pgliteSharedBuffers: env.PGLITE_SHARED_BUFFERS || undefined,
+    metricsPort,
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",
     bodyLimitBytes,
@@ -151,6 +181,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       .split(",")
       .map((p) => p.trim())
       .filter(Boolean),
+    errorMessages,
     evm: {
       rpcUrl: env.EVM_RPC_URL || undefined,
       pollIntervalMs: positive("EVM_POLL_MS", 2000),

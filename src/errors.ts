@@ -11,6 +11,7 @@ export const GrpcCode = {
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
   FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
   UNAUTHENTICATED: 16,
@@ -23,6 +24,7 @@ const httpStatusByCode: Record<number, number> = {
   7: 403,
   8: 429,
   9: 400,
+  12: 501,
   13: 500,
   14: 503,
   16: 401,
@@ -41,6 +43,8 @@ export interface ErrorBody {
 
 export class ApiError extends Error {
   readonly httpStatus: number;
+  /** What the hosted API answers for this very error, when that is known more precisely than by its code. */
+  hostedWording?: HostedWording;
 
   constructor(
     readonly code: number,
@@ -97,6 +101,8 @@ export const ERROR_CODES = {
     "READ_ONLY_SESSION",
     "VERIFICATION_TOKEN_REQUIRED",
     "VERIFICATION_TOKEN_USED",
+    "CREDENTIAL_CONFLICT",
+    "ATTESTATION_INVALID",
   ],
   activities: [
     "ACTIVITY_NOT_FOUND",
@@ -112,6 +118,7 @@ export const ERROR_CODES = {
   wallets: ["WALLET_NOT_FOUND", "WALLET_ACCOUNT_NOT_FOUND", "PRIVATE_KEY_NOT_FOUND"],
   signing: ["SIGN_WITH_NOT_FOUND", "HASH_FUNCTION_NOT_APPLICABLE"],
   policies: ["POLICY_NOT_FOUND", "INVALID_POLICY"],
+  mfa: ["MFA_POLICY_NOT_FOUND", "INVALID_MFA_POLICY", "MFA_METHOD_NOT_ACCEPTED"],
   otp: ["OTP_NOT_FOUND", "OTP_EXPIRED", "OTP_ALREADY_USED", "OTP_CODE_INVALID", "OTP_LOCKED", "MESSAGING_NOT_CONFIGURED"],
   oauth: ["OAUTH2_CREDENTIAL_NOT_FOUND", "OAUTH2_PROVIDER_NOT_FOUND"],
   webhooks: ["INVALID_WEBHOOK_URL", "WEBHOOK_ENDPOINT_NOT_FOUND"],
@@ -152,6 +159,19 @@ export const alreadyExists = (message: string, turnkeyErrorCode?: ErrorCode) =>
 export const permissionDenied = (message: string, turnkeyErrorCode: ErrorCode = "REQUEST_NOT_AUTHORIZED") =>
   new ApiError(GrpcCode.PERMISSION_DENIED, message, turnkeyErrorCode);
 
+/**
+ * The organization's policies denied a new activity: a 403 like any other, which metrics count as a denial;
+ * `byDenyPolicy`: a deny policy decided it (rather than no policy allowing it), which has a hosted wording.
+ */
+export class PolicyDenied extends ApiError {
+  constructor(message: string, byDenyPolicy: boolean) {
+    super(GrpcCode.PERMISSION_DENIED, message, "REQUEST_NOT_AUTHORIZED");
+    if (byDenyPolicy) this.hostedWording = { message: "policy engine denied request explicitly", details: [] };
+  }
+}
+
+export const policyDenied = (message: string, byDenyPolicy: boolean) => new PolicyDenied(message, byDenyPolicy);
+
 export const unauthenticated = (message: string, turnkeyErrorCode: ErrorCode = "UNAUTHENTICATED") =>
   new ApiError(GrpcCode.UNAUTHENTICATED, message, turnkeyErrorCode);
 
@@ -191,8 +211,56 @@ export class RateLimitedError extends ApiError {
   }
 }
 
-export function errorReply(error: unknown): { status: number; body: unknown } | undefined {
-  if (error instanceof ApiError) return { status: error.httpStatus, body: error.toBody() };
+/**
+ * How errors are worded (STRONGROOM_ERROR_MESSAGES): "explained", Strongroom's own messages naming what was wrong;
+ * "hosted", the hosted API's exact message (and details, where known) for every error whose wording is known.
+ */
+export const ERROR_MESSAGE_STYLES = ["explained", "hosted"] as const;
+export type ErrorMessageStyle = (typeof ERROR_MESSAGE_STYLES)[number];
+
+/** The hosted API's message for an error; `details` absent: Strongroom's own details are kept. */
+export interface HostedWording {
+  message: string;
+  details?: ErrorBody["details"];
+}
+
+/**
+ * The hosted API's wording by error code, from its error reference and the strings its SDKs compare (sdk-core
+ * recognises an expired session by the first two).
+ */
+const HOSTED_WORDING_BY_CODE: Partial<Record<ErrorCode, HostedWording>> = {
+  PUBLIC_KEY_NOT_FOUND: { message: "could not find public key in organization or its parent organization" },
+  API_KEY_EXPIRED: { message: "Unauthenticated desc = expired api key publicKey" },
+  SIGNATURE_MISSING: { message: "no valid authentication signature found for request" },
+  ORGANIZATION_NOT_FOUND: { message: "no organization found with the given ID" },
+  INVALID_ORGANIZATION_ID: { message: "malformed organization ID provided" },
+  REQUEST_NOT_AUTHORIZED: { message: "request not authorized" },
+  OTP_CODE_INVALID: { message: "Invalid OTP code" },
+};
+
+/** Strongroom's own message of an error answered in the hosted wording (CORS-exposed). */
+export const EXPLANATION_HEADER = "X-Strongroom-Explanation";
+
+export interface ErrorReply {
+  status: number;
+  body: ErrorBody;
+  /** Strongroom's own message, when the body carries the hosted one instead. */
+  explanation?: string;
+}
+
+/** The reply to an error in the given style; undefined for an error that is not the client's (a 500, logged). */
+export function errorReply(error: unknown, style: ErrorMessageStyle = "explained"): ErrorReply | undefined {
+  if (error instanceof ApiError) {
+    const body = error.toBody();
+    const hosted =
+      style === "hosted" ? (error.hostedWording ?? (error.turnkeyErrorCode && HOSTED_WORDING_BY_CODE[error.turnkeyErrorCode])) : undefined;
+    if (!hosted || hosted.message === body.message) return { status: error.httpStatus, body };
+    return {
+      status: error.httpStatus,
+      body: { code: body.code, message: hosted.message, details: hosted.details ?? body.details },
+      explanation: body.message,
+    };
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
     return {

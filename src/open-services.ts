@@ -3,12 +3,18 @@ import { createKeyEncryptionKey, loadOrCreateKeyFile, parseMasterKey } from "./c
 import { loadOrCreateServerKey } from "./crypto/server-keys.js";
 import { openMessaging } from "./messaging/index.js";
 import type { Services } from "./services.js";
-import { openStore } from "./store/open.js";
+import { openStoreReporting } from "./store/open.js";
+import { createMetrics } from "./server/metrics.js";
 import { loadOrCreateWebhookKey } from "./domains/webhooks/signing.js";
 
 /** Opens the store and loads (or creates) the key-encryption key and the server's own keys. */
 export async function openServices(config: Config, clock: () => Date = () => new Date()): Promise<Services> {
-  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const { db, report } = await openStoreReporting({
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    dataDir: config.dataDir,
+    pgliteSharedBuffers: config.pgliteSharedBuffers,
+  });
   try {
     const kek = createKeyEncryptionKey(config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(config.dataDir));
     const signer = await loadOrCreateServerKey(db, kek, "signer");
@@ -16,6 +22,8 @@ export async function openServices(config: Config, clock: () => Date = () => new
     const signingKey = await loadOrCreateWebhookKey(db, kek);
     return {
       db,
+      store: report,
+      metrics: createMetrics(db),
       kek,
       signer,
       encryptionKey,

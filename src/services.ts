@@ -3,11 +3,17 @@ import type { ServerKey } from "./crypto/server-keys.js";
 import type { LimitSettings, OAuthSettings, WebhookSettings } from "./config.js";
 import type { Messaging } from "./messaging/index.js";
 import type { Database } from "./store/database.js";
+import type { StoreReport } from "./store/open.js";
+import type { Metrics } from "./server/metrics.js";
 import type { WebhookSigningKey } from "./domains/webhooks/signing.js";
 
 /** What handlers may use besides their transaction: plain objects, no container. */
 export interface Services {
   db: Database;
+  /** What the store is and what opening it did (for the start-up log). */
+  store: StoreReport;
+  /** Prometheus metrics of this process (served on METRICS_PORT). */
+  metrics: Metrics;
   kek: KeyEncryptionKey;
   signer: ServerKey;
   /** A P-256 key of its own that clients encrypt secrets to (and the first half of app proofs' key). */

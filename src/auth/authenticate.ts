@@ -11,20 +11,54 @@ import {
   type UserRecordsJson,
 } from "../domains/users/user-records.js";
 import type { Queryable } from "../store/database.js";
+import type { Services } from "../services.js";
+import { authenticateAttested } from "./attested-stamp.js";
 import { API_KEY_SCHEMES, parseStamp, verifyApiKeySignature, type Stamp } from "./stamp.js";
+import { apiKeyInSubOrganization, authenticatorInSubOrganization } from "./sub-organization-credentials.js";
 import { verifyWebAuthnStamp } from "./webauthn.js";
+
+/**
+ * How a request was authenticated, in the API's AuthenticationType terms: an API key (a session's login key
+ * counts as SESSION), a passkey, a read-only session token, or an attested stamp proving an OTP or OAuth login.
+ */
+export type AuthenticationType =
+  | "AUTHENTICATION_TYPE_API_KEY"
+  | "AUTHENTICATION_TYPE_SESSION"
+  | "AUTHENTICATION_TYPE_PASSKEY"
+  | "AUTHENTICATION_TYPE_EMAIL_OTP"
+  | "AUTHENTICATION_TYPE_SMS_OTP"
+  | "AUTHENTICATION_TYPE_OAUTH";
 
 /** Who signed a request, as established from its stamp. */
 export interface Principal {
   user: { id: string; name: string; organizationId: string; isRoot: boolean };
-  /** The API key or authenticator that signed; `credentialId` is a passkey's WebAuthn credential id. */
-  credential: { kind: "api-key" | "webauthn" | "read-only-session"; id: string; type: string; publicKey: string; credentialId?: string };
+  /**
+   * The API key or authenticator that signed; `credentialId` is a passkey's WebAuthn credential id. For an
+   * attested stamp (X-Stamp-Attested), `id` is the verification token's id or the OAuth provider's id, `type`
+   * CREDENTIAL_TYPE_OTP_AUTH_KEY_P256 or CREDENTIAL_TYPE_OAUTH_KEY_P256, and `publicKey` the key the token binds.
+   */
+  credential: {
+    kind: "api-key" | "webauthn" | "read-only-session" | "attested";
+    id: string;
+    type: string;
+    publicKey: string;
+    credentialId?: string;
+  };
+  authenticationType: AuthenticationType;
   /** True when the credential belongs to the target organization's parent (read-only access). */
   viaParent: boolean;
+  /**
+   * Set when the request named a parent organization and the credential was found in one of its
+   * sub-organizations (SUB_ORGANIZATION_CREDENTIAL_OPERATIONS, or an attested stamp): the request acts in that
+   * sub-organization, the `organization` authenticate answers.
+   */
+  namedOrganizationId?: string;
   /** What a vote records of the stamp. */
   stamp: { publicKey: string; scheme: string; signature: string };
   /** The user's full record, read with an API key when the caller asked for it (a vote records it). */
   snapshot?: UserRecord;
+  /** The session profile a login key was issued under: its scope binds every activity the key submits (session-scope.ts). */
+  sessionProfile?: { id: string; name: string; scope: string };
 }
 
 const CURVE_OF_KEY: Record<string, string> = {
@@ -32,6 +66,11 @@ const CURVE_OF_KEY: Record<string, string> = {
   API_KEY_CURVE_SECP256K1: "secp256k1",
   API_KEY_CURVE_ED25519: "ed25519",
 };
+
+/** Session keys (stamp_login's, and read-write sessions') authenticate as a session; other API keys as API keys. */
+const SESSION_KEY_TYPES = new Set(["CREDENTIAL_TYPE_LOGIN", "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256"]);
+const apiKeyAuthentication = (credentialType: string): AuthenticationType =>
+  SESSION_KEY_TYPES.has(credentialType) ? "AUTHENTICATION_TYPE_SESSION" : "AUTHENTICATION_TYPE_API_KEY";
 
 /**
  * Where a credential was looked for, as told to a caller who is not (yet) authenticated: the organization it
@@ -57,6 +96,9 @@ type StampKeyColumns = {
   stamp_ip_allowlists: AllowlistRow[];
   stamp_key_is_auth_proxy: boolean;
   stamp_key_proven: boolean;
+  stamp_session_profile_id: string | null;
+  stamp_session_profile_name: string | null;
+  stamp_session_profile_scope: string | null;
 };
 
 /**
@@ -67,16 +109,18 @@ type StampKeyColumns = {
  * For an activity, the same statement also reads the user's full record, which its vote records.
  */
 const apiKeyPrincipalSql = (withSnapshot: boolean) => `
-SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", (column) => `${column} = k.user_id`)},` : ""}
+SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", "$3", (column) => `${column} = k.user_id`)},` : ""}
        k.id AS stamp_key_id, k.organization_id AS stamp_key_organization_id, k.user_id AS stamp_key_user_id,
        k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
        k.expires_at AS stamp_key_expires_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root, k.proven_at IS NOT NULL AS stamp_key_proven,
+       k.session_profile_id AS stamp_session_profile_id, k.profile_name AS stamp_session_profile_name, k.profile_scope AS stamp_session_profile_scope,
        COALESCE((SELECT json_agg(json_build_object('public_key', l.public_key, 'enabled', l.enabled, 'on_evaluation_error', l.on_evaluation_error, 'rules', l.rules))
                    FROM ip_allowlists l WHERE l.organization_id = o.id AND l.public_key IN ('', $2)), '[]'::json) AS stamp_ip_allowlists,
        EXISTS (SELECT 1 FROM auth_proxy_configs p WHERE p.organization_id = o.id AND p.public_key = $2 AND p.enabled) AS stamp_key_is_auth_proxy
   FROM organizations o
   LEFT JOIN LATERAL (
-    SELECT k.*, u.name AS user_name, u.is_root FROM api_keys k JOIN users u ON u.id = k.user_id
+    SELECT k.*, u.name AS user_name, u.is_root, sp.name AS profile_name, sp.scope AS profile_scope
+      FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN session_profiles sp ON sp.id = k.session_profile_id
      WHERE k.public_key = $2 AND k.organization_id IN (o.id, COALESCE(o.parent_id, o.id))
      ORDER BY (k.organization_id = o.id) DESC LIMIT 1
   ) k ON true
@@ -92,10 +136,11 @@ async function authenticateApiKey(
   now: Date,
   clientIp: string | undefined,
   withSnapshot: boolean,
+  inSubOrganizations: boolean,
 ): Promise<{ principal: Principal; organization: OrganizationRow }> {
   const [row] = await db.query<OrganizationRow & StampKeyColumns & Partial<UserRecordsJson>>(
     withSnapshot ? API_KEY_VOTER_SQL : API_KEY_PRINCIPAL_SQL,
-    [organizationId, stamp.publicKey],
+    withSnapshot ? [organizationId, stamp.publicKey, now] : [organizationId, stamp.publicKey],
   );
   if (!row) throw notFound(`no organization found with id ${JSON.stringify(organizationId)}`, "ORGANIZATION_NOT_FOUND");
   const {
@@ -111,28 +156,57 @@ async function authenticateApiKey(
     stamp_ip_allowlists: allowlists,
     stamp_key_is_auth_proxy: isAuthProxyKey,
     stamp_key_proven: proven,
+    stamp_session_profile_id: sessionProfileId,
+    stamp_session_profile_name: sessionProfileName,
+    stamp_session_profile_scope: sessionProfileScope,
     user_rows: userRows,
     owned_rows: ownedRows,
     ...organization
   } = row;
-  if (!keyId)
-    throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(organization)}`, "PUBLIC_KEY_NOT_FOUND");
-  if (CURVE_OF_KEY[curve] !== API_KEY_SCHEMES[stamp.scheme]) {
-    throw unauthenticated(`stamp scheme ${stamp.scheme} does not fit API key ${keyId}, whose curve is ${curve}`, "SIGNATURE_INVALID");
+  if (!keyId) {
+    const holder = inSubOrganizations ? await apiKeyInSubOrganization(db, stamp.publicKey, organization) : undefined;
+    if (!holder)
+      throw unauthenticated(`could not find public key ${stamp.publicKey} in ${scopeDescription(organization)}`, "PUBLIC_KEY_NOT_FOUND");
+    // A sub-organization's key: the request acts in that sub-organization, which has no IP allowlists of its own.
+    checkApiKey(stamp, { id: holder.id, curve: holder.curve, expiresAt: holder.expires_at }, now);
+    if (!holder.proven) await markProven(db, "api_keys", holder.id, now);
+    const principal: Principal = {
+      user: { id: holder.user_id, name: holder.user_name, organizationId: holder.organization_id, isRoot: holder.is_root },
+      credential: { kind: "api-key", id: holder.id, type: holder.credential_type, publicKey: holder.public_key },
+      authenticationType: apiKeyAuthentication(holder.credential_type),
+      viaParent: false,
+      namedOrganizationId: organization.id,
+      stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
+    };
+    return { principal, organization: await requireOrganization(db, holder.organization_id) };
   }
-  if (expiresAt && expiresAt.getTime() <= now.getTime()) {
-    throw unauthenticated(`API key ${keyId} expired at ${expiresAt.toISOString()}`, "API_KEY_EXPIRED");
-  }
+  checkApiKey(stamp, { id: keyId, curve, expiresAt }, now);
   const principal: Principal = {
     user: { id: userId, name: userName, organizationId: keyOrganizationId, isRoot },
     credential: { kind: "api-key", id: keyId, type: credentialType, publicKey },
+    authenticationType: apiKeyAuthentication(credentialType),
     viaParent: keyOrganizationId !== organization.id,
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
+  if (sessionProfileId) principal.sessionProfile = { id: sessionProfileId, name: sessionProfileName!, scope: sessionProfileScope! };
   if (withSnapshot) principal.snapshot = userRecordsFrom({ user_rows: userRows ?? null, owned_rows: ownedRows ?? null })[0];
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);
   if (!proven) await markProven(db, "api_keys", keyId, now);
   return { principal, organization };
+}
+
+/** The stamp's scheme fits the key's curve, and the key has not expired. */
+function checkApiKey(
+  stamp: Extract<Stamp, { kind: "api-key" }>,
+  key: { id: string; curve: string; expiresAt: Date | null },
+  now: Date,
+): void {
+  if (CURVE_OF_KEY[key.curve] !== API_KEY_SCHEMES[stamp.scheme]) {
+    throw unauthenticated(`stamp scheme ${stamp.scheme} does not fit API key ${key.id}, whose curve is ${key.curve}`, "SIGNATURE_INVALID");
+  }
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) {
+    throw unauthenticated(`API key ${key.id} expired at ${key.expiresAt.toISOString()}`, "API_KEY_EXPIRED");
+  }
 }
 
 /**
@@ -150,24 +224,41 @@ async function authenticateWebAuthn(
   rawBody: Buffer,
   org: OrganizationRow,
   now: Date,
-): Promise<Principal> {
+  inSubOrganizations: boolean,
+): Promise<{ principal: Principal; organization: OrganizationRow }> {
   const rows = await db.query<AuthenticatorRow & UserColumns>(
     `SELECT a.*, u.name AS user_name, u.is_root FROM authenticators a JOIN users u ON u.id = a.user_id
       WHERE a.credential_id = $1 AND a.organization_id IN ($2, $3)
       ORDER BY (a.organization_id = $2) DESC LIMIT 1`,
     [stamp.credentialId, org.id, org.parent_id ?? org.id],
   );
-  const authenticator = rows[0];
+  const verify = (authenticator: AuthenticatorRow) =>
+    verifyWebAuthnStamp(stamp, rawBody, {
+      credentialId: authenticator.credential_id,
+      publicKey: authenticator.public_key,
+      signCount: Number(authenticator.sign_count),
+      rpIdHash: authenticator.rp_id_hash,
+    });
+  let authenticator: (AuthenticatorRow & UserColumns) | undefined = rows[0];
+  let verified: Awaited<ReturnType<typeof verify>> | undefined;
+  if (!authenticator && inSubOrganizations) {
+    // Several sub-organizations may hold this credential id: the one whose key made the assertion is the signer.
+    const results = new Map<string, Awaited<ReturnType<typeof verify>>>();
+    authenticator = await authenticatorInSubOrganization(db, stamp.credentialId, org, async (holder) => {
+      try {
+        results.set(holder.id, await verify(holder));
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (authenticator) verified = results.get(authenticator.id);
+  }
   if (!authenticator) {
     throw unauthenticated(`credential ID ${stamp.credentialId} could not be found in ${scopeDescription(org)}`, "CREDENTIAL_NOT_FOUND");
   }
   const stored = Number(authenticator.sign_count);
-  const { newCounter, rpIdHash } = await verifyWebAuthnStamp(stamp, rawBody, {
-    credentialId: authenticator.credential_id,
-    publicKey: authenticator.public_key,
-    signCount: stored,
-    rpIdHash: authenticator.rp_id_hash,
-  });
+  const { newCounter, rpIdHash } = verified ?? (await verify(authenticator));
   if (authenticator.rp_id_hash === null) {
     // Registered before relying parties were recorded: bound to the first one it is used with. Of two
     // concurrent first uses for different relying parties, the one that records first wins.
@@ -196,7 +287,8 @@ async function authenticateWebAuthn(
     }
   }
   if (!authenticator.proven_at) await markProven(db, "authenticators", authenticator.id, now);
-  return {
+  const inSubOrganization = authenticator.organization_id !== org.id && authenticator.organization_id !== org.parent_id;
+  const principal: Principal = {
     user: {
       id: authenticator.user_id,
       name: authenticator.user_name,
@@ -210,9 +302,12 @@ async function authenticateWebAuthn(
       publicKey: authenticator.public_key,
       credentialId: authenticator.credential_id,
     },
-    viaParent: authenticator.organization_id !== org.id,
+    authenticationType: "AUTHENTICATION_TYPE_PASSKEY",
+    viaParent: !inSubOrganization && authenticator.organization_id !== org.id,
+    ...(inSubOrganization ? { namedOrganizationId: org.id } : {}),
     stamp: { publicKey: authenticator.public_key, scheme: "SIGNATURE_SCHEME_TK_API_WEBAUTHN", signature: stamp.signature },
   };
+  return { principal, organization: inSubOrganization ? await requireOrganization(db, authenticator.organization_id) : org };
 }
 
 async function authenticateSession(db: Queryable, signer: ServerKey, token: string, org: OrganizationRow, now: Date): Promise<Principal> {
@@ -240,6 +335,7 @@ async function authenticateSession(db: Queryable, signer: ServerKey, token: stri
   return {
     user: { id: user.id, name: user.name, organizationId: user.organization_id, isRoot: user.is_root },
     credential: { kind: "read-only-session", id: claims.user_id, type: "READ_ONLY_SESSION", publicKey: "" },
+    authenticationType: "AUTHENTICATION_TYPE_SESSION",
     viaParent: user.organization_id !== org.id,
     stamp: { publicKey: "", scheme: "", signature: "" },
   };
@@ -248,7 +344,9 @@ async function authenticateSession(db: Queryable, signer: ServerKey, token: stri
 /**
  * Establishes who signed a request to an organization: parses the stamp, verifies an API-key
  * signature over the exact body bytes (before touching the database, so unsigned callers learn
- * nothing), then finds the credential in the organization or, read-only, in its parent.
+ * nothing), then finds the credential in the organization or, read-only, in its parent — or, for the
+ * operations that allow it (`subOrganizationCredentials`), in one of its sub-organizations, where the
+ * request then acts. The organization answered is the one the request acts in.
  */
 export async function authenticate(
   db: Queryable,
@@ -263,11 +361,22 @@ export async function authenticate(
     clientIp?: string;
     /** For activities: read the user's full record too (`principal.snapshot`), in the same statement where it can. */
     withSnapshot?: boolean;
+    /** A credential of a sub-organization of the named organization may sign (SUB_ORGANIZATION_CREDENTIAL_OPERATIONS). */
+    subOrganizationCredentials?: boolean;
+    /** X-Stamp-Attested is accepted (ATTESTED_STAMP_OPERATIONS), its tokens verified with these services. */
+    attestedStamps?: Pick<Services, "signer" | "oauth">;
+    /** The operation, for the refusal of a stamp it does not accept. */
+    operation?: string;
   } = {},
 ): Promise<{ principal: Principal; organization: OrganizationRow }> {
   const { readOnlySessions } = options;
   const session = headers["x-session"];
-  if (typeof session === "string" && headers["x-stamp"] === undefined && headers["x-stamp-webauthn"] === undefined) {
+  if (
+    typeof session === "string" &&
+    headers["x-stamp"] === undefined &&
+    headers["x-stamp-webauthn"] === undefined &&
+    headers["x-stamp-attested"] === undefined
+  ) {
     if (!readOnlySessions) {
       throw permissionDenied(
         "a read-only session (X-Session) can only read; submitting an activity needs a stamp (X-Stamp or X-Stamp-WebAuthn)",
@@ -284,8 +393,35 @@ export async function authenticate(
       "SIGNATURE_INVALID",
     );
   }
-  if (stamp.kind === "api-key") return authenticateApiKey(db, stamp, organizationId, now, options.clientIp, options.withSnapshot === true);
+  const inSubOrganizations = options.subOrganizationCredentials === true;
+  if (stamp.kind === "api-key")
+    return authenticateApiKey(db, stamp, organizationId, now, options.clientIp, options.withSnapshot === true, inSubOrganizations);
+  if (stamp.kind === "attested") {
+    if (!options.attestedStamps) {
+      throw unauthenticated(
+        `an attested stamp (X-Stamp-Attested) is accepted for stamp_login and approve_activity only, not ${options.operation ?? "this request"}; sign with the session key`,
+        "SIGNATURE_INVALID",
+      );
+    }
+    const named = await requireOrganization(db, organizationId);
+    const attested = await authenticateAttested(db, options.attestedStamps, stamp, rawBody, named, now);
+    if (attested.organization.id !== named.id && !inSubOrganizations) {
+      throw unauthenticated(
+        `the attested stamp's user belongs to sub-organization ${attested.organization.id}; ${options.operation ?? "this request"} must name that organization`,
+        "CREDENTIAL_NOT_FOUND",
+      );
+    }
+    const principal: Principal = {
+      user: attested.user,
+      credential: { kind: "attested", id: attested.credentialId, type: attested.credentialType, publicKey: stamp.publicKey },
+      authenticationType: attested.authenticationType,
+      viaParent: false,
+      ...(attested.organization.id !== named.id ? { namedOrganizationId: named.id } : {}),
+      stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
+    };
+    return { principal, organization: attested.organization };
+  }
   // Passkey requests are never subject to IP allowlists (only API keys are).
   const organization = await requireOrganization(db, organizationId);
-  return { principal: await authenticateWebAuthn(db, stamp, rawBody, organization, now), organization };
+  return authenticateWebAuthn(db, stamp, rawBody, organization, now, inSubOrganizations);
 }

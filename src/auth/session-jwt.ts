@@ -6,13 +6,16 @@ import type { ServerKey } from "../crypto/server-keys.js";
 export type SessionType = "SESSION_TYPE_READ_WRITE" | "SESSION_TYPE_READ_ONLY";
 
 export interface SessionClaims {
-  session_type: SessionType;
+  /** SESSION_TYPE_READ_WRITE / _READ_ONLY, or the name of the session profile a login was issued under. */
+  session_type: string;
   user_id: string;
   organization_id: string;
   public_key: string;
   /** Expiry, epoch seconds. */
   exp: number;
   session_profile_id?: string;
+  /** The session profile's scope, with its id. */
+  scope?: string;
 }
 
 const b64url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString("base64url");

@@ -28,7 +28,23 @@ export interface WebAuthnStamp {
   signature: string;
 }
 
-export type Stamp = ApiKeyStamp | WebAuthnStamp;
+/** The schemes of X-Stamp-Attested: what the attestation is (a verification token from verify_otp, an OIDC token). */
+export const ATTESTED_SCHEMES = ["STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN", "STAMP_ATTESTED_SCHEME_P256_OIDC"] as const;
+export type AttestedScheme = (typeof ATTESTED_SCHEMES)[number];
+
+/**
+ * X-Stamp-Attested (@turnkey/core ≥ 2.6 after OTP or OAuth): a P-256 key the client holds signs the body
+ * (DER hex over sha256), and `publicKeyAttestation` is a token that binds that key to a proven identity.
+ */
+export interface AttestedStamp {
+  kind: "attested";
+  scheme: AttestedScheme;
+  publicKey: string;
+  signature: string;
+  publicKeyAttestation: string;
+}
+
+export type Stamp = ApiKeyStamp | WebAuthnStamp | AttestedStamp;
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -87,7 +103,29 @@ export function parseStamp(headers: Headers): Stamp {
       signature: stringField(obj, "signature", what),
     };
   }
-  throw unauthenticated("cannot authenticate public API request without a stamp (X-Stamp or X-Stamp-WebAuthn header)", "SIGNATURE_MISSING");
+  const attested = header(headers, "x-stamp-attested");
+  if (attested !== undefined) {
+    const what = "X-Stamp-Attested header";
+    const obj = parseJsonObject(Buffer.from(attested, "base64url").toString("utf8"), what);
+    const scheme = stringField(obj, "scheme", what);
+    if (!(ATTESTED_SCHEMES as readonly string[]).includes(scheme)) {
+      throw unauthenticated(
+        `unsupported attested stamp scheme "${scheme}"; expected one of ${ATTESTED_SCHEMES.join(", ")}`,
+        "SIGNATURE_INVALID",
+      );
+    }
+    return {
+      kind: "attested",
+      scheme: scheme as AttestedScheme,
+      publicKey: stringField(obj, "publicKey", what).toLowerCase(),
+      signature: stringField(obj, "signature", what),
+      publicKeyAttestation: stringField(obj, "publicKeyAttestation", what),
+    };
+  }
+  throw unauthenticated(
+    "cannot authenticate public API request without a stamp (X-Stamp, X-Stamp-WebAuthn or X-Stamp-Attested header)",
+    "SIGNATURE_MISSING",
+  );
 }
 
 function eip191Digest(body: Buffer): Uint8Array {

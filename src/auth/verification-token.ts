@@ -1,6 +1,7 @@
 import { CompactSign, compactVerify } from "jose";
 import { randomUUID } from "node:crypto";
 import type { ServerKey } from "../crypto/server-keys.js";
+import type { Queryable } from "../store/database.js";
 import { invalidArgument } from "../errors.js";
 
 /**
@@ -64,4 +65,23 @@ export async function verifyVerificationToken(
     throw refuse(`it is of type ${String(claims.verification_type)}, not ${expected.verificationType}`);
   }
   return claims;
+}
+
+/**
+ * Spends a verification token for one login (or signup): its id is remembered until it would have expired
+ * anyway. Answers false when it was spent already; one atomic insert, so two requests never both spend it.
+ */
+export async function spendVerificationToken(
+  db: Queryable,
+  claims: Pick<VerificationClaims, "id" | "exp">,
+  usage: string,
+  organizationId: string,
+  now: Date,
+): Promise<boolean> {
+  const [fresh] = await db.query(
+    `INSERT INTO consumed_verification_tokens (token_id, usage, organization_id, consumed_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (token_id) DO NOTHING RETURNING token_id`,
+    [claims.id, usage, organizationId, now, new Date(Number(claims.exp))],
+  );
+  return fresh !== undefined;
 }

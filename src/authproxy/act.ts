@@ -7,6 +7,8 @@ import { runQuery } from "../pipeline/run-query.js";
 import { queriesByOperation } from "../pipeline/registry.js";
 import type { Services } from "../services.js";
 import { proxyKeyContext, type AuthProxyConfigRow } from "../domains/auth-proxy/configs.js";
+import type { FastifyBaseLogger } from "fastify";
+import { recordActivity, recordRefusal } from "../server/activity-log.js";
 
 /**
  * The auth proxy acting as a client of Strongroom's own API: every request is built and stamped
@@ -18,6 +20,8 @@ export interface ProxyActor {
   config: AuthProxyConfigRow;
   /** Logs a handler failure of a submitted activity. */
   onError(error: unknown): void;
+  /** The request's log: each activity the proxy submits is logged and counted like one from outside. */
+  log: FastifyBaseLogger;
 }
 
 function proxyKey(actor: ProxyActor) {
@@ -57,11 +61,16 @@ export async function submitAsProxy(
     ...(options.generateAppProofs ? { generateAppProofs: true } : {}),
   });
   const headers = { "content-type": "application/json", "x-stamp": stampWithApiKey(body, proxyKey(actor)) };
-  const { activity } = await submitActivity(actor.services, definition, {
-    headers,
-    rawBody: Buffer.from(body, "utf8"),
-    onError: actor.onError,
-  });
+  const started = performance.now();
+  let outcome;
+  try {
+    outcome = await submitActivity(actor.services, definition, { headers, rawBody: Buffer.from(body, "utf8"), onError: actor.onError });
+  } catch (error) {
+    recordRefusal(actor.log, actor.services.metrics, definition, error, performance.now() - started);
+    throw error;
+  }
+  recordActivity(actor.log, actor.services.metrics, definition, outcome, performance.now() - started);
+  const { activity } = outcome;
   if (activity.status === "ACTIVITY_STATUS_COMPLETED") {
     return { result: (activity.result[definition.resultKey] ?? {}) as Record<string, unknown>, appProofs: activity.appProofs ?? [] };
   }

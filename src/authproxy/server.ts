@@ -32,6 +32,8 @@ export const proxyEndpoints: ProxyEndpoint[] = [
 
 const CONFIG_HEADER = "x-auth-proxy-config-id";
 const ALLOWED_HEADERS = "Content-Type, X-Auth-Proxy-Config-ID, X-Captcha-Token";
+/** What a page may read of an answer besides the CORS-safelisted headers: when to try again after a 429. */
+const EXPOSED_HEADERS = "Retry-After";
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -77,6 +79,19 @@ function checkOrigin(config: AuthProxyConfigRow, request: FastifyRequest, reply:
 }
 
 /**
+ * A refusal is readable by the page that caused it: without Access-Control-Allow-Origin the browser hides
+ * it and the SDK reports only "Failed to fetch". Refused before the config's origins are known (no or
+ * unknown config, a rate limit, a disallowed origin), the request's own Origin is reflected: that exposes
+ * the refusal to the page that sent it and nothing else, and the request is refused all the same.
+ * Successful answers carry the header only when checkOrigin allowed the origin.
+ */
+function refusalReadableByItsPage(request: FastifyRequest, reply: FastifyReply): void {
+  const origin = headerValue(request, "origin");
+  if (origin === undefined || reply.statusCode < 400 || reply.hasHeader("access-control-allow-origin")) return;
+  void reply.header("access-control-allow-origin", origin).header("vary", "Origin");
+}
+
+/**
  * The auth proxy: a second HTTP server (AUTH_PROXY_PORT) for browser and app clients that hold no API key.
  * It finds the config by X-Auth-Proxy-Config-Id, checks the origin, and acts by submitting real activities
  * stamped with the config's proxy key, so policies, idempotency, webhooks and the audit trail all apply.
@@ -91,6 +106,8 @@ export async function buildAuthProxyApp(
         ? false
         : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
+    // While stopping, start.ts answers late requests itself, in the API's error shape.
+    return503OnClosing: false,
     // The client's address (rate limits) comes from X-Forwarded-For only through the proxies TRUST_PROXY names, as on the API.
     ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
   });
@@ -112,6 +129,11 @@ export async function buildAuthProxyApp(
       .header("access-control-max-age", "86400")
       .header("vary", "Origin")
       .send();
+  });
+
+  app.addHook("onSend", async (request, reply) => {
+    refusalReadableByItsPage(request, reply);
+    if (reply.hasHeader("access-control-allow-origin")) void reply.header("access-control-expose-headers", EXPOSED_HEADERS);
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -144,6 +166,7 @@ export async function buildAuthProxyApp(
         settings: config.settings,
         organization: await requireOrganization(services.db, config.organization_id),
         onError: (error) => request.log.error({ err: error, endpoint: endpoint.path }, "activity handler failed"),
+        log: request.log,
       };
       return reply.send(await endpoint.handle(ctx, input));
     });

@@ -25,7 +25,9 @@ export function parseMasterKey(value: string): Buffer {
   return key;
 }
 
+/** The key file in the data directory, created on first use; a store kept in memory gets a key that lives as long. */
 export function loadOrCreateKeyFile(dataDir: string): Buffer {
+  if (dataDir.startsWith("memory://")) return randomBytes(32);
   const path = join(dataDir, "master.key");
   if (existsSync(path)) return parseMasterKey(readFileSync(path, "utf8"));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -23,13 +23,16 @@ export interface ServerKey {
 
 export async function loadOrCreateServerKey(db: Queryable, kek: KeyEncryptionKey, name: string): Promise<ServerKey> {
   const context = `server-key:${name}`;
-  const fresh = p256.utils.randomSecretKey();
-  // Several processes may start at once: the first insert wins and everyone reads it back.
-  await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
-    name,
-    kek.seal(fresh, context),
-  ]);
-  const [row] = await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [name]);
+  const read = async () => (await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [name]))[0];
+  let row = await read();
+  if (!row) {
+    // Several processes may start at once: the first insert wins and everyone reads it back.
+    await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
+      name,
+      kek.seal(p256.utils.randomSecretKey(), context),
+    ]);
+    row = await read();
+  }
   if (!row) throw new Error(`server key ${name} could not be stored`);
   return serverKeyFromSecret(kek.open(row.sealed, context));
 }

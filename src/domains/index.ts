@@ -4,10 +4,13 @@ import { authenticationDomain } from "./authentication/index.js";
 import { credentialsDomain } from "./credentials/index.js";
 import { invitationsDomain } from "./invitations/index.js";
 import { ipAllowlistsDomain } from "./ip-allowlists/index.js";
+import { mfaPoliciesDomain } from "./mfa-policies/index.js";
 import { oauthDomain } from "./oauth/index.js";
 import { organizationsDomain } from "./organizations/index.js";
 import { policiesDomain } from "./policies/index.js";
 import { privateKeysDomain } from "./private-keys/index.js";
+import { secretsDomain } from "./secrets/index.js";
+import { sessionProfilesDomain } from "./session-profiles/index.js";
 import { sessionsDomain } from "./sessions/index.js";
 import { signingDomain } from "./signing/index.js";
 import { smartContractInterfacesDomain } from "./smart-contract-interfaces/index.js";
@@ -23,10 +26,13 @@ export const domains = [
   credentialsDomain,
   invitationsDomain,
   ipAllowlistsDomain,
+  mfaPoliciesDomain,
   oauthDomain,
   organizationsDomain,
   policiesDomain,
   privateKeysDomain,
+  secretsDomain,
+  sessionProfilesDomain,
   sessionsDomain,
   signingDomain,
   smartContractInterfacesDomain,

@@ -1,8 +1,6 @@
-import type { Principal } from "../auth/authenticate.js";
 import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
 import { loadActivityRecord } from "../domains/activities/record.js";
 import {
-  approvalOf,
   expireVotes,
   findByFingerprint,
   insertVote,
@@ -21,10 +19,12 @@ import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
 import type { ActivityDefinition } from "../domains/activity-definition.js";
 import { activitiesByType } from "./registry.js";
+import { enforceSessionScope } from "../auth/session-scope.js";
 import { authenticateRequest } from "./steps/authenticate.js";
 import { checkTypeAndLiveness } from "./steps/check-type-and-liveness.js";
 import { claimFingerprint, type Claim } from "./steps/claim.js";
-import { approvalOfPrincipal, decideOnApprovals, DecisionChanged } from "./steps/decide.js";
+import { approvalOfPrincipal, decideOnVotes, DecisionChanged } from "./steps/decide.js";
+import { advances, progressOf, recordedRequirements, recordRequirements } from "../domains/mfa-policies/requirements.js";
 import { proofContext, runHandler, type AfterCommitTask, type HandlerOutcome } from "./steps/execute.js";
 import { parseRequest, type SignedRequest } from "./steps/parse.js";
 import { persistVoteOutcome } from "./steps/persist.js";
@@ -43,10 +43,14 @@ export async function submitVote(services: Services, definition: VoteDefinition,
   const caller = await authenticateRequest(services, definition.operation, parsed, request, { kind: "submit" });
   checkTypeAndLiveness(definition, parsed.body, caller.now);
   const { fingerprint } = checkSchema(definition.parameters, parsed.body.parameters);
+  await enforceSessionScope(services.db, caller.principal, caller.organization, definition, { fingerprint }, caller.now);
   const target = await findByFingerprint(services.db, fingerprint, caller.organization.id);
   const vote: VoteInput = { principal: caller.principal, rawBody: request.rawBody, now: caller.now, onError: request.onError };
   return { activity: await castVote(services, target, definition.selection, vote) };
 }
+
+/** The statuses in which an activity takes votes. */
+export const WAITING_STATUSES: ReadonlySet<string> = new Set(["ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED"]);
 
 /** A stored activity's definition and parameters, as its deciding approval runs it. */
 interface StoredActivity {
@@ -118,9 +122,15 @@ async function decidePrepareRecord(
       // As it is now: an earlier vote, which this one may have waited for, may have decided it.
       const current = await currentActivity(services.db, row.id);
       const organization = await requireOrganization(services.db, row.organization_id);
-      const counted = await votesThatCount(services.db, current, vote.principal, vote.now);
-      const approvals = [...counted.filter(approved).map(approvalOf), approvalOfPrincipal(vote.principal)];
-      const decision = await decideOnApprovals(services.db, { definition, params, organization }, approvals, vote.now);
+      const { votes, firstVote } = await votesThatCount(services.db, current, vote, selection);
+      const provisional = await newVote(services.db, row.id, selection, vote);
+      const { decision } = await decideOnVotes(
+        services.db,
+        { row: current, definition, params, organization },
+        [...votes, provisional],
+        { userId: vote.principal.user.id, firstVote },
+        vote.now,
+      );
       if (decision.outcome === "allow") prepared = await prepare(services, definition, params, organization, { atVote: true });
     }
     try {
@@ -133,34 +143,42 @@ async function decidePrepareRecord(
   }
 }
 
-const approved = (v: StoredVote) => v.selection === "VOTE_SELECTION_APPROVED";
-
 /**
- * The votes that count on an activity still open to votes, this voter's not among them. In the vote's
- * transaction (`expireLapsed`), approvals older than the approval window are marked expired.
+ * The votes that count on an activity still open to votes (waiting for consensus or authenticators), this
+ * voter's not among them. In the vote's transaction (`expireLapsed`), approvals older than the approval window
+ * are marked expired. Each user votes once — except that a user whose MFA for this activity is not yet met may
+ * approve again, with another credential, when that credential proves a step still missing; any other approval
+ * of theirs is refused, naming what it proves and what is still needed, and leaves the activity as it was.
  */
 async function votesThatCount(
   db: Queryable,
   activity: ActivityRow,
-  principal: Principal,
-  now: Date,
+  vote: VoteInput,
+  selection: VoteSelection,
   expireLapsed = false,
-): Promise<StoredVote[]> {
-  if (activity.status !== "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
+): Promise<{ votes: StoredVote[]; firstVote: boolean }> {
+  const { principal, now } = vote;
+  if (!WAITING_STATUSES.has(activity.status)) {
     throw failedPrecondition(
-      `activity ${activity.id} is ${activity.status}; votes are taken only while an activity waits for consensus`,
+      `activity ${activity.id} is ${activity.status}; votes are taken only while an activity waits for consensus or authenticators`,
       "ACTIVITY_NOT_VOTABLE",
     );
   }
   const { votes, lapsed } = await liveVotes(db, activity.id, now);
   if (lapsed && expireLapsed) await expireVotes(db, activity.id);
-  if (votes.some((v) => v.user_id === principal.user.id)) {
+  if (!votes.some((v) => v.user_id === principal.user.id)) return { votes, firstVote: true };
+  const alreadyVoted = () =>
+    failedPrecondition(`user ${principal.user.id} has already voted on activity ${activity.id}; each user votes once`, "ALREADY_VOTED");
+  if (selection !== "VOTE_SELECTION_APPROVED") throw alreadyVoted();
+  const progress = progressOf(await recordedRequirements(db, activity.id, principal.user.id), votes);
+  if (progress.every((p) => p.satisfied)) throw alreadyVoted();
+  const verdict = advances(progress, votes, principal.user.id, approvalOfPrincipal(principal).credential);
+  if (verdict !== true)
     throw failedPrecondition(
-      `user ${principal.user.id} has already voted on activity ${activity.id}; each user votes once`,
-      "ALREADY_VOTED",
+      `approval of activity ${activity.id} refused: user ${principal.user.id} still has MFA to satisfy for it, and ${verdict}. Approve with a credential of a required type; the activity keeps waiting`,
+      "MFA_METHOD_NOT_ACCEPTED",
     );
-  }
-  return votes;
+  return { votes, firstVote: false };
 }
 
 /** The vote, the decision taken again, the execution and what it came to: one transaction, under the activity row's lock. */
@@ -176,15 +194,21 @@ async function recordVote(
   const { now } = vote;
   return services.db.transaction(async (tx) => {
     const row = await currentActivity(tx, activity.row.id, true);
-    const counted = await votesThatCount(tx, row, vote.principal, now, true);
+    const { votes: counted, firstVote } = await votesThatCount(tx, row, vote, selection, true);
     const cast = await newVote(tx, row.id, selection, vote);
     await insertVote(tx, cast);
     let tasks: AfterCommitTask[] = [];
     if (selection === "VOTE_SELECTION_REJECTED") await setStatus(tx, row.id, "ACTIVITY_STATUS_REJECTED", now);
     else {
       const organization = await requireOrganization(tx, row.organization_id);
-      const approvals = [...counted, cast].filter(approved).map(approvalOf);
-      const decision = await decideOnApprovals(tx, { definition, params, organization }, approvals, now);
+      const { decision, requirements } = await decideOnVotes(
+        tx,
+        { row, definition, params, organization },
+        [...counted, cast],
+        { userId: vote.principal.user.id, firstVote },
+        now,
+      );
+      await recordRequirements(tx, row.id, requirements);
       let outcome: HandlerOutcome | undefined;
       if (decision.outcome === "allow") {
         if (definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();

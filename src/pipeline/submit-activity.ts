@@ -5,7 +5,9 @@ import { newVote, type StoredVote, type VoteInput } from "../domains/activities/
 import { ApiError, GrpcCode, internalError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { ActivityDefinition } from "../domains/activity-definition.js";
-import { castVote } from "./cast-vote.js";
+import { castVote, WAITING_STATUSES } from "./cast-vote.js";
+import { recordRequirements } from "../domains/mfa-policies/requirements.js";
+import { enforceSessionScope } from "../auth/session-scope.js";
 import { assertMayInitiate, authenticateRequest, type Caller } from "./steps/authenticate.js";
 import { checkTypeAndLiveness } from "./steps/check-type-and-liveness.js";
 import { claimFingerprint, type Claim } from "./steps/claim.js";
@@ -43,13 +45,16 @@ interface Submission {
  * taken again (policies may have changed). A definition without `prepare` decides only there, and its
  * fingerprint is looked up by the insert itself. A denial writes nothing (403); bad input found by the
  * handler writes nothing (400); a business failure leaves a FAILED activity. The same body again answers the
- * same activity, and from another user while it waits for consensus counts as their approval.
+ * same activity, and from another user while it waits (for consensus or authenticators) counts as their
+ * approval. "decide" includes the requester's MFA: a matching MFA policy the submission's credential does not
+ * satisfy keeps the activity in AUTHENTICATORS_NEEDED (src/domains/mfa-policies).
  */
 export async function submitActivity(services: Services, definition: ActivityDefinition, request: SignedRequest): Promise<ActivityOutcome> {
   const parsed = parseRequest(request.rawBody); // parse
   const caller = await authenticateRequest(services, definition.operation, parsed, request, { kind: "submit" }); // authenticate
   checkTypeAndLiveness(definition, parsed.body, caller.now); // check type and liveness
   const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
+  await enforceSessionScope(services.db, caller.principal, caller.organization, definition, params, caller.now); // authenticate: a session profile's scope
   const vote: VoteInput = { principal: caller.principal, rawBody: request.rawBody, now: caller.now, onError: request.onError };
   const submission: Submission = { services, definition, parsed, caller, params, vote };
   try {
@@ -86,7 +91,7 @@ async function decideThenPrepare(submission: Submission): Promise<{ claim?: Clai
   if (!definition.prepare) return { prepared: NOT_PREPARED };
   const { db } = services;
   await refuseSameBody(db, parsed.fingerprint); // look up the fingerprint
-  const decision = await decideSubmission(db, { definition, params, ...caller }); // decide, outside any transaction
+  const { decision } = await decideSubmission(db, { definition, params, ...caller }); // decide, outside any transaction
   if (decision.outcome !== "allow") return { prepared: NOT_PREPARED };
   // A twin of this body (another request, another process) may be preparing: wait for it, then answer its activity.
   const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, () => refuseSameBody(db, parsed.fingerprint));
@@ -113,7 +118,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
   let first: StoredVote | undefined;
   const row = await services.db.transaction(async (tx) => {
     first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-    const decision = await decideSubmission(tx, { definition, params, ...caller }, first); // decide, again, in the transaction
+    const { decision, requirements } = await decideSubmission(tx, { definition, params, ...caller }, first); // decide, again, in the transaction
     if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
     let outcome: HandlerOutcome | undefined;
     if (decision.outcome === "allow") {
@@ -148,6 +153,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
     queued = await persistNewActivity(tx, row, first, decision, () =>
       decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
     );
+    await recordRequirements(tx, activityId, requirements);
     await claim?.release(tx);
     tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
     return row;
@@ -156,10 +162,10 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
   return { activity: activityRecord(row, [first!], principal.user.id) };
 }
 
-/** The same body again: the same activity — and, from another user while it waits for consensus, their approval. */
+/** The same body again: the same activity — and, from another user while it waits (consensus, authenticators), their approval. */
 async function answerSameBody(services: Services, existing: ActivityRow, vote: VoteInput): Promise<ActivityRecord> {
   if (
-    existing.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" &&
+    WAITING_STATUSES.has(existing.status) &&
     !vote.principal.viaParent &&
     vote.principal.user.organizationId === existing.organization_id
   ) {

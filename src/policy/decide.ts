@@ -11,14 +11,22 @@ import {
   type PolicyField,
   type Value,
 } from "./language/index.js";
-import { conditionKeywords } from "./keywords/index.js";
+import { conditionKeywordSets } from "./keywords/index.js";
 
 /** One approval that counts: who cast it and with which credential. */
 export interface Approval {
   userId: string;
   /** Known for the vote being cast now (from its credential); looked up otherwise. */
   isRoot?: boolean;
-  credential: { id: string; type: string; publicKey: string; credentialId?: string };
+  /** `authenticationType` is how the stamp authenticated (src/auth/authenticate.ts); MFA reads it. */
+  credential: {
+    id: string;
+    type: string;
+    publicKey: string;
+    credentialId?: string;
+    authenticationType?: string;
+    sessionProfileId?: string;
+  };
 }
 
 export interface PolicyOutcome {
@@ -29,6 +37,8 @@ export interface PolicyOutcome {
 export type Decision =
   | { outcome: "allow"; evaluations: PolicyOutcome[]; /** the root quorum's approvals sufficed */ byRootQuorum?: true }
   | { outcome: "consensus-needed"; evaluations: PolicyOutcome[] }
+  /** The policies would allow or wait for consensus, but the requester's MFA is not satisfied yet (pipeline's decide step). */
+  | { outcome: "authenticators-needed"; evaluations: PolicyOutcome[] }
   | { outcome: "deny"; reason: string; evaluations: PolicyOutcome[] };
 
 export interface DecisionInput {
@@ -85,6 +95,25 @@ function holds(
   } catch (error) {
     return error instanceof PolicyBudgetExceededError || isPolicySyntaxError(error) ? "over-limits" : "error";
   }
+}
+
+/**
+ * A condition over one activity's targets (the secrets of an export): an allow applies when it holds for every
+ * target; a deny applies when it holds for any, and is evaluated on every target, so a target whose evaluation
+ * fails cannot shield another that it holds for. With one target, it is `holds`.
+ */
+function conditionHolds(
+  source: string | null,
+  effect: string,
+  targets: Record<string, Value>[],
+  now: number,
+  decision: Budget,
+): boolean | "error" | "over-limits" {
+  const results = targets.map((keywords) => holds(source, "condition", keywords, now, decision));
+  if (effect !== "EFFECT_DENY") return results.find((result) => result !== true) ?? true;
+  if (results.includes(true)) return true;
+  if (results.includes("over-limits")) return "over-limits";
+  return results.includes("error") ? "error" : false;
 }
 
 async function approverValues(
@@ -156,14 +185,14 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const unevaluatedDenies: string[] = [];
   if (policies.length > 0) {
     const now = input.now.getTime();
-    const condition = await conditionKeywords(tx, organization.id, definition, input.params);
+    const conditions = await conditionKeywordSets(tx, organization.id, definition, input.params);
     const consensus = await approverValues(tx, organization.id, approvals);
     // One budget for all the policies of the decision; each expression also has its own (budget.ts).
     const budget = Budget.forDecision();
     for (const policy of policies) {
       const results = [
         holds(policy.time, "time", {}, now, budget),
-        holds(policy.condition, "condition", condition, now, budget),
+        conditionHolds(policy.condition, policy.effect, conditions, now, budget),
         holds(policy.consensus, "consensus", consensus, now, budget),
       ];
       const [time, applies, agreed] = results;

@@ -1,15 +1,16 @@
 import cors from "@fastify/cors";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import { activitiesByOperation } from "../pipeline/registry.js";
+import { activitiesByOperation, queriesByOperation } from "../pipeline/registry.js";
 import { submit } from "../pipeline/submit.js";
-import { ApiError, errorReply, GrpcCode, notFound } from "../errors.js";
-import { queriesByOperation } from "../pipeline/registry.js";
+import { ApiError, errorReply, EXPLANATION_HEADER, GrpcCode, notFound, type ErrorMessageStyle } from "../errors.js";
 import { runQuery } from "../pipeline/run-query.js";
 import type { Services } from "../services.js";
-import { createMetrics } from "./metrics.js";
+import { recordActivity, recordRefusal } from "./activity-log.js";
+import { VERSION } from "../version.js";
 import { webhookJwks } from "../domains/webhooks/signing.js";
 import { openApiDocument } from "./openapi.js";
 import { registerOidcRoutes } from "./oidc-routes.js";
+import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
 
 export interface AppOptions {
   logLevel?: string;
@@ -18,7 +19,12 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Addresses or CIDRs of proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
   trustProxy?: string[];
+  /** STRONGROOM_ERROR_MESSAGES: how error bodies are worded. */
+  errorMessages?: ErrorMessageStyle;
 }
+
+const SUBMIT_ROUTE = "/public/v1/submit/:operation";
+const QUERY_ROUTE = "/public/v1/query/:operation";
 
 /** The headers the browser SDKs send; preflights must allow them. */
 const CORS_HEADERS = [
@@ -43,6 +49,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         ? false
         : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
+    // While stopping, start.ts answers late requests itself, in the API's error shape.
+    return503OnClosing: false,
     routerOptions: { ignoreDuplicateSlashes: true },
     // Errors the router raises before any route runs (a malformed or over-long path) get the API's shape too.
     frameworkErrors: (error, _request, routeReply) => {
@@ -69,7 +77,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names.
     ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
   });
-  const metrics = createMetrics();
+  const { metrics } = services;
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
@@ -78,18 +86,28 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     origin: true,
     methods: ["GET", "POST", "OPTIONS"],
     allowedHeaders: CORS_HEADERS,
+    exposedHeaders: [EXPLANATION_HEADER],
     maxAge: 86400,
   });
 
   app.addHook("onResponse", async (request, reply) => {
-    metrics.requestDuration.observe(
-      { route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    const route = request.routeOptions.url ?? "unmatched";
+    const status = String(reply.statusCode);
+    metrics.requestDuration.observe({ route, status }, reply.elapsedTime / 1000);
+    // Per operation, only for operations that exist: a label per unknown path would grow without bound.
+    const operation = (request.params as { operation?: string } | undefined)?.operation;
+    const kind = route === SUBMIT_ROUTE ? "submit" : route === QUERY_ROUTE ? "query" : undefined;
+    const known = kind === "submit" ? activitiesByOperation.has(operation!) : kind === "query" && queriesByOperation.has(operation!);
+    if (kind && known) metrics.operationDuration.observe({ operation: operation!, kind, status }, reply.elapsedTime / 1000);
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const mapped = errorReply(error);
+    const mapped = errorReply(error, options.errorMessages);
+    if (mapped?.explanation !== undefined) {
+      // The body has the hosted wording; Strongroom's explanation stays where clients do not compare it.
+      request.log.info({ explanation: mapped.explanation, code: mapped.body.code }, "error answered in the hosted wording");
+      void reply.header(EXPLANATION_HEADER, headerSafe(mapped.explanation));
+    }
     if (mapped) return reply.status(mapped.status).send(mapped.body);
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send(new ApiError(GrpcCode.INTERNAL, "internal error", "INTERNAL").toBody());
@@ -102,24 +120,39 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   const rawBody = (body: unknown): Buffer => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
 
-  app.post<{ Params: { operation: string } }>("/public/v1/submit/:operation", async (request, reply) => {
+  app.post<{ Params: { operation: string } }>(SUBMIT_ROUTE, async (request, reply) => {
     const definition = activitiesByOperation.get(request.params.operation);
     if (!definition) throw notFound(`unknown activity operation ${JSON.stringify(request.params.operation)}`);
-    const outcome = await submit(services, definition, {
-      headers: request.headers,
-      rawBody: rawBody(request.body),
-      clientIp: request.ip,
-      onError: (error) => request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
-    });
-    metrics.activities.inc({ type: definition.type, status: outcome.activity.status });
+    const started = performance.now();
+    let outcome;
+    try {
+      outcome = await submit(services, definition, {
+        headers: request.headers,
+        rawBody: rawBody(request.body),
+        clientIp: request.ip,
+        onError: (error) => request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
+      });
+    } catch (error) {
+      recordRefusal(request.log, metrics, definition, error, performance.now() - started);
+      throw error;
+    }
+    recordActivity(request.log, metrics, definition, outcome, performance.now() - started);
     return reply.send(outcome);
   });
 
-  app.post<{ Params: { operation: string } }>("/public/v1/query/:operation", async (request, reply) => {
+  app.post<{ Params: { operation: string } }>(QUERY_ROUTE, async (request, reply) => {
     const definition = queriesByOperation.get(request.params.operation);
     if (!definition) throw notFound(`unknown query operation ${JSON.stringify(request.params.operation)}`);
     return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body), request.ip));
   });
+
+  // Paths of the upstream API that need the hosted service's own parts: a precise 501, never "unknown operation".
+  for (const [path, family] of Object.entries(UNSERVED_PATHS)) {
+    if (isServedPath(path)) continue;
+    app.post(path, async () => {
+      throw unservedRefusal(path, family);
+    });
+  }
 
   app.get("/public/v1/discovery/keys", async () => ({
     signerPublicKey: services.signer.publicKeyHex,
@@ -137,13 +170,21 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   app.get("/health", async () => {
     await services.db.query("SELECT 1");
-    return { status: "ok", database: services.db.kind };
-  });
-
-  app.get("/metrics", async (_request, reply) => {
-    reply.header("content-type", metrics.registry.contentType);
-    return metrics.registry.metrics();
+    return { status: "ok", version: VERSION, database: services.db.kind };
   });
 
   return app;
+}
+
+/** A message as an HTTP header value: printable ASCII (anything else \u-escaped), at most 2000 characters. */
+function headerSafe(message: string): string {
+  const ascii = message.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return ascii.length > 2000 ? `${ascii.slice(0, 1997)}...` : ascii;
+}
+
+/** A path the operation registries serve (they win over the table of unserved paths). */
+export function isServedPath(path: string): boolean {
+  const match = /^\/public\/v1\/(submit|query)\/([a-z0-9_]+)$/.exec(path);
+  if (!match) return false;
+  return match[1] === "submit" ? activitiesByOperation.has(match[2]!) : queriesByOperation.has(match[2]!);
 }

@@ -13,6 +13,11 @@ import { provenIdentities } from "./migrations/0011-proven-identities.js";
 import { rateLimits } from "./migrations/0012-rate-limits.js";
 import { passkeyRelyingParty } from "./migrations/0013-passkey-relying-party.js";
 import { activityClaims } from "./migrations/0014-activity-claims.js";
+import { secrets } from "./migrations/0015-secrets.js";
+import { sessionProfiles } from "./migrations/0016-session-profiles.js";
+import { mfaPolicies } from "./migrations/0017-mfa-policies.js";
+import { identityLookups } from "./migrations/0019-identity-lookups.js";
+import { selfAssertedIdentities } from "./migrations/0020-self-asserted-identities.js";
 
 export interface Migration {
   version: number;
@@ -39,21 +44,63 @@ export const migrations: Migration[] = [
   rateLimits,
   passkeyRelyingParty,
   activityClaims,
+  secrets,
+  sessionProfiles,
+  mfaPolicies,
+  identityLookups,
+  selfAssertedIdentities,
 ];
 
-/** Applies every migration not yet applied, each in its own transaction, under an advisory lock. */
-export async function migrate(db: Database): Promise<void> {
+/** The newest schema version this code knows. */
+export const latestMigration = (): number => Math.max(...migrations.map((m) => m.version));
+
+/** The store was migrated by a newer Strongroom: this code would misread tables it does not know the shape of. */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly storeVersion: number,
+    readonly codeVersion: number,
+  ) {
+    super(
+      `the database schema is at migration ${storeVersion} (schema_migrations), newer than this Strongroom knows (its latest migration is ${codeVersion}): ` +
+        "a newer version of Strongroom migrated this store; run that version (or restore a backup taken before the upgrade)",
+    );
+    this.name = "SchemaTooNewError";
+  }
+}
+
+/** What `migrate` found and did. */
+export interface MigrationReport {
+  /** Migrations applied by this start (none when the store was up to date). */
+  applied: Migration[];
+  /** The schema version the store is at now. */
+  version: number;
+}
+
+/**
+ * Applies every migration not yet applied, each in its own transaction, under an advisory lock. A store already
+ * migrated past the newest migration this code knows is refused before anything is applied.
+ */
+export async function migrate(db: Database): Promise<MigrationReport> {
   await db.query(
     "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
   );
-  for (const migration of migrations) {
-    await db.transaction(async (tx) => {
+  const latest = latestMigration();
+  const [newest] = await db.query<{ version: number | null }>("SELECT max(version) AS version FROM schema_migrations");
+  if (newest?.version != null && newest.version > latest) throw new SchemaTooNewError(newest.version, latest);
+  const applied: Migration[] = [];
+  // Usually every migration is applied already: one read instead of a transaction (and, on PGlite, a sync) each.
+  const present = new Set((await db.query<{ version: number }>("SELECT version FROM schema_migrations")).map((r) => Number(r.version)));
+  for (const migration of migrations.filter((m) => !present.has(m.version))) {
+    const ran = await db.transaction(async (tx) => {
       // Several processes may start at once against one PostgreSQL; one applies, the others wait.
       await tx.query("SELECT pg_advisory_xact_lock(7163453)");
       const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = $1", [migration.version]);
-      if (done.length > 0) return;
+      if (done.length > 0) return false;
       await tx.exec(migration.sql);
       await tx.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
+      return true;
     });
+    if (ran) applied.push(migration);
   }
+  return { applied, version: latest };
 }

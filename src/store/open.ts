@@ -1,21 +1,59 @@
 import type { Database } from "./database.js";
-import { migrate } from "./migrations.js";
+import { migrate, type Migration } from "./migrations.js";
 import { openPglite } from "./pglite.js";
 import { openPostgres } from "./postgres.js";
 
 export interface StoreOptions {
   databaseUrl?: string;
+  /** DATABASE_SCHEMA: PostgreSQL only. */
+  databaseSchema?: string;
   dataDir: string;
+  /** PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (default 16MB). */
+  pgliteSharedBuffers?: string;
+}
+
+/** What was opened, for the start-up log: never the database URL's password. */
+export interface StoreReport {
+  kind: Database["kind"];
+  /** The data directory (embedded), or the PostgreSQL host, port and database. */
+  location: string;
+  /** PostgreSQL: the schema of Strongroom's tables. */
+  schema?: string;
+  /** The schema version after migrating, and the migrations this start applied. */
+  schemaVersion: number;
+  applied: Migration[];
+  warnings: string[];
+}
+
+function postgresLocation(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `${url.hostname}${url.port ? `:${url.port}` : ""}${url.pathname}`;
 }
 
 /** Opens PostgreSQL when a URL is given, the embedded PGlite store otherwise, and migrates it. */
-export async function openStore(options: StoreOptions): Promise<Database> {
-  const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : await openPglite(options.dataDir);
+export async function openStoreReporting(options: StoreOptions): Promise<{ db: Database; report: StoreReport }> {
+  const postgres = options.databaseUrl ? await openPostgres(options.databaseUrl, { schema: options.databaseSchema }) : undefined;
+  const db = postgres ?? (await openPglite(options.dataDir, { sharedBuffers: options.pgliteSharedBuffers }));
   try {
-    await migrate(db);
+    const migrated = await migrate(db);
+    return {
+      db,
+      report: {
+        kind: db.kind,
+        location: options.databaseUrl ? postgresLocation(options.databaseUrl) : options.dataDir,
+        ...(postgres ? { schema: postgres.schema } : {}),
+        schemaVersion: migrated.version,
+        applied: migrated.applied,
+        warnings: postgres?.warnings ?? [],
+      },
+    };
   } catch (error) {
     await db.close();
     throw error;
   }
-  return db;
+}
+
+/** Opens PostgreSQL when a URL is given, the embedded PGlite store otherwise, and migrates it. */
+export async function openStore(options: StoreOptions): Promise<Database> {
+  return (await openStoreReporting(options)).db;
 }

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import { migrate } from "./migrations.js";
 import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
+import { migratedTemplate } from "./pglite-template.js";
 
 /** Statement texts are fixed in the code; the cap only guards against one built from input. */
 const MAX_NAMED_STATEMENTS = 2000;
@@ -52,29 +54,61 @@ const codecs: Pick<PGliteOptions, "parsers" | "serializers"> = {
  * described once, and each run is one call (bind, describe, execute, sync) — about five times faster
  * for the statements Strongroom runs. What this takes of PGlite's internals is in pglite-internals.ts.
  */
-export async function openPglite(dataDir: string): Promise<Database> {
+export const DEFAULT_PGLITE_SHARED_BUFFERS = "16MB";
+
+/**
+ * PGlite's start parameters with a smaller buffer pool than PostgreSQL's 128MB: in the WASM engine the pool
+ * is ordinary memory the process keeps resident, about 120 MB of the embedded server's footprint, while an
+ * embedded store's working set is small and what misses the pool is read from the OS page cache.
+ */
+function startOptions(sharedBuffers: string): Pick<PGliteOptions, "startParams"> {
+  if (!/^\d+(kB|MB|GB)$/.test(sharedBuffers)) {
+    throw new Error(`PGLITE_SHARED_BUFFERS ${JSON.stringify(sharedBuffers)} must be a size such as 16MB (kB, MB or GB)`);
+  }
+  return { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`] };
+}
+
+type Settings = Pick<PGliteOptions, "parsers" | "serializers" | "startParams">;
+
+/** A fresh in-memory store, migrated and dumped: the template later in-memory stores load (pglite-template.ts). */
+async function buildTemplate(settings: Settings): Promise<Blob> {
+  const fresh = await PGlite.create(settings);
+  try {
+    await migrate(wrap(fresh, () => {}));
+    return await fresh.dumpDataDir("none");
+  } finally {
+    await fresh.close();
+  }
+}
+
+export async function openPglite(dataDir: string, options: { sharedBuffers?: string } = {}): Promise<Database> {
   let releaseLock = () => {};
   let db: PGlite;
+  const settings: Settings = { ...codecs, ...startOptions(options.sharedBuffers ?? DEFAULT_PGLITE_SHARED_BUFFERS) };
   if (dataDir.startsWith("memory://")) {
-    db = await PGlite.create(codecs);
+    const template = await migratedTemplate(() => buildTemplate(settings));
+    db = await PGlite.create({ ...settings, loadDataDir: template });
   } else {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = acquireDataDirLock(dataDir);
     try {
-      db = await PGlite.create(join(dataDir, "pgdata"), codecs);
+      db = await PGlite.create(join(dataDir, "pgdata"), settings);
     } catch (error) {
       releaseLock();
       throw error;
     }
   }
-  let engine: PgliteEngine;
   try {
-    engine = pgliteEngine(db);
+    return wrap(db, releaseLock);
   } catch (error) {
     await db.close();
     releaseLock();
     throw error;
   }
+}
+
+function wrap(db: PGlite, releaseLock: () => void): Database {
+  const engine: PgliteEngine = pgliteEngine(db);
   const { message } = engine;
   let prepared = new Map<string, Prepared>();
   let generation = 0;

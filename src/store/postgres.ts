@@ -27,10 +27,68 @@ function renamePlans(): void {
   names.clear();
 }
 
-export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
+/** The schema Strongroom's tables live in when DATABASE_SCHEMA is not set. */
+export const DEFAULT_SCHEMA = "strongroom";
+
+/** A schema name that needs no quoting anywhere (it is also written into every connection's search_path). */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export interface PostgresOptions {
+  poolSize?: number;
+  /** DATABASE_SCHEMA: where Strongroom's tables live; unset, `strongroom` (or `public` for a store created there before). */
+  schema?: string;
+}
+
+export interface PostgresDatabase extends Database {
+  /** The schema every connection's search_path names. */
+  readonly schema: string;
+  /** What the operator should know about the schema chosen (a store still in `public`). */
+  readonly warnings: string[];
+}
+
+/**
+ * The schema to use. Given, it is used (and created when missing). Not given, `strongroom` — unless `public`
+ * already holds a Strongroom store (created by a version before the tables had their own schema) and
+ * `strongroom` does not: that store is kept, with a warning saying how to move it.
+ */
+async function chooseSchema(client: pg.ClientBase, configured: string | undefined): Promise<{ schema: string; warnings: string[] }> {
+  const hasStore = async (schema: string) =>
+    (await client.query("SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'schema_migrations'", [schema])).rowCount! > 0;
+  const schema = configured ?? DEFAULT_SCHEMA;
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`DATABASE_SCHEMA ${JSON.stringify(schema)} must be a lowercase name (letters, digits, _)`);
+  if (configured === undefined && !(await hasStore(DEFAULT_SCHEMA)) && (await hasStore("public"))) {
+    return {
+      schema: "public",
+      warnings: [
+        "Strongroom's tables are in the schema public (created by an earlier Strongroom, before its tables had a schema of their own); " +
+          'using public. To move them, stop every Strongroom process and see "Upgrade" in the README; or set DATABASE_SCHEMA=public to keep them there and silence this warning',
+      ],
+    };
+  }
+  // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database even when the schema exists.
+  const exists = (await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount! > 0;
+  if (!exists) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  return { schema, warnings: [] };
+}
+
+export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<PostgresDatabase> {
+  const setup = new pg.Client({ connectionString });
+  await setup.connect();
+  let chosen: { schema: string; warnings: string[] };
+  try {
+    chosen = await chooseSchema(setup, options.schema);
+  } finally {
+    await setup.end();
+  }
   // Pipeline mode: a statement issued before the previous one answered is written at once, so a
   // transaction's BEGIN travels with its first statement instead of costing a round trip of its own.
-  const pool = new pg.Pool({ connectionString, max: poolSize, pipeline: true });
+  // The search_path is a startup parameter of every connection: no statement of Strongroom's names a schema.
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    pipeline: true,
+    options: `-c search_path=${chosen.schema}`,
+  } as pg.PoolConfig);
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
@@ -42,6 +100,8 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
 
   return {
     kind: "postgres",
+    schema: chosen.schema,
+    warnings: chosen.warnings,
     query: (sql, params) => retried(() => run(pool, sql, params), renamePlans),
     exec: async (sql) => void (await pool.query(sql)),
     transaction(work) {

@@ -43,7 +43,7 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
     processes = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
     const failed = started.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
-    sql = new pg.Client({ connectionString: database.url });
+    sql = new pg.Client({ connectionString: database.sqlUrl });
     await sql.connect();
   }, 300_000);
   afterAll(async () => {

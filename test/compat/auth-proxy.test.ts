@@ -66,7 +66,9 @@ describe("auth proxy through the unchanged @turnkey/core", () => {
     const privateKey = Buffer.from(server.services.kek.open(row!.sealed_private_key, `auth-proxy-key:${configId}`));
     expect(privateKey).toHaveLength(32);
     let database = "";
-    const tables = await server.services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    const tables = await server.services.db.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()",
+    );
     for (const { tablename } of tables) database += JSON.stringify(await server.services.db.query(`SELECT * FROM "${tablename}"`));
     for (const form of [privateKey.toString("hex"), privateKey.toString("hex").toUpperCase(), privateKey.toString("base64")])
       expect(database).not.toContain(form);

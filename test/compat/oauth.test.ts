@@ -468,7 +468,9 @@ describe("OAuth 2.0 and OIDC through @turnkey/sdk-server", () => {
   });
 
   it("the client secret is nowhere in the database or the logs", async () => {
-    const tables = await server.services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    const tables = await server.services.db.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()",
+    );
     expect(tables.map((t) => t.tablename)).toContain("oauth2_credentials");
     for (const { tablename } of tables) {
       const rows = await server.services.db.query<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM "${tablename}" t`);

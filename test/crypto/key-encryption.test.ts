@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createKeyEncryptionKey, parseMasterKey } from "../../src/crypto/key-encryption.js";
+import { createKeyEncryptionKey, loadOrCreateKeyFile, parseMasterKey } from "../../src/crypto/key-encryption.js";
 
 describe("the key-encryption key", () => {
   const kek = createKeyEncryptionKey(randomBytes(32));
@@ -25,5 +28,26 @@ describe("the key-encryption key", () => {
     expect(parseMasterKey(key.toString("hex"))).toEqual(key);
     expect(parseMasterKey(key.toString("base64"))).toEqual(key);
     expect(() => parseMasterKey("too short")).toThrow(/32 bytes/);
+  });
+
+  it("keeps the key of a store held in memory in memory too, never writing a key file", () => {
+    const before = process.cwd();
+    const folder = mkdtempSync(join(tmpdir(), "strongroom-kek-"));
+    process.chdir(folder);
+    try {
+      const key = loadOrCreateKeyFile("memory://");
+      expect(key).toHaveLength(32);
+      expect(loadOrCreateKeyFile("memory://")).not.toEqual(key);
+      expect(readdirSync(folder)).toEqual([]);
+    } finally {
+      process.chdir(before);
+    }
+  });
+
+  it("creates the key file in a data directory once and reads it back", () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), "strongroom-kek-")), "data");
+    const key = loadOrCreateKeyFile(dataDir);
+    expect(readdirSync(dataDir)).toEqual(["master.key"]);
+    expect(loadOrCreateKeyFile(dataDir)).toEqual(key);
   });
 });

@@ -20,6 +20,7 @@ import {
   recoverTransactionAddress,
   serializeSignature,
   serializeTransaction,
+  toRlp,
   type TransactionSerializable,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -27,6 +28,7 @@ import { describe, expect, it } from "vitest";
 import { publicKeyOf } from "../../src/crypto/keys.js";
 import { SigningInputError } from "../../src/crypto/signing/raw-payload.js";
 import { signTransaction } from "../../src/crypto/signing/transaction.js";
+import { ethereumTransaction } from "../../src/policy/keywords/ethereum.js";
 
 bitcoin.initEccLib(ecc);
 const ECPair = ECPairFactory(ecc);
@@ -190,6 +192,95 @@ describe("sign_transaction: Ethereum", () => {
     expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x05c0"))).toMatch(
       /^unsignedTransaction: not an Ethereum transaction/,
     );
+  });
+});
+
+describe("sign_transaction: unpopulated and partially filled Ethereum transactions", () => {
+  const key = secpKey("ethereum");
+  const wallet = new Wallet(`0x${hex(key.privateKey)}`);
+  const account = privateKeyToAccount(`0x${hex(key.privateKey)}`);
+  const to = "0x2222222222222222222222222222222222222222" as const;
+
+  it("ethers' unpopulated transactions of types 0, 1, 2 and 4 (empty RLP integers, no chain id): the same bytes ethers' own Wallet signs", async () => {
+    const requests = [
+      { type: 0, to, value: 1n },
+      { type: 1, to, value: 1n },
+      { type: 2, to, value: 1000n },
+      { type: 2, data: "0x6080604052" },
+      { type: 4, to, authorizationList: [await wallet.authorize({ address: to, nonce: 0, chainId: 0 })] },
+    ];
+    for (const request of requests) {
+      const unsigned = EthersTransaction.from(request).unsignedSerialized;
+      const signed = signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", unsigned.substring(2));
+      const parsed = EthersTransaction.from(`0x${signed}`);
+      expect(parsed.from).toBe(account.address);
+      expect(parsed.chainId).toBe(0n);
+      expect(parsed.nonce).toBe(0);
+      expect(parsed.unsignedSerialized).toBe(unsigned);
+      expect(`0x${signed}`).toBe(await wallet.signTransaction(request));
+    }
+  });
+
+  it("viem's partially filled transactions of every type: the same bytes viem's own account signs, and viem recovers the signer", async () => {
+    const transactions: TransactionSerializable[] = [
+      { type: "legacy", to },
+      { type: "legacy", chainId: 1, to, value: 2n },
+      { type: "eip2930", chainId: 1, to },
+      { type: "eip1559", chainId: 1, to, value: 3n },
+      { type: "eip4844", chainId: 1, to, blobVersionedHashes: [`0x01${"ab".repeat(31)}`], maxFeePerBlobGas: 1n },
+      {
+        type: "eip7702",
+        chainId: 1,
+        to,
+        authorizationList: [{ chainId: 1, address: to, nonce: 0, r: `0x${"11".repeat(32)}`, s: `0x${"22".repeat(32)}`, yParity: 1 }],
+      },
+    ];
+    for (const transaction of transactions) {
+      const signed = `0x${signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", serializeTransaction(transaction))}`;
+      expect(signed).toBe(await account.signTransaction(transaction));
+      expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(account.address);
+    }
+  });
+
+  it("reads integers with leading zero bytes as their value and signs the canonical encoding", async () => {
+    const nonCanonical = `0x02${toRlp(["0x01", "0x0005", "0x", "0x00", "0x5208", to, "0x0001", "0x", []]).slice(2)}`;
+    const signed = EthersTransaction.from(`0x${signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", nonCanonical)}`);
+    expect(signed.from).toBe(account.address);
+    expect([signed.chainId, signed.nonce, signed.maxFeePerGas, signed.value]).toEqual([1n, 5, 0n, 1n]);
+  });
+
+  it("policies see the values the transaction is signed with: an empty chain id or nonce is 0", () => {
+    const unsigned = EthersTransaction.from({ type: 2, to, value: 1000n }).unsignedSerialized;
+    expect(ethereumTransaction(unsigned, account.address, undefined)).toMatchObject({
+      chain_id: 0n,
+      nonce: 0n,
+      value: 1000n,
+      gas: 0n,
+      max_fee_per_gas: 0n,
+      to,
+      from: account.address.toLowerCase(),
+      type: "TYPE_2",
+    });
+    const legacy = EthersTransaction.from({ type: 0, chainId: 5, to }).unsignedSerialized;
+    expect(ethereumTransaction(legacy, undefined, undefined)).toMatchObject({ chain_id: 5n, nonce: 0n, type: "LEGACY" });
+  });
+
+  it("refuses envelopes with the wrong number of fields, a field of the wrong shape, and integers over 256 bits", () => {
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", `0x02${toRlp(["0x01", "0x"]).slice(2)}`))).toBe(
+      "unsignedTransaction: a eip1559 transaction has 9 fields (12 signed), not 2",
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp(["0x", "0x", "0x", "0x", "0x"])))).toBe(
+      "unsignedTransaction: a legacy Ethereum transaction has 6 or 9 fields, not 5",
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp([[], "0x", "0x", to, "0x", "0x"])))).toBe(
+      "unsignedTransaction: nonce must be an RLP integer",
+    );
+    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp(["0x", "0x", "0x", "0x1234", "0x", "0x"])))).toBe(
+      "unsignedTransaction: to must be empty or a 20-byte address",
+    );
+    expect(
+      refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp([`0x01${"00".repeat(32)}`, "0x", "0x", to, "0x", "0x"]))),
+    ).toBe("unsignedTransaction: nonce is larger than 256 bits");
   });
 });
 

@@ -13,7 +13,7 @@ export interface RootCredentials {
 /** A fresh database on the PostgreSQL at DATABASE_URL, and the environment for `strongroom` processes sharing it. */
 export async function sharedPostgres(
   extraEnv: NodeJS.ProcessEnv = {},
-): Promise<{ url: string; env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+): Promise<{ url: string; sqlUrl: string; env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL!;
   const name = `strongroom_procs_${randomUUID().replace(/-/g, "")}`;
   const admin = new pg.Client({ connectionString: base });
@@ -22,8 +22,12 @@ export async function sharedPostgres(
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
+  // For a test's own queries: Strongroom's tables are in its own schema (DATABASE_SCHEMA, default strongroom).
+  const sqlUrl = new URL(url);
+  sqlUrl.searchParams.set("options", "-c search_path=strongroom");
   return {
     url: url.toString(),
+    sqlUrl: sqlUrl.toString(),
     env: {
       ...process.env,
       LOG_LEVEL: "warn",

@@ -2,7 +2,9 @@ import type { Queryable } from "../../src/store/database.js";
 
 /** Row counts of every table, to prove a refused request wrote nothing. */
 export async function rowCounts(db: Queryable): Promise<Record<string, number>> {
-  const tables = await db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
+  const tables = await db.query<{ tablename: string }>(
+    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+  );
   const union = tables.map(({ tablename }) => `SELECT '${tablename}' AS t, count(*)::int AS n FROM "${tablename}"`).join(" UNION ALL ");
   const rows = await db.query<{ t: string; n: number }>(union);
   return Object.fromEntries(rows.map((r) => [r.t, Number(r.n)]));

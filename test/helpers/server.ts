@@ -11,6 +11,8 @@ import { checkResultsOfEveryResponse } from "./result-schemas.js";
  * fresh PostgreSQL database of its own (dropped on close); otherwise an in-memory PGlite.
  */
 export interface TestServer extends RunningServer {
+  /** Test servers always run the auth proxy (on a free port). */
+  authProxyUrl: string;
   root: InitResult;
   /** An sdk-server client acting as the root user of the root organization. */
   client(credentials?: { apiPublicKey: string; apiPrivateKey: string }, organizationId?: string): ReturnType<Turnkey["apiClient"]>;
@@ -55,6 +57,7 @@ export async function startTestServer(
   const root = await initRootOrganization(server.services, { organizationName: "Test organization", userName: "Root user" });
   return {
     ...server,
+    authProxyUrl: server.authProxyUrl!,
     root,
     client(credentials, organizationId) {
       const turnkey = new Turnkey({

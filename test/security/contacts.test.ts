@@ -19,6 +19,24 @@ const outcome = (request: Promise<{ activity: { status: string } }>) =>
   );
 const nonceFor = (publicKey: string) => bytesToHex(sha256(new TextEncoder().encode(publicKey)));
 
+/** A user of the root organization, created by the root user, with an API key; `as()` is their SDK client. */
+async function addUser(server: TestServer, userName: string, userEmail?: string) {
+  const key = generateP256KeyPair();
+  const { userIds } = await server.client().createUsers({
+    users: [
+      {
+        userName,
+        ...(userEmail ? { userEmail } : {}),
+        apiKeys: [{ apiKeyName: userName, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+        authenticators: [],
+        oauthProviders: [],
+        userTags: [],
+      },
+    ],
+  });
+  return { userId: userIds[0]!, as: () => server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
+}
+
 /**
  * Finding 1 of issue 13: nothing a user sets on themselves (email, phone number, name) may satisfy a policy.
  * Finding 2: a lookup that authenticates someone by a contact or an OIDC identity finds only what was
@@ -26,22 +44,7 @@ const nonceFor = (publicKey: string) => bytesToHex(sha256(new TextEncoder().enco
  */
 describe("contacts and identities a user asserts without proof grant nothing", () => {
   let server: TestServer;
-  const newUser = async (userName: string, userEmail: string) => {
-    const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({
-      users: [
-        {
-          userName,
-          userEmail,
-          apiKeys: [{ apiKeyName: userName, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    return { userId: userIds[0]!, as: () => server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
-  };
+  const newUser = (userName: string, userEmail: string) => addUser(server, userName, userEmail);
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -158,6 +161,45 @@ describe("contacts and identities a user asserts without proof grant nothing", (
       clientSignature: { publicKey: key.publicKey, scheme: "CLIENT_SIGNATURE_SCHEME_API_P256", message, signature },
     });
     expect(claimsOf(login.session)).toMatchObject({ user_id: carol.userId });
+  });
+});
+
+describe("an OIDC identity registered on oneself from bare claims", () => {
+  let server: TestServer;
+  const newUser = (userName: string) => addUser(server, userName);
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => server.close());
+
+  it("an OIDC identity a user registered on themselves from bare claims logs nobody into their account", async () => {
+    const victim = await newUser("victim");
+    const mallory = await newUser("mallory");
+    const identity = { iss: server.services.oauth.issuer, sub: "corp:victim", aud: "corp-app" };
+    // Linking an identity to oneself is self-service; from bare claims it proves nothing.
+    const trap = await mallory.as().createOauthProviders({
+      userId: mallory.userId,
+      oauthProviders: [{ providerName: "corp sso", oidcClaims: identity }],
+    });
+    expect(trap.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+
+    const sessionKey = generateP256KeyPair();
+    const tokenFor = (publicKey: string) =>
+      issueOidcToken(server.services, { sub: identity.sub, aud: identity.aud, nonce: nonceFor(publicKey) }, new Date());
+    const captured = await server.client().oauthLogin({ oidcToken: await tokenFor(sessionKey.publicKey), publicKey: sessionKey.publicKey });
+    expect(captured.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(captured.activity.failure?.message).toContain("never proven");
+
+    // Registered for the victim with a verified token, the identity replaces the unproven claim and logs the victim in.
+    const registration = generateP256KeyPair();
+    await server.client().createOauthProviders({
+      userId: victim.userId,
+      oauthProviders: [{ providerName: "corp sso", oidcToken: await tokenFor(registration.publicKey) }],
+    });
+    const login = await server.client().oauthLogin({ oidcToken: await tokenFor(sessionKey.publicKey), publicKey: sessionKey.publicKey });
+    expect(claimsOf(login.session)).toMatchObject({ user_id: victim.userId });
+    expect((await server.client().getOauthProviders({ userId: mallory.userId })).oauthProviders).toEqual([]);
   });
 });
 

@@ -62,7 +62,9 @@ describe("one-time codes at rest, in logs and in responses", () => {
       record(await client.getActivities({}));
       expect(codes).toHaveLength(2);
 
-      const tables = await server.services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+      const tables = await server.services.db.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()",
+      );
       let database = "";
       for (const { tablename } of tables) database += JSON.stringify(await server.services.db.query(`SELECT * FROM "${tablename}"`));
       const [stored] = await server.services.db.query<{ attempts: number; code_hmac: string }>(

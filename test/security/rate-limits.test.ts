@@ -179,7 +179,7 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
         const encryptedOtpBundle = await encryptOtpCodeToBundle(code, sent.bundle, key.publicKey, servers[0]!.services.signer.publicKeyHex);
         return proxyPost(url, clusterConfigId, "/v1/otp_verify_v2", { otpId: sent.otpId, encryptedOtpBundle });
       };
-      const urls = servers.map((s) => s.authProxyUrl);
+      const urls = servers.map((s) => s.authProxyUrl!);
       // Five wrong guesses over two codes, each guess on the other server than the one before.
       let turn = 0;
       for (const guesses of [3, 2]) {

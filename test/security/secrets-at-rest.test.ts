@@ -157,7 +157,7 @@ describe("key material at rest, in logs and in responses", () => {
       expect(secrets).toHaveLength(7);
       expect(secrets[0]!.text!.split(" ")).toHaveLength(24);
 
-      const tables = await services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+      const tables = await services.db.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()");
       expect(tables.map((t) => t.tablename)).toEqual(
         expect.arrayContaining(["wallets", "wallet_accounts", "private_keys", "import_keys", "activities", "votes"]),
       );

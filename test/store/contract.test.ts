@@ -585,7 +585,7 @@ storeContract({
     await admin(`CREATE DATABASE ${name}`);
     const url = new URL(baseUrl);
     url.pathname = `/${name}`;
-    const db = await openPostgres(url.toString(), 4);
+    const db = await openPostgres(url.toString(), { poolSize: 4 });
     return {
       db,
       async close() {

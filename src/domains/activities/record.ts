@@ -102,11 +102,14 @@ export interface ActivityRecord {
 }
 
 /**
- * The activity as the API returns it. `canApprove`/`canReject` are for the viewer: only an
- * activity waiting for consensus can be voted on, and only by someone who has not voted yet.
+ * The activity as the API returns it. `canApprove`/`canReject` are for the viewer: only an activity waiting
+ * for consensus or authenticators can be voted on, by someone who has not voted yet — and one waiting for
+ * authenticators may also be approved by its requester, who proves their MFA steps that way.
  */
 export function activityRecord(row: ActivityRow, votes: VoteRow[], viewerUserId?: string): ActivityRecord {
-  const open = row.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" && !votes.some((v) => v.user_id === viewerUserId);
+  const waiting = row.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED" || row.status === "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED";
+  const open = waiting && !votes.some((v) => v.user_id === viewerUserId);
+  const proving = row.status === "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED" && votes[0]?.user_id === viewerUserId;
   return {
     id: row.id,
     organizationId: row.organization_id,
@@ -127,7 +130,7 @@ export function activityRecord(row: ActivityRow, votes: VoteRow[], viewerUserId?
       createdAt: toApiTimestamp(v.created_at),
     })),
     fingerprint: row.fingerprint,
-    canApprove: open,
+    canApprove: open || proving,
     canReject: open,
     createdAt: toApiTimestamp(row.created_at),
     updatedAt: toApiTimestamp(row.updated_at),

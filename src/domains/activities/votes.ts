@@ -28,7 +28,7 @@ export type StoredVote = VoteRow & { credential: Approval["credential"] | null }
  */
 export async function newVote(db: Queryable, activityId: string, selection: VoteSelection, vote: VoteInput): Promise<StoredVote> {
   const { principal } = vote;
-  const snapshot = principal.snapshot ?? (await loadUserRecord(db, principal.user.organizationId, principal.user.id));
+  const snapshot = principal.snapshot ?? (await loadUserRecord(db, principal.user.organizationId, principal.user.id, vote.now));
   return {
     id: randomUUID(),
     activity_id: activityId,
@@ -44,6 +44,8 @@ export async function newVote(db: Queryable, activityId: string, selection: Vote
       type: principal.credential.type,
       publicKey: principal.credential.publicKey,
       credentialId: principal.credential.credentialId,
+      authenticationType: principal.authenticationType,
+      ...(principal.sessionProfile ? { sessionProfileId: principal.sessionProfile.id } : {}),
     },
     created_at: vote.now,
   };

@@ -83,6 +83,8 @@ interface Owner {
   now: Date;
   /** The registrations' OIDC tokens that verified (see verifyRegistrationTokens): their providers are proven. */
   verifiedTokens?: VerifiedTokens;
+  /** The user registers these on themselves (see assertedBySelf): an OAuth provider from bare claims then logs nobody in. */
+  bySelf?: boolean;
 }
 
 /** OIDC tokens of OAuth provider registrations that verified, by the token's text. */
@@ -331,22 +333,26 @@ export async function addOauthProviders(
   for (const [index, input] of providers.entries()) {
     const at = `${field}[${index}]`;
     const identity = oidcIdentity(input, at);
-    const [existing] = await tx.query<{ id: string; user_id: string }>(
-      "SELECT id, user_id FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 AND audience = $4",
+    const proven = oidcTokenProves(owner, input.oidcToken, identity);
+    const [existing] = await tx.query<{ id: string; user_id: string; unproven_claim: boolean }>(
+      `SELECT id, user_id, self_asserted AND proven_at IS NULL AS unproven_claim
+         FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 AND audience = $4`,
       [owner.organizationId, identity.iss, identity.sub, identity.aud],
     );
-    if (existing) {
+    if (existing?.unproven_claim && (proven || !owner.bySelf)) {
+      // Someone's unproven word about themselves gives way to a proof, or to another user's registration.
+      await tx.query("DELETE FROM oauth_providers WHERE id = $1", [existing.id]);
+    } else if (existing) {
       throw alreadyExists(
         `${at}: an OAuth provider with issuer ${identity.iss}, subject ${identity.sub} and audience ${identity.aud} already exists in organization ${owner.organizationId} (provider ${existing.id} of user ${existing.user_id})`,
         "OAUTH_PROVIDER_ALREADY_EXISTS",
       );
     }
     const id = randomUUID();
-    const proven = oidcTokenProves(owner, input.oidcToken, identity);
     if (proven?.verifiedEmail) verifiedEmails.push(proven.verifiedEmail);
     await tx.query(
-      `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at, proven_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)`,
+      `INSERT INTO oauth_providers (id, organization_id, user_id, name, issuer, audience, subject, created_at, updated_at, proven_at, self_asserted)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)`,
       [
         id,
         owner.organizationId,
@@ -357,6 +363,7 @@ export async function addOauthProviders(
         identity.sub,
         owner.now,
         proven ? owner.now : null,
+        owner.bySelf === true && !proven,
       ],
     );
     ids.push(id);

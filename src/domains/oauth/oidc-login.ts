@@ -51,14 +51,23 @@ async function findProviderUser(
   audiences: string[],
   now: Date,
 ): Promise<string> {
-  const rows = await tx.query<{ id: string; user_id: string; audience: string; proven: boolean }>(
-    "SELECT id, user_id, audience, proven_at IS NOT NULL AS proven FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 ORDER BY created_at, id",
+  const rows = await tx.query<{ id: string; user_id: string; audience: string; proven: boolean; self_asserted: boolean }>(
+    `SELECT id, user_id, audience, proven_at IS NOT NULL AS proven, self_asserted
+       FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 ORDER BY created_at, id`,
     [organizationId, iss, sub],
   );
-  const match = rows.find((row) => audiences.includes(row.audience));
+  const matches = rows.filter((row) => audiences.includes(row.audience));
+  const match = matches.find((row) => row.proven || !row.self_asserted);
   if (match) {
     if (!match.proven) await tx.query("UPDATE oauth_providers SET proven_at = $2 WHERE id = $1", [match.id, now]);
     return match.user_id;
+  }
+  const claim = matches[0];
+  if (claim) {
+    throw notFound(
+      `the OAuth provider with issuer ${JSON.stringify(iss)} and subject ${JSON.stringify(sub)} in organization ${organizationId} was registered by user ${claim.user_id} on themselves from bare claims and never proven, so it logs nobody in; register it with an oidcToken, or have another user register it`,
+      "OAUTH2_PROVIDER_NOT_FOUND",
+    );
   }
   const registered =
     rows.length > 0

@@ -5,12 +5,16 @@ import { isValidPublicKey } from "../../crypto/public-keys.js";
 import type { Services } from "../../services.js";
 
 export interface InitOptions {
+  /** The new organization's id (a UUID); generated when absent. */
+  organizationId?: string;
   organizationName?: string;
   userName?: string;
   userEmail?: string;
   /** A compressed P-256 public key (hex) to register instead of generating a key pair. */
   apiPublicKey?: string;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface InitResult {
   organizationId: string;
@@ -36,7 +40,10 @@ export async function initRootOrganization(services: Services, options: InitOpti
     throw new Error("--api-public-key must be a compressed P-256 public key: 66 hex characters starting with 02 or 03");
   }
   const now = services.clock();
-  const organizationId = randomUUID();
+  if (options.organizationId !== undefined && !UUID.test(options.organizationId)) {
+    throw new Error(`--organization-id must be a UUID, got ${JSON.stringify(options.organizationId)}`);
+  }
+  const organizationId = options.organizationId?.toLowerCase() ?? randomUUID();
   const userId = randomUUID();
   const apiKeyId = randomUUID();
   await services.db.transaction(async (tx) => {

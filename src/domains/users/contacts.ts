@@ -1,4 +1,4 @@
-import { verifyVerificationToken, type VerificationClaims } from "../../auth/verification-token.js";
+import { spendVerificationToken, verifyVerificationToken, type VerificationClaims } from "../../auth/verification-token.js";
 import { failedPrecondition, notFound } from "../../errors.js";
 import { requireUser } from "./user-records.js";
 import type { Queryable } from "../../store/database.js";
@@ -125,12 +125,7 @@ export async function consumeVerificationToken(
   claims: VerificationClaims,
   usage: string,
 ): Promise<void> {
-  const [fresh] = await ctx.tx.query(
-    `INSERT INTO consumed_verification_tokens (token_id, usage, organization_id, consumed_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (token_id) DO NOTHING RETURNING token_id`,
-    [claims.id, usage, ctx.organization.id, ctx.now, new Date(Number(claims.exp))],
-  );
-  if (!fresh)
+  if (!(await spendVerificationToken(ctx.tx, claims, usage, ctx.organization.id, ctx.now)))
     throw failedPrecondition(
       `verificationToken: token ${claims.id} was already used; verify a new code to log in again`,
       "VERIFICATION_TOKEN_USED",

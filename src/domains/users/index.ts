@@ -1,4 +1,5 @@
 import type { Domain } from "../domain.js";
+import { createApiOnlyUsers } from "./submit/create-api-only-users.js";
 import { createUserTag } from "./submit/create-user-tag.js";
 import { createUsers } from "./submit/create-users.js";
 import { deleteUserTags } from "./submit/delete-user-tags.js";
@@ -16,6 +17,7 @@ export const usersDomain: Domain = {
   name: "users",
   activities: [
     createUsers,
+    createApiOnlyUsers,
     deleteUsers,
     updateUser,
     updateUserName,

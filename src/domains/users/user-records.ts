@@ -2,6 +2,7 @@ import { notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
 import { Type, type Static } from "@sinclair/typebox";
 import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
+import { MfaPolicyRecord, mfaPolicyRecord, type MfaPolicyRow } from "../mfa-policies/record.js";
 
 export interface UserRow {
   id: string;
@@ -14,7 +15,8 @@ export interface UserRow {
   updated_at: Date;
 }
 
-const Credential = Type.Object({ publicKey: Type.String(), type: Type.String() });
+/** `sessionProfileId`: the session profile a login key was issued under. */
+const Credential = Type.Object({ publicKey: Type.String(), type: Type.String(), sessionProfileId: Type.Optional(Type.String()) });
 
 export const ApiKeyRecord = Type.Object({
   credential: Credential,
@@ -62,8 +64,8 @@ export const UserRecord = Type.Object({
   oauthProviders: Type.Array(OauthProviderRecord),
   createdAt: ApiTimestamp,
   updatedAt: ApiTimestamp,
-  /** Always empty: Strongroom has no MFA policies. */
-  mfaPolicies: Type.Array(Type.Unknown()),
+  /** The user's MFA policies, in the order they are evaluated. */
+  mfaPolicies: Type.Array(MfaPolicyRecord),
 });
 export type UserRecord = Static<typeof UserRecord>;
 
@@ -77,6 +79,7 @@ export interface ApiKeyRow {
   credential_type: string;
   expiration_seconds: string | null;
   expires_at: Date | null;
+  session_profile_id?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -115,7 +118,11 @@ export interface OauthProviderRow {
 
 export function apiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
   const record: ApiKeyRecord = {
-    credential: { publicKey: row.public_key, type: row.credential_type },
+    credential: {
+      publicKey: row.public_key,
+      type: row.credential_type,
+      ...(row.session_profile_id ? { sessionProfileId: row.session_profile_id } : {}),
+    },
     apiKeyId: row.id,
     apiKeyName: row.name,
     createdAt: toApiTimestamp(row.created_at),
@@ -173,19 +180,22 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
 
 /**
  * Two JSON columns for one statement: `user_rows`, an organization's users (all, or those `userFilter` admits),
- * and `owned_rows`, everything they own. `organizationId` is a SQL expression and `userFilter` turns a user id
+ * and `owned_rows`, everything they own. `organizationId` and `now` (the services clock's time, never SQL's now(),
+ * so a moved clock expires keys) are SQL expressions and `userFilter` turns a user id
  * column into a SQL condition, so the columns can ride along in another statement (authentication's).
  */
-export function userRecordsColumns(organizationId: string, userFilter?: (userIdColumn: string) => string): string {
+export function userRecordsColumns(organizationId: string, now: string, userFilter?: (userIdColumn: string) => string): string {
   const only = (column: string) => (userFilter ? ` AND ${userFilter(column)}` : "");
   return `(SELECT json_agg(u ORDER BY u.created_at, u.id) FROM users u WHERE u.organization_id = ${organizationId}${only("u.id")}) AS user_rows,
     (SELECT json_agg(o ORDER BY o.kind, o.position) FROM (
        SELECT 'api_key' AS kind, row_number() OVER (ORDER BY seq) AS position, to_jsonb(k) AS data FROM api_keys k
-        WHERE k.organization_id = ${organizationId}${only("k.user_id")} AND (k.expires_at IS NULL OR k.expires_at > now())
+        WHERE k.organization_id = ${organizationId}${only("k.user_id")} AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)
        UNION ALL
        SELECT 'authenticator', row_number() OVER (ORDER BY created_at, id), to_jsonb(a) FROM authenticators a WHERE a.organization_id = ${organizationId}${only("a.user_id")}
        UNION ALL
        SELECT 'oauth_provider', row_number() OVER (ORDER BY created_at, id), to_jsonb(p) FROM oauth_providers p WHERE p.organization_id = ${organizationId}${only("p.user_id")}
+       UNION ALL
+       SELECT 'mfa_policy', row_number() OVER (ORDER BY position, created_at, id), to_jsonb(m) FROM mfa_policies m WHERE m.organization_id = ${organizationId}${only("m.user_id")}
        UNION ALL
        SELECT 'tag', row_number() OVER (ORDER BY t.created_at, t.id), jsonb_build_object('user_id', ta.user_id, 'tag_id', ta.tag_id)
          FROM user_tag_assignments ta JOIN user_tags t ON t.id = ta.tag_id WHERE t.organization_id = ${organizationId}${only("ta.user_id")}
@@ -205,6 +215,7 @@ export function userRecordsFrom(columns: UserRecordsJson): UserRecord[] {
   const keysByUser = groupBy(rowsOf<ApiKeyRow>("api_key"), (r) => r.user_id);
   const authByUser = groupBy(rowsOf<AuthenticatorRow>("authenticator"), (r) => r.user_id);
   const providersByUser = groupBy(rowsOf<OauthProviderRow>("oauth_provider"), (r) => r.user_id);
+  const mfaByUser = groupBy(rowsOf<MfaPolicyRow>("mfa_policy"), (r) => r.user_id);
   const tagsByUser = groupBy(rowsOf<{ user_id: string; tag_id: string }>("tag"), (r) => r.user_id);
   return users.map((user) => {
     const record: UserRecord = {
@@ -216,7 +227,7 @@ export function userRecordsFrom(columns: UserRecordsJson): UserRecord[] {
       oauthProviders: (providersByUser.get(user.id) ?? []).map(oauthProviderRecord),
       createdAt: toApiTimestamp(user.created_at),
       updatedAt: toApiTimestamp(user.updated_at),
-      mfaPolicies: [],
+      mfaPolicies: (mfaByUser.get(user.id) ?? []).map(mfaPolicyRecord),
     };
     if (user.email) record.userEmail = user.email;
     if (user.phone_number) record.userPhoneNumber = user.phone_number;
@@ -228,16 +239,16 @@ export function userRecordsFrom(columns: UserRecordsJson): UserRecord[] {
  * Full user records (credentials, tags, providers) of an organization, optionally only some
  * users, in creation order, in one statement. Expired API keys are not shown: they no longer exist for the API.
  */
-export async function loadUserRecords(db: Queryable, organizationId: string, userIds?: string[]): Promise<UserRecord[]> {
+export async function loadUserRecords(db: Queryable, organizationId: string, now: Date, userIds?: string[]): Promise<UserRecord[]> {
   const [columns] = await db.query<UserRecordsJson>(
-    `SELECT ${userRecordsColumns("$1", userIds ? (column) => `${column} = ANY($2::text[])` : undefined)}`,
-    userIds ? [organizationId, userIds] : [organizationId],
+    `SELECT ${userRecordsColumns("$1", "$2", userIds ? (column) => `${column} = ANY($3::text[])` : undefined)}`,
+    userIds ? [organizationId, now, userIds] : [organizationId, now],
   );
   return userRecordsFrom(columns!);
 }
 
-export async function loadUserRecord(db: Queryable, organizationId: string, userId: string): Promise<UserRecord> {
-  const [record] = await loadUserRecords(db, organizationId, [userId]);
+export async function loadUserRecord(db: Queryable, organizationId: string, userId: string, now: Date): Promise<UserRecord> {
+  const [record] = await loadUserRecords(db, organizationId, now, [userId]);
   if (!record) throw notFound(`no user ${JSON.stringify(userId)} in organization ${organizationId}`);
   return record;
 }

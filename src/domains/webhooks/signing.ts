@@ -16,11 +16,16 @@ const NAME = "webhook-signing";
 
 export async function loadOrCreateWebhookKey(db: Queryable, kek: KeyEncryptionKey): Promise<WebhookSigningKey> {
   const context = `server-key:${NAME}`;
-  await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
-    NAME,
-    kek.seal(ed25519.utils.randomSecretKey(), context),
-  ]);
-  const [row] = await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [NAME]);
+  const read = async () => (await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [NAME]))[0];
+  let row = await read();
+  if (!row) {
+    // Several processes may start at once: the first insert wins and everyone reads it back.
+    await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
+      NAME,
+      kek.seal(ed25519.utils.randomSecretKey(), context),
+    ]);
+    row = await read();
+  }
   if (!row) throw new Error("the webhook signing key could not be stored");
   const secret = kek.open(row.sealed, context);
   const publicKey = ed25519.getPublicKey(secret);

@@ -142,6 +142,8 @@ async function claim(services: Services, endpoints: number): Promise<DeliveryRow
 async function record(services: Services, row: DeliveryRow, outcome: Outcome): Promise<boolean> {
   const { maxAttempts, retryBaseMs } = services.webhooks;
   const attempts = row.attempts + 1;
+  const final = outcome.kind === "terminal" || attempts >= maxAttempts;
+  services.metrics.webhookAttempts.inc({ outcome: outcome.kind === "delivered" ? "delivered" : final ? "failed" : "retry" });
   if (outcome.kind === "delivered") {
     await services.db.query(
       "UPDATE webhook_deliveries SET status = 'DELIVERED', attempts = $2, delivered_at = now(), last_status_code = $3, last_error = NULL, claimed_until = NULL WHERE id = $1",
@@ -149,7 +151,7 @@ async function record(services: Services, row: DeliveryRow, outcome: Outcome): P
     );
     return true;
   }
-  if (outcome.kind === "terminal" || attempts >= maxAttempts) {
+  if (final) {
     await services.db.query(
       "UPDATE webhook_deliveries SET status = 'FAILED', attempts = $2, last_status_code = $3, last_error = $4, claimed_until = NULL WHERE id = $1",
       [row.id, attempts, outcome.status ?? null, outcome.error],

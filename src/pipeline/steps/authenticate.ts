@@ -1,6 +1,8 @@
 import { authenticate, type Principal } from "../../auth/authenticate.js";
 import { permissionDenied } from "../../errors.js";
 import { assertCredentialMayUse } from "../../auth/credential-scope.js";
+import { ATTESTED_STAMP_OPERATIONS } from "../../auth/attested-stamp.js";
+import { SUB_ORGANIZATION_CREDENTIAL_OPERATIONS } from "../../auth/sub-organization-credentials.js";
 import type { OrganizationRow } from "../../domains/organizations/organizations.js";
 import type { Services } from "../../services.js";
 import type { ParsedRequest, SignedRequest } from "./parse.js";
@@ -13,9 +15,12 @@ export interface Caller {
 }
 
 /**
- * Step "authenticate": the stamp over the raw body, a credential of the organization (or of its parent), and a
- * credential allowed this operation (a read-only session may not submit). Submissions also read the user's
- * record, which their vote records.
+ * Step "authenticate": the stamp over the raw body, a credential of the organization (or of its parent; for
+ * the few operations of SUB_ORGANIZATION_CREDENTIAL_OPERATIONS, of one of its sub-organizations, where the
+ * request then acts), and a credential allowed this operation (a read-only session may not submit; an attested
+ * stamp only logs in). Submissions also read the user's record, which their vote records. The caller's
+ * `principal.authenticationType` says how the request was authenticated (API key, session, passkey, email or
+ * SMS OTP, OAuth).
  */
 export async function authenticateRequest(
   services: Services,
@@ -27,6 +32,9 @@ export async function authenticateRequest(
   const now = services.clock();
   const { principal, organization } = await authenticate(services.db, request.headers, request.rawBody, parsed.organizationId, now, {
     clientIp: request.clientIp,
+    operation,
+    subOrganizationCredentials: SUB_ORGANIZATION_CREDENTIAL_OPERATIONS.has(operation),
+    ...(ATTESTED_STAMP_OPERATIONS.has(operation) ? { attestedStamps: services } : {}),
     ...(options.kind === "submit" ? { withSnapshot: true } : { readOnlySessions: services.signer }),
   });
   assertCredentialMayUse(principal, operation);

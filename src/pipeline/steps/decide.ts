@@ -1,6 +1,14 @@
 import type { Principal } from "../../auth/authenticate.js";
 import { requireOrganization, type OrganizationRow } from "../../domains/organizations/organizations.js";
-import { approvalOf, type StoredVote } from "../../domains/activities/votes.js";
+import { approvalOf, requesterOf, type StoredVote } from "../../domains/activities/votes.js";
+import type { ActivityRow } from "../../domains/activities/record.js";
+import {
+  progressOf,
+  recordedRequirements,
+  requirementsFor,
+  unsatisfiedUsers,
+  type MfaRequirement,
+} from "../../domains/mfa-policies/requirements.js";
 import { decide, type Approval, type Decision } from "../../policy/decide.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityDefinition } from "../../domains/activity-definition.js";
@@ -15,14 +23,31 @@ export function approvalOfPrincipal(principal: Principal): Approval {
       type: principal.credential.type,
       publicKey: principal.credential.publicKey,
       credentialId: principal.credential.credentialId,
+      authenticationType: principal.authenticationType,
+      ...(principal.sessionProfile ? { sessionProfileId: principal.sessionProfile.id } : {}),
     },
   };
 }
 
+/** A decision, and the MFA the voter's first vote calls for (to be fixed on the activity with it). */
+export interface GatedDecision {
+  decision: Decision;
+  requirements: MfaRequirement[];
+}
+
+/** Policies and MFA both hold: an activity the policies would run or keep waiting waits first for its requester's MFA. */
+function gate(decision: Decision, requesterPending: boolean): Decision {
+  return requesterPending && decision.outcome !== "deny"
+    ? { outcome: "authenticators-needed", evaluations: decision.evaluations }
+    : decision;
+}
+
 /**
- * Step "decide" for a new activity: its submitter's approval against the policies and root quorum. A
- * parent-initiated authentication activity is the parent's decision: its policies, its root quorum. It reads
- * only; `db` is the store (the decision before preparing) or the activity's transaction (the one that counts).
+ * Step "decide" for a new activity: its submitter's approval against the policies and root quorum, then the
+ * submitter's MFA (their MFA policy whose condition holds, met or not by the credential that stamped the
+ * submission). A parent-initiated authentication activity is the parent's decision: its policies, its root
+ * quorum. It reads only; `db` is the store (the decision before preparing) or the activity's transaction (the
+ * one that counts).
  */
 export async function decideSubmission(
   db: Queryable,
@@ -34,21 +59,47 @@ export async function decideSubmission(
     now: Date;
   },
   first?: StoredVote,
-): Promise<Decision> {
+): Promise<GatedDecision> {
   const { definition, params, principal, organization, now } = submission;
   const deciding = principal.viaParent ? await requireOrganization(db, principal.user.organizationId) : organization;
   const approval = first ? { ...approvalOf(first), isRoot: principal.user.isRoot } : approvalOfPrincipal(principal);
-  return decide(db, { definition, params, organization: deciding, approvals: [approval], now });
+  const decision = await decide(db, { definition, params, organization: deciding, approvals: [approval], now });
+  if (decision.outcome === "deny") return { decision, requirements: [] };
+  const requirements = await requirementsFor(db, { organizationId: organization.id, definition, params }, principal.user.id, now);
+  const vote = { user_id: principal.user.id, selection: "VOTE_SELECTION_APPROVED", credential: approval.credential };
+  return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote])).size > 0), requirements };
 }
 
-/** Step "decide" for an activity waiting for consensus: every approval that still counts, this vote's included. */
-export async function decideOnApprovals(
+/**
+ * Step "decide" for an activity waiting for consensus or authenticators, at a vote: every vote that still counts,
+ * this one included (`votes`). Each voter's MFA is what their first vote fixed (the voter's now, if this is
+ * their first); an approval counts toward consensus only once its user's MFA is met (the requester's always
+ * counts, their MFA gating the whole activity instead), and once per user — the extra approvals that prove MFA
+ * steps are not extra approvers.
+ */
+export async function decideOnVotes(
   db: Queryable,
-  activity: { definition: ActivityDefinition; params: Record<string, unknown>; organization: OrganizationRow },
-  approvals: Approval[],
+  activity: { row: ActivityRow; definition: ActivityDefinition; params: Record<string, unknown>; organization: OrganizationRow },
+  votes: StoredVote[],
+  voter: { userId: string; firstVote: boolean },
   now: Date,
-): Promise<Decision> {
-  return decide(db, { ...activity, approvals, now });
+): Promise<GatedDecision> {
+  const { row, definition, params, organization } = activity;
+  const requester = await requesterOf(db, row.id);
+  const recorded = await recordedRequirements(db, row.id);
+  const requirements =
+    voter.firstVote && !recorded.some((r) => r.userId === voter.userId)
+      ? await requirementsFor(db, { organizationId: organization.id, definition, params }, voter.userId, now)
+      : [];
+  const pending = unsatisfiedUsers(progressOf([...recorded, ...requirements], votes));
+  const seen = new Set<string>();
+  const approvals = votes.filter((v) => {
+    if (v.selection !== "VOTE_SELECTION_APPROVED" || seen.has(v.user_id)) return false;
+    seen.add(v.user_id);
+    return v.user_id === requester || !pending.has(v.user_id);
+  });
+  const decision = await decide(db, { definition, params, organization, approvals: approvals.map(approvalOf), now });
+  return { decision: gate(decision, pending.has(requester)), requirements };
 }
 
 /**

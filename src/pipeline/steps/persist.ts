@@ -2,7 +2,7 @@ import { insertNewActivity } from "../../domains/activities/insert-new-activity.
 import type { ActivityRow } from "../../domains/activities/record.js";
 import { recordEvaluations, setCompleted, setStatus, touchActivity, type StoredVote } from "../../domains/activities/votes.js";
 import { emitActivityUpdateTo } from "../../domains/webhooks/outbox.js";
-import { permissionDenied } from "../../errors.js";
+import { permissionDenied, policyDenied } from "../../errors.js";
 import type { Decision } from "../../policy/decide.js";
 import type { Queryable } from "../../store/database.js";
 import type { AfterCommitTask, HandlerOutcome } from "./execute.js";
@@ -18,6 +18,7 @@ export function newActivityRow(
 ): ActivityRow {
   const row: ActivityRow = { ...base, status: "ACTIVITY_STATUS_FAILED", result: {}, failure: null, app_proofs: [] };
   if (decision.outcome === "consensus-needed") row.status = "ACTIVITY_STATUS_CONSENSUS_NEEDED";
+  else if (decision.outcome === "authenticators-needed") row.status = "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED";
   else if (outcome?.status === "ACTIVITY_STATUS_COMPLETED")
     Object.assign(row, { status: outcome.status, result: outcome.result, app_proofs: outcome.appProofs });
   else if (outcome) row.failure = outcome.failure.toBody();
@@ -38,14 +39,18 @@ export async function persistNewActivity(
 ): Promise<number> {
   const subscribers = await insertNewActivity(tx, row, first, decision.evaluations);
   if (!subscribers) throw new AlreadySubmitted();
-  if (decision.outcome === "deny") throw permissionDenied(deniedMessage());
+  if (decision.outcome === "deny")
+    throw policyDenied(
+      deniedMessage(),
+      decision.evaluations.some((e) => e.outcome === "OUTCOME_DENY_EXPLICIT"),
+    );
   return emitActivityUpdateTo(tx, subscribers, row, row.updated_at, [first]);
 }
 
 /**
  * Step "persist" for a vote on an activity waiting for consensus (the vote itself is already written): the
  * decision's evaluations, and the activity's new state — completed or failed by its execution, failed by a
- * denial, or still waiting — with its outbox rows. Answers the after-commit tasks of its execution.
+ * denial, or still waiting (for consensus or authenticators) — with its outbox rows. Answers the after-commit tasks of its execution.
  */
 export async function persistVoteOutcome(
   tx: Queryable,
@@ -61,6 +66,12 @@ export async function persistVoteOutcome(
   else if (outcome?.status === "ACTIVITY_STATUS_COMPLETED") {
     await setCompleted(tx, activity.id, outcome.result, outcome.appProofs, now);
     return outcome.afterCommit;
-  } else await touchActivity(tx, activity.id, now);
+  } else {
+    // Still waiting: for consensus, or (again, or no longer) for its requester's authenticators.
+    const waiting =
+      decision.outcome === "authenticators-needed" ? "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED" : "ACTIVITY_STATUS_CONSENSUS_NEEDED";
+    if (waiting !== activity.status) await setStatus(tx, activity.id, waiting, now);
+    else await touchActivity(tx, activity.id, now);
+  }
   return [];
 }

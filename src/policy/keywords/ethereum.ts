@@ -1,5 +1,5 @@
-import { parseTransaction, type TransactionSerializable } from "viem";
 import { decodeFunctionData, toFunctionSelector, type Abi } from "viem";
+import { decodeEthereumTransaction, type EthereumTransaction } from "../../crypto/signing/ethereum-transaction.js";
 import type { Value } from "../language/index.js";
 
 const TYPE_NAMES: Record<string, string> = { legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2", eip4844: "TYPE_3", eip7702: "TYPE_4" };
@@ -13,29 +13,31 @@ export function toPolicyValue(value: unknown): Value {
   return "";
 }
 
-/** eth.tx from an unsigned transaction (hex); the ABI, when one is uploaded for `to`, names the call and its arguments. */
+/**
+ * eth.tx from an unsigned transaction (hex), read as it is signed (an empty RLP integer is 0); the ABI, when one
+ * is uploaded for `to`, names the call and its arguments.
+ */
 export function ethereumTransaction(unsignedTransaction: string, from: string | undefined, abi: Abi | undefined): Value | undefined {
-  let tx: TransactionSerializable;
+  let tx: EthereumTransaction;
   try {
-    tx = parseTransaction(`0x${unsignedTransaction.replace(/^0x/i, "")}`) as TransactionSerializable;
+    tx = decodeEthereumTransaction(unsignedTransaction);
   } catch {
     return undefined;
   }
-  const fees = tx as { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint; maxFeePerBlobGas?: bigint };
-  const data = (tx.data ?? "0x").toLowerCase();
+  const data = tx.data;
   const record: Record<string, Value> = {
     from: (from ?? "").toLowerCase(),
-    to: (tx.to ?? "").toLowerCase(),
+    to: tx.to ?? "",
     data,
-    value: tx.value ?? 0n,
-    gas: tx.gas ?? 0n,
-    gas_price: fees.gasPrice ?? fees.maxFeePerGas ?? 0n,
-    chain_id: BigInt(tx.chainId ?? 0),
-    nonce: BigInt(tx.nonce ?? 0),
-    max_fee_per_gas: fees.maxFeePerGas ?? 0n,
-    max_priority_fee_per_gas: fees.maxPriorityFeePerGas ?? 0n,
-    max_fee_per_blob_gas: fees.maxFeePerBlobGas ?? 0n,
-    type: TYPE_NAMES[tx.type ?? "legacy"] ?? "LEGACY",
+    value: tx.value,
+    gas: tx.gas,
+    gas_price: tx.gasPrice ?? tx.maxFeePerGas ?? 0n,
+    chain_id: tx.chainId ?? 0n,
+    nonce: tx.nonce,
+    max_fee_per_gas: tx.maxFeePerGas ?? 0n,
+    max_priority_fee_per_gas: tx.maxPriorityFeePerGas ?? 0n,
+    max_fee_per_blob_gas: tx.maxFeePerBlobGas ?? 0n,
+    type: TYPE_NAMES[tx.type] ?? "LEGACY",
   };
   if (abi && data.length >= 10) {
     try {

@@ -86,6 +86,9 @@ async function uploadedAbi(tx: Queryable, organizationId: string, address: strin
   }
 }
 
+/** Exposed params the API documents with a value when the request leaves them out. */
+const OMITTED_PARAMS: Record<string, string> = { session_profile_id: "" };
+
 /**
  * The condition keywords for one activity: activity metadata and exposed params, the wallet, account or
  * private key it targets, and the parsed transaction or payload it signs. Keywords an activity has no
@@ -105,7 +108,10 @@ export async function conditionKeywords(
       resource: definition.resource,
       action: definition.action,
       params: Object.fromEntries(
-        Object.entries(exposed).flatMap(([name, key]) => (params[key] === undefined ? [] : [[name, toPolicyValue(params[key])]])),
+        Object.entries(exposed).flatMap(([name, key]) => {
+          const value = params[key] ?? OMITTED_PARAMS[name];
+          return value === undefined ? [] : [[name, toPolicyValue(value)]];
+        }),
       ),
     },
   };
@@ -134,6 +140,40 @@ export async function conditionKeywords(
     }
   }
   return keywords;
+}
+
+/**
+ * The condition keywords of an activity that acts on several secrets: one set per secret, each with its
+ * `secret` (its static properties: the stored ones for an export, the declared ones for an import). A policy
+ * decides over all of them (decide.ts): an allow applies when it holds for every secret, a deny when it holds
+ * for any. Every other activity has one set.
+ */
+export async function conditionKeywordSets(
+  tx: Queryable,
+  organizationId: string,
+  definition: ActivityDefinition,
+  params: Params,
+): Promise<Record<string, Value>[]> {
+  const keywords = await conditionKeywords(tx, organizationId, definition, params);
+  const secrets = await secretValues(tx, organizationId, definition.operation, params);
+  return secrets.length === 0 ? [keywords] : secrets.map((secret) => ({ ...keywords, secret }));
+}
+
+async function secretValues(tx: Queryable, organizationId: string, operation: string, params: Params): Promise<Value[]> {
+  const items = Array.isArray(params.secrets) ? (params.secrets as Array<Record<string, unknown>>) : [];
+  const asMap = (properties: unknown): Value =>
+    Object.fromEntries(
+      (Array.isArray(properties) ? (properties as Array<{ key: string; value: string }>) : []).map((p) => [p.key, p.value]),
+    );
+  if (operation === "import_secrets") return items.map((item) => ({ static_properties: asMap(item.staticProperties) }));
+  if (operation !== "export_secrets") return [];
+  const ids = items.map((item) => item.secretId).filter((id): id is string => typeof id === "string");
+  const rows = await tx.query<{ id: string; static_properties: unknown }>(
+    "SELECT id, static_properties FROM secrets WHERE organization_id = $1 AND id = ANY($2::text[])",
+    [organizationId, ids],
+  );
+  const byId = new Map(rows.map((row) => [row.id, row.static_properties]));
+  return ids.flatMap((id) => (byId.has(id) ? [{ static_properties: asMap(byId.get(id)) }] : []));
 }
 
 function assign(keywords: Record<string, Value>, family: string, field: string, value: Value | undefined): void {

@@ -61,6 +61,7 @@ const ActivityParams = struct(
     api_key_ids: list(STRING),
     target_public_key: PUBLIC_KEY,
     wallet_id: STRING,
+    session_profile_id: STRING,
   },
   true,
 );

@@ -7,7 +7,7 @@ import { invalidField } from "../../../errors.js";
 import { Int64String } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
 import { consumeVerificationToken, markContactVerified, userByContact } from "../../users/contacts.js";
-import { checkLoginRequest, loginSession } from "../../sessions/sessions.js";
+import { checkLoginProfile, checkLoginRequest, loginSession } from "../../sessions/sessions.js";
 
 export const ClientSignatureParams = Type.Object({
   publicKey: Type.String({ minLength: 1, maxLength: 200 }),
@@ -35,11 +35,13 @@ export const otpLogin = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
     sessionProfileId: Type.Optional(Type.String()),
   }),
+  policyParams: { session_profile_id: "sessionProfileId" },
   parentMayInitiate: true,
   // The token, its scope and the client's signature are input: checked at submission, and again at execution
   // (the claims are needed there, and the token may have expired meanwhile).
-  async validate({ organization, services, now }, params) {
+  async validate({ db, organization, services, now }, params) {
     checkLoginRequest(params);
+    await checkLoginProfile(db, organization, params);
     await checkedLogin(services, organization, now, params);
   },
   async execute(ctx, params) {

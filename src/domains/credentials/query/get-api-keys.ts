@@ -12,8 +12,8 @@ export const getApiKeys = defineQuery({
   async execute({ organization, services }, { userId }) {
     const rows = await services.db.query<ApiKeyRow>(
       `SELECT * FROM api_keys WHERE organization_id = $1 AND ($2::text IS NULL OR user_id = $2)
-        AND (expires_at IS NULL OR expires_at > now()) ORDER BY seq`,
-      [organization.id, userId ?? null],
+        AND (expires_at IS NULL OR expires_at > $3) ORDER BY seq`,
+      [organization.id, userId ?? null, services.clock()],
     );
     return { apiKeys: rows.map(apiKeyRecord) };
   },

@@ -4,6 +4,7 @@ import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
 import { OauthProviderParams, addOauthProviders, checkNewCredentials, verifyRegistrationTokens } from "../credentials.js";
 import { mustExist } from "../../references.js";
+import { assertedBySelf } from "../../users/contacts.js";
 
 export const createOauthProviders = defineActivity({
   operation: "create_oauth_providers",
@@ -25,11 +26,12 @@ export const createOauthProviders = defineActivity({
     );
   },
   prepare: (services, { oauthProviders }) => verifyRegistrationTokens(services, oauthProviders),
-  async execute({ tx, organization, now }, { userId, oauthProviders }, verifiedTokens) {
+  async execute(ctx, { userId, oauthProviders }, verifiedTokens) {
+    const { tx, organization, now } = ctx;
     await requireUser(tx, organization.id, userId);
     const { ids } = await addOauthProviders(
       tx,
-      { organizationId: organization.id, userId, now, verifiedTokens },
+      { organizationId: organization.id, userId, now, verifiedTokens, bySelf: assertedBySelf(ctx, userId) },
       oauthProviders,
       "oauthProviders",
     );

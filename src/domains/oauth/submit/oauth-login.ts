@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
 import { prepareOidcToken, userOfOidcToken } from "../oidc-login.js";
-import { loginSession, sessionSeconds } from "../../sessions/sessions.js";
+import { checkLoginProfile, loginSession, sessionSeconds } from "../../sessions/sessions.js";
 
 export const oauthLogin = defineActivity({
   operation: "oauth_login",
@@ -22,7 +22,9 @@ export const oauthLogin = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
     sessionProfileId: Type.Optional(Type.String()),
   }),
+  policyParams: { session_profile_id: "sessionProfileId" },
   parentMayInitiate: true,
+  validate: ({ db, organization }, params) => checkLoginProfile(db, organization, params),
   // The token is verified before the transaction: that may fetch the issuer's keys.
   prepare: (services, params) => prepareOidcToken(services, params.oidcToken),
   async execute(ctx, params, token) {

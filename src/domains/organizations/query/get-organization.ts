@@ -55,7 +55,7 @@ export const getOrganization = defineQuery({
   }),
   async execute({ organization, services }) {
     const db = services.db;
-    const users = await loadUserRecords(db, organization.id);
+    const users = await loadUserRecords(db, organization.id, services.clock());
     const invitations = await db.query<InvitationRow>("SELECT * FROM invitations WHERE organization_id = $1 ORDER BY created_at, id", [
       organization.id,
     ]);

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
-import { checkLoginRequest, loginSession, sessionUser } from "../sessions.js";
+import { checkLoginProfile, checkLoginRequest, loginSession, sessionUser } from "../sessions.js";
 
 export const stampLogin = defineActivity({
   operation: "stamp_login",
@@ -20,8 +20,12 @@ export const stampLogin = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
     sessionProfileId: Type.Optional(Type.String()),
   }),
+  policyParams: { session_profile_id: "sessionProfileId" },
   selfServiceUserId: (_params, requesterUserId) => requesterUserId,
-  validate: async (_ctx, params) => checkLoginRequest(params),
+  async validate({ db, organization }, params) {
+    checkLoginRequest(params);
+    await checkLoginProfile(db, organization, params);
+  },
   async execute(ctx, params) {
     const user = await sessionUser(ctx.tx, ctx.organization.id, ctx.requesterUserId);
     return loginSession(ctx, ctx.organization.id, user.id, params);

@@ -10,6 +10,6 @@ export const getUser = defineQuery({
   body: Type.Object({ organizationId: Id(), userId: Id() }),
   result: Type.Object({ user: UserRecord }),
   async execute({ organization, services }, { userId }) {
-    return { user: await loadUserRecord(services.db, organization.id, userId) };
+    return { user: await loadUserRecord(services.db, organization.id, userId, services.clock()) };
   },
 });

@@ -10,6 +10,6 @@ export const listUsers = defineQuery({
   body: Type.Object({ organizationId: Id() }),
   result: Type.Object({ users: Type.Array(UserRecord) }),
   async execute({ organization, services }) {
-    return { users: await loadUserRecords(services.db, organization.id) };
+    return { users: await loadUserRecords(services.db, organization.id, services.clock()) };
   },
 });

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { InvalidMnemonicError, parseWalletSecret, walletSeed } from "../../../crypto/mnemonic.js";
 import { invalidArgument } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
-import { Id, Name } from "../../../schema/common.js";
+import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
 import { openImport } from "../import-keys.js";
 import { deriveAccounts, insertWallet, WalletAccounts, checkWalletAccounts } from "../wallets.js";
@@ -19,7 +19,13 @@ export const importWallet = defineActivity({
   summary: "Import a wallet from a mnemonic encrypted to the user's import key (see init_import_wallet)",
   resource: "WALLET",
   action: "IMPORT",
-  parameters: Type.Object({ userId: Id(), walletName: Name(), encryptedBundle: Type.String({ minLength: 1 }), accounts: WalletAccounts }),
+  parameters: Type.Object({
+    userId: Id(),
+    // @turnkey/react-wallet-kit's import modal lets the name be left empty and sends "": such a wallet gets a default name.
+    walletName: Type.String({ maxLength: 256 }),
+    encryptedBundle: Type.String({ minLength: 1 }),
+    accounts: WalletAccounts,
+  }),
   async validate({ db, organization }, { userId, accounts }) {
     await mustExist(requireUser(db, organization.id, userId));
     checkWalletAccounts(accounts, "accounts");
@@ -40,7 +46,7 @@ export const importWallet = defineActivity({
     return insertWallet(
       tx,
       services,
-      { organizationId: organization.id, name: walletName, secret, imported: true, now },
+      { organizationId: organization.id, name: walletName === "" ? defaultWalletName(now) : walletName, secret, imported: true, now },
       accounts,
       derived,
       {
@@ -50,3 +56,6 @@ export const importWallet = defineActivity({
     );
   },
 });
+
+/** The name of a wallet imported without one: when it was imported, as login keys are named. */
+export const defaultWalletName = (now: Date) => `Imported wallet ${now.toISOString()}`;

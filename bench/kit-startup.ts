@@ -1,0 +1,73 @@
+/**
+ * Start-up time of the test kit: `startStrongroom()` then `close()`, several times in one process, from this
+ * checkout's sources. Three situations, each in a process of its own:
+ *   cold  — no template cached on disk: the first start creates and migrates a store (and caches the template),
+ *           the later ones load the template from the process's memory;
+ *   disk  — a new process with the template cached on disk: the first start reads the file, the later ones memory.
+ * Time is from the call to `startStrongroom()` resolving; `close()` is timed apart. The module load (the server's
+ * code, several seconds) is before the first start and is reported on its own line.
+ *
+ *   npx tsx bench/kit-startup.ts            (BENCH_RUNS=8 starts per process by default)
+ */
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 8);
+
+interface ChildResult {
+  importMs: number;
+  startMs: number[];
+  closeMs: number[];
+}
+
+async function child(): Promise<void> {
+  const loading = performance.now();
+  const { startStrongroom } = await import("../src/testing/index.js");
+  const importMs = performance.now() - loading;
+  const startMs: number[] = [];
+  const closeMs: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const started = performance.now();
+    const strongroom = await startStrongroom();
+    startMs.push(performance.now() - started);
+    const closing = performance.now();
+    await strongroom.close();
+    closeMs.push(performance.now() - closing);
+  }
+  process.stdout.write(`${JSON.stringify({ importMs, startMs, closeMs } satisfies ChildResult)}\n`);
+}
+
+function runChild(): ChildResult {
+  const result = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, "--child"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (result.status !== 0) throw new Error(`the benchmark's child process exited with ${result.status}`);
+  return JSON.parse(result.stdout.trim().split("\n").at(-1)!) as ChildResult;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const summary = (values: number[]) =>
+  values.length === 1
+    ? values[0]!.toFixed(0)
+    : `${median(values).toFixed(0)} (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`;
+
+async function main(): Promise<void> {
+  const { defaultTemplateCacheDir, templateCacheKey } = await import("../src/store/pglite-template.js");
+  rmSync(join(defaultTemplateCacheDir(), templateCacheKey()), { force: true });
+  const cold = runChild();
+  const disk = runChild();
+  console.log(`| process | module load, ms | first start, ms | later starts, ms | close, ms |   (later: median (min–max) of ${RUNS - 1})`);
+  console.log("|---|---|---|---|---|");
+  for (const [name, result] of [
+    ["cold (no template on disk)", cold],
+    ["new process, template on disk", disk],
+  ] as const) {
+    console.log(
+      `| ${name} | ${result.importMs.toFixed(0)} | ${result.startMs[0]!.toFixed(0)} | ${summary(result.startMs.slice(1))} | ${summary(result.closeMs)} |`,
+    );
+  }
+}
+
+await (process.argv.includes("--child") ? child() : main());

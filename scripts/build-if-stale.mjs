@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// Compiles src/ to dist/ only when dist/ is missing or older than a source file, and only when the
+// TypeScript compiler is installed: `npm start` then starts at once, and `npm ci --omit=dev` (no
+// compiler) does not fail here — a packed tarball or an image already carries dist/.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const stamp = join(root, "dist", "cli", "main.js");
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const sources = join(root, "src");
+if (!existsSync(sources)) process.exit(0); // an installed package: dist/ is all there is
+const fresh =
+  existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(newestSource(sources), statSync(join(root, "tsconfig.build.json")).mtimeMs);
+if (fresh && !process.argv.includes("--force")) process.exit(0);
+
+let tsc;
+try {
+  tsc = createRequire(join(root, "package.json")).resolve("typescript/bin/tsc");
+} catch {
+  process.stderr.write(
+    existsSync(stamp)
+      ? "strongroom: dist/ is older than src/ and TypeScript is not installed; using dist/ as it is\n"
+      : "strongroom: dist/ is missing and TypeScript is not installed: install the dev dependencies and run `npm run build`\n",
+  );
+  process.exit(0);
+}
+const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+process.exit(run.status ?? 1);

@@ -1,0 +1,51 @@
+import type { Command } from "commander";
+import { chmodSync, constants, copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resolveConfig } from "../../config.js";
+import { dumpEmbeddedStore } from "../../store/pglite-backup.js";
+import { dataDirOption, fail } from "./data-dir-option.js";
+
+export function registerBackup(program: Command): void {
+  program
+    .command("backup")
+    .description(
+      "write the embedded store (--data-dir) to <file>, a gzipped tar; run it while no server uses the data directory. " +
+        "The file holds secrets sealed under the master key, not the key: keep master.key (--key-out) apart from it. " +
+        "For PostgreSQL use pg_dump -n strongroom (see the README)",
+    )
+    .argument("<file>", "the backup file to create (an existing file is not overwritten)")
+    .addOption(dataDirOption())
+    .option("--key-out <path>", "also copy the data directory's master.key to this path (mode 0600)")
+    .action(async (file: string, flags: { dataDir: string; keyOut?: string }) => {
+      try {
+        const config = resolveConfig({ dataDir: flags.dataDir });
+        if (config.databaseUrl) {
+          throw new Error(
+            `DATABASE_URL is set: back PostgreSQL up with pg_dump --schema=${config.databaseSchema ?? "strongroom"} (see "Operate it" in the README)`,
+          );
+        }
+        if (config.dataDir.startsWith("memory://")) throw new Error("an in-memory store has nothing to back up");
+        const dump = await dumpEmbeddedStore(config.dataDir);
+        writeFileSync(file, dump, { mode: 0o600, flag: "wx" });
+        const keyFile = join(config.dataDir, "master.key");
+        if (flags.keyOut) {
+          if (config.masterKey) throw new Error("STRONGROOM_MASTER_KEY is set: the key is yours to keep, there is no key file to copy");
+          copyFileSync(keyFile, flags.keyOut, constants.COPYFILE_EXCL);
+          chmodSync(flags.keyOut, 0o600);
+        }
+        process.stdout.write(
+          JSON.stringify({ backup: file, bytes: dump.length, ...(flags.keyOut ? { keyFile: flags.keyOut } : {}) }, null, 2) + "\n",
+        );
+        if (!flags.keyOut) {
+          process.stderr.write(
+            config.masterKey
+              ? "strongroom: the backup is sealed under STRONGROOM_MASTER_KEY; restoring it needs that key\n"
+              : `strongroom: the backup does not hold the master key; without ${existsSync(keyFile) ? keyFile : "the data directory's master.key"} ` +
+                  "it cannot be opened. Keep a copy of that file (or pass --key-out), stored apart from the backup\n",
+          );
+        }
+      } catch (error) {
+        fail(error);
+      }
+    });
+}

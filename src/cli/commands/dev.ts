@@ -1,0 +1,67 @@
+import { Command, Option } from "commander";
+import { startDevServer } from "../../dev/start-dev-server.js";
+import { readSeedFile } from "../../dev/seed.js";
+import { fail, withListenOptions } from "../common-options.js";
+import { stopOnSignals } from "./serve.js";
+
+interface DevFlags {
+  dataDir?: string;
+  host: string;
+  port: string;
+  authProxyPort: string;
+  organizationId?: string;
+  apiPublicKey?: string;
+  apiPrivateKey?: string;
+  seed?: string;
+}
+
+const port = (value: string) => Number(value);
+
+export function devCommand(): Command {
+  return withListenOptions(new Command("dev"), { port: "8080", authProxyPort: "8090" })
+    .description(
+      "a development server: embedded store (in memory unless --data-dir), a root organization, user and API key created " +
+        "on first start (or pinned), the auth proxy enabled, an optional seed, email and SMS kept in GET /dev/inbox, and " +
+        "POST /dev/reset and POST /dev/clock. Prints ORGANIZATION_ID=… lines for .env on stdout; logs go to stderr",
+    )
+    .addOption(
+      new Option("--data-dir <dir>", "keep the store in this directory (default: in memory, gone on stop)").env("STRONGROOM_DATA_DIR"),
+    )
+    .addOption(new Option("--organization-id <uuid>", "the root organization's id").env("ORGANIZATION_ID"))
+    .addOption(new Option("--api-private-key <hex>", "the root user's P-256 API private key (64 hex)").env("API_PRIVATE_KEY"))
+    .addOption(new Option("--api-public-key <hex>", "its compressed public key, checked against the private key").env("API_PUBLIC_KEY"))
+    .addOption(
+      new Option("--seed <file>", "a JSON fixture of users, tags, wallets, policies and sub-organizations to create").env(
+        "STRONGROOM_SEED",
+      ),
+    )
+    .action(async (flags: DevFlags) => {
+      try {
+        const proxyOff = ["off", "none", "false", "disabled"].includes(flags.authProxyPort.toLowerCase());
+        const server = await startDevServer({
+          host: flags.host,
+          port: port(flags.port),
+          ...(proxyOff ? {} : { authProxyPort: port(flags.authProxyPort) }),
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+          ...(flags.organizationId ? { organizationId: flags.organizationId } : {}),
+          ...(flags.apiPrivateKey ? { apiPrivateKey: flags.apiPrivateKey } : {}),
+          ...(flags.apiPublicKey ? { apiPublicKey: flags.apiPublicKey } : {}),
+          ...(flags.seed ? { seed: readSeedFile(flags.seed) } : {}),
+          logStream: process.stderr,
+          echo: (text) => process.stderr.write(text),
+          env: process.env,
+        });
+        stopOnSignals(
+          () => server.close(),
+          (message) => process.stderr.write(`strongroom dev: ${message}\n`),
+        );
+        process.stdout.write(server.envLines());
+        process.stderr.write(
+          `strongroom dev: serving on ${server.baseUrl}${server.authProxyUrl ? ` (auth proxy on ${server.authProxyUrl})` : ""}; ` +
+            `inbox at ${server.baseUrl}/dev/inbox; ${flags.dataDir ? `data in ${flags.dataDir}` : "in memory: everything is gone on stop"}\n`,
+        );
+      } catch (error) {
+        fail(error);
+      }
+    });
+}

@@ -1,0 +1,98 @@
+import type { Command } from "commander";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resolveConfig } from "../../config.js";
+import { createKeyEncryptionKey, parseMasterKey, type KeyEncryptionKey } from "../../crypto/key-encryption.js";
+import { resealEverything } from "../../crypto/rekey.js";
+import type { Queryable } from "../../store/database.js";
+import { openStore } from "../../store/open.js";
+import { dataDirOption, fail } from "./data-dir-option.js";
+
+interface RekeyFlags {
+  dataDir: string;
+  newKeyFile?: string;
+}
+
+/** Whether `kek` opens the store's signer key: tells which of two keys the store is sealed under. */
+async function opensStore(db: Queryable, kek: KeyEncryptionKey): Promise<boolean> {
+  const [signer] = await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = 'signer'");
+  if (!signer) return true;
+  try {
+    kek.open(signer.sealed, "server-key:signer");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const readKey = (path: string) => parseMasterKey(readFileSync(path, "utf8"));
+
+export function registerRekey(program: Command): void {
+  program
+    .command("rekey")
+    .description(
+      "rotate the master key: re-seal every sealed secret (mnemonics, private keys, server keys, OAuth client secrets, " +
+        "one-time-code secrets, auth proxy keys) under a new key, in one transaction; stop every server first. Embedded with a " +
+        "key file, the new key replaces master.key; with STRONGROOM_MASTER_KEY, the new key is printed (or written to " +
+        "--new-key-file) and must replace STRONGROOM_MASTER_KEY on every process. STRONGROOM_NEW_MASTER_KEY chooses the new key",
+    )
+    .addOption(dataDirOption())
+    .option("--new-key-file <path>", "with STRONGROOM_MASTER_KEY: write the new key to this file (mode 0600) instead of printing it")
+    .action(async (flags: RekeyFlags) => {
+      try {
+        const config = resolveConfig({ dataDir: flags.dataDir });
+        if (config.dataDir.startsWith("memory://")) throw new Error("an in-memory store has no key to rotate");
+        const keyFile = join(config.dataDir, "master.key");
+        const pendingFile = `${keyFile}.next`;
+        const usesKeyFile = !config.masterKey;
+        if (usesKeyFile && !existsSync(keyFile)) throw new Error(`there is no ${keyFile} to rotate (and STRONGROOM_MASTER_KEY is not set)`);
+        const newKey = process.env.STRONGROOM_NEW_MASTER_KEY ? parseMasterKey(process.env.STRONGROOM_NEW_MASTER_KEY) : randomBytes(32);
+        // Opening the store takes the data directory's lock: refused while a server runs on it.
+        const db = await openStore({ databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, dataDir: config.dataDir });
+        try {
+          let oldKey = config.masterKey ? parseMasterKey(config.masterKey) : readKey(keyFile);
+          if (usesKeyFile && existsSync(pendingFile)) {
+            // An earlier rekey stopped between its commit and putting the new key in place: finish or undo it.
+            const pending = readKey(pendingFile);
+            if (await opensStore(db, createKeyEncryptionKey(pending))) {
+              renameSync(pendingFile, keyFile);
+              oldKey = pending;
+              process.stderr.write(`strongroom: finished an interrupted rekey: ${keyFile} now holds the key the store is sealed under\n`);
+            } else unlinkSync(pendingFile);
+          }
+          if (oldKey.equals(newKey)) throw new Error("the new key is the current key");
+          const from = createKeyEncryptionKey(oldKey);
+          const to = createKeyEncryptionKey(newKey);
+          if (!(await opensStore(db, from))) throw new Error("the current master key does not open this store: nothing was changed");
+          // The new key is on disk before the commit that makes it the only key that opens the store.
+          const hex = newKey.toString("hex");
+          const written = usesKeyFile ? pendingFile : flags.newKeyFile;
+          if (written) writeFileSync(written, hex + "\n", { mode: 0o600, flag: usesKeyFile ? "w" : "wx" });
+          let resealed;
+          try {
+            resealed = await db.transaction((tx) => resealEverything(tx, from, to));
+          } catch (error) {
+            if (written) unlinkSync(written);
+            throw error;
+          }
+          if (usesKeyFile) {
+            renameSync(pendingFile, keyFile);
+            process.stdout.write(JSON.stringify({ resealed, keyFile }, null, 2) + "\n");
+            return;
+          }
+          process.stdout.write(
+            JSON.stringify({ resealed, ...(flags.newKeyFile ? { newKeyFile: flags.newKeyFile } : { newMasterKey: hex }) }, null, 2) + "\n",
+          );
+          process.stderr.write(
+            "strongroom: every secret is now sealed under the new key; the old STRONGROOM_MASTER_KEY opens nothing. " +
+              "Set STRONGROOM_MASTER_KEY to the new key on every process before starting them again\n",
+          );
+        } finally {
+          await db.close();
+        }
+      } catch (error) {
+        fail(error);
+      }
+    });
+}

@@ -1,0 +1,32 @@
+/**
+ * The dev server's clock: the system time plus an offset that only ever grows. Every expiry decision
+ * (sessions, API keys, one-time codes, approvals, verification tokens) reads `services.clock`, so moving
+ * this clock expires them as the passing of that much time would.
+ */
+export interface DevClock {
+  /** The server's current time. */
+  now(): Date;
+  /** Moves the clock forward by `seconds` and answers the new time. */
+  advance(seconds: number): Date;
+  /** How far ahead of the system time the clock runs, in seconds. */
+  offsetSeconds(): number;
+  /** Back to the system time. */
+  reset(): void;
+}
+
+export function devClock(): DevClock {
+  let offsetMs = 0;
+  const now = () => new Date(Date.now() + offsetMs);
+  return {
+    now,
+    advance(seconds) {
+      if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError("the clock moves forward only: give a number of seconds ≥ 0");
+      offsetMs += Math.round(seconds * 1000);
+      return now();
+    },
+    offsetSeconds: () => offsetMs / 1000,
+    reset() {
+      offsetMs = 0;
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import type { Domain } from "../domain.js";
+import { listSecrets } from "./query/list-secrets.js";
+import { exportSecrets } from "./submit/export-secrets.js";
+import { importSecrets } from "./submit/import-secrets.js";
+import { initImportSecrets } from "./submit/init-import-secrets.js";
+
+export const secretsDomain: Domain = {
+  name: "secrets",
+  activities: [initImportSecrets, importSecrets, exportSecrets],
+  queries: [listSecrets],
+};

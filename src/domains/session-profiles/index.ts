@@ -1,0 +1,10 @@
+import type { Domain } from "../domain.js";
+import { getSessionProfile } from "./query/get-session-profile.js";
+import { getSessionProfiles } from "./query/get-session-profiles.js";
+import { createSessionProfile } from "./submit/create-session-profile.js";
+
+export const sessionProfilesDomain: Domain = {
+  name: "session-profiles",
+  activities: [createSessionProfile],
+  queries: [getSessionProfile, getSessionProfiles],
+};

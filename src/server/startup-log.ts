@@ -1,0 +1,40 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Services } from "../services.js";
+import { VERSION } from "../version.js";
+
+/**
+ * The start-up line: version, store (data directory, or PostgreSQL host/database and schema — never the URL's
+ * credentials), schema version and the migrations this start applied, and where it listens. Store warnings
+ * (tables still in PostgreSQL's `public`) follow, one line each.
+ */
+export function logStartup(
+  log: FastifyBaseLogger,
+  services: Services,
+  urls: { url: string; authProxyUrl?: string; metricsUrl?: string },
+): void {
+  const { store } = services;
+  const where = store.kind === "pglite" ? `data directory ${store.location}` : `PostgreSQL ${store.location} schema ${store.schema}`;
+  const applied = store.applied.map((m) => m.version);
+  log.info(
+    {
+      version: VERSION,
+      store: store.kind,
+      ...(store.kind === "pglite" ? { dataDir: store.location } : { database: store.location, schema: store.schema }),
+      schemaVersion: store.schemaVersion,
+      migrationsApplied: applied, // migration numbers (src/store/migrations/NNNN-*.ts)
+      api: urls.url,
+      authProxy: urls.authProxyUrl,
+      ...(urls.metricsUrl ? { metrics: urls.metricsUrl } : {}),
+      signerPublicKey: services.signer.publicKeyHex,
+    },
+    `Strongroom ${VERSION} started: ${where}, schema version ${store.schemaVersion}` +
+      `${applied.length ? ` (applied ${applied.length} migration${applied.length === 1 ? "" : "s"})` : ""}; ` +
+      `API on ${urls.url}, auth proxy on ${urls.authProxyUrl}${urls.metricsUrl ? `, metrics on ${urls.metricsUrl}` : ""}`,
+  );
+  for (const warning of store.warnings) log.warn(warning);
+}
+
+/** The shutdown line, once every listener, worker and the store are closed. */
+export function logShutdown(log: FastifyBaseLogger, services: Services, uptimeMs: number): void {
+  log.info({ version: VERSION, store: services.store.kind, uptimeSeconds: Math.round(uptimeMs / 1000) }, `Strongroom ${VERSION} stopped`);
+}

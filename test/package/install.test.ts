@@ -1,0 +1,101 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+/**
+ * The package as a user gets it: `npm pack`, installed into an empty project with production dependencies
+ * only, then `npx strongroom dev` and the README's SDK example run from there. Needs the npm registry (or a
+ * warm npm cache); STRONGROOM_SKIP_INSTALL_TEST=1 skips it where neither is there.
+ */
+const repoRoot = join(import.meta.dirname, "../..");
+const skip = process.env.STRONGROOM_SKIP_INSTALL_TEST === "1";
+const npm = (args: string[], cwd: string) =>
+  spawnSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+    cwd,
+    encoding: "utf8",
+    timeout: 900_000,
+  });
+
+/** The README's example, exactly as printed under its marker. */
+function readmeExample(): string {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const marker = readme.indexOf("<!-- readme-example:");
+  const start = readme.indexOf("```js\n", marker) + "```js\n".length;
+  return readme.slice(start, readme.indexOf("```\n", start));
+}
+
+describe.skipIf(skip)("the packed package", () => {
+  const project = mkdtempSync(join(tmpdir(), "strongroom-install-"));
+  let dev: ChildProcess | undefined;
+  afterAll(() => {
+    dev?.kill("SIGKILL");
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  it("installs with production dependencies only, and `npx strongroom dev` serves; the README example runs against it", async () => {
+    const build = spawnSync(process.execPath, ["scripts/build-if-stale.mjs"], { cwd: repoRoot, encoding: "utf8", timeout: 300_000 });
+    expect(build.status, build.stderr).toBe(0);
+    const pack = npm(["pack", "--ignore-scripts", "--pack-destination", project], repoRoot);
+    expect(pack.status, pack.stderr).toBe(0);
+    const tarball = pack.stdout.trim().split("\n").pop()!;
+
+    const sdk = (name: string) =>
+      (JSON.parse(readFileSync(join(repoRoot, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "a-project", private: true }));
+    const install = npm(
+      [
+        "install",
+        "--omit=dev",
+        join(project, tarball),
+        `@turnkey/sdk-server@${sdk("@turnkey/sdk-server")}`,
+        `@turnkey/crypto@${sdk("@turnkey/crypto")}`,
+      ],
+      project,
+    );
+    expect(install.status, install.stderr).toBe(0);
+    expect(readFileSync(join(project, "node_modules/strongroom/dist/testing/index.d.ts"), "utf8")).toContain("startStrongroom");
+
+    // The installed command itself (what `npx strongroom` runs): npx does not pass SIGTERM on to it.
+    dev = spawn(join(project, "node_modules/.bin/strongroom"), ["dev", "--port", "0", "--auth-proxy-port", "0"], { cwd: project });
+    let env = "";
+    dev.stdout!.on("data", (chunk: Buffer) => (env += chunk.toString()));
+    const deadline = Date.now() + 240_000;
+    while (!env.includes("AUTH_PROXY_CONFIG_ID=") && Date.now() < deadline && dev.exitCode === null)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(env).toMatch(/^ORGANIZATION_ID=.+\nAPI_PUBLIC_KEY=.+\nAPI_PRIVATE_KEY=.+\nBASE_URL=http:\/\/127\.0\.0\.1:\d+\n/);
+    const baseUrl = /BASE_URL=(.+)/.exec(env)![1]!;
+    expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+
+    writeFileSync(join(project, ".env"), env);
+    writeFileSync(join(project, "example.mjs"), readmeExample());
+    // --env-file does not override variables already set, and vitest sets BASE_URL: run as from a plain shell.
+    const shellEnv = { ...process.env };
+    for (const name of ["BASE_URL", "ORGANIZATION_ID", "API_PUBLIC_KEY", "API_PRIVATE_KEY"]) delete shellEnv[name];
+    const example = spawnSync(process.execPath, ["--env-file=.env", "example.mjs"], {
+      cwd: project,
+      env: shellEnv,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(example.status, example.stderr).toBe(0);
+    expect(example.stdout).toContain("ACTIVITY_STATUS_COMPLETED");
+
+    const kit = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'const s = await (await import("strongroom/testing")).startStrongroom(); console.log(s.organizationId); await s.close();',
+      ],
+      { cwd: project, encoding: "utf8", timeout: 240_000 },
+    );
+    expect(kit.status, kit.stderr).toBe(0);
+    expect(kit.stdout).toMatch(/^[0-9a-f-]{36}$/m);
+
+    const exited = new Promise((resolve) => dev!.once("exit", resolve));
+    dev.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 1_500_000);
+});

@@ -1,0 +1,94 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Database } from "../../src/store/database.js";
+import { latestMigration, migrations } from "../../src/store/migrations.js";
+import { openStore } from "../../src/store/open.js";
+import { defaultTemplateCacheDir, migratedTemplate, templateCacheKey } from "../../src/store/pglite-template.js";
+
+const appliedVersions = async (db: Database) =>
+  (await db.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version")).map((row) => Number(row.version));
+
+describe("in-memory stores from the migrated template", () => {
+  const opened: Database[] = [];
+  afterAll(async () => {
+    for (const db of opened) await db.close();
+  });
+
+  it("opens every in-memory store of a process fully migrated, each with data of its own", async () => {
+    const first = await openStore({ dataDir: "memory://" });
+    opened.push(first);
+    const second = await openStore({ dataDir: "memory://" });
+    opened.push(second);
+    const all = migrations.map((m) => m.version);
+    expect(await appliedVersions(first)).toEqual(all);
+    expect(await appliedVersions(second)).toEqual(all);
+
+    await first.exec("CREATE TABLE only_in_first (x int)");
+    await first.query("INSERT INTO only_in_first VALUES ($1)", [1]);
+    expect(await first.query("SELECT x FROM only_in_first")).toEqual([{ x: 1 }]);
+    await expect(second.query("SELECT x FROM only_in_first")).rejects.toThrow(/only_in_first/);
+    // The template holds the schema only: no server keys or other rows, which the server writes once it opens the store.
+    const tables = await second.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
+    );
+    expect(tables.length).toBeGreaterThan(10);
+    const filled: string[] = [];
+    for (const { name } of tables) {
+      const [{ n }] = (await second.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${name}"`)) as [{ n: number }];
+      if (n > 0) filled.push(name);
+    }
+    expect(filled).toEqual(["schema_migrations"]);
+  });
+
+  it("keeps the template between processes in the cache directory, under the PGlite version and the migrations' hash", () => {
+    const key = templateCacheKey();
+    expect(key).toMatch(new RegExp(`^pglite-[^-]+-schema-${latestMigration()}-[0-9a-f]{16}\\.tar\\.gz$`));
+    const tar = gunzipSync(readFileSync(join(defaultTemplateCacheDir(), key)));
+    expect(tar.toString("latin1", 257, 262)).toBe("ustar");
+  });
+});
+
+describe("the template cache file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "strongroom-template-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const tarOf = (text: string) => {
+    // A minimal tar header: the "ustar" magic at offset 257 is what a cache file must show.
+    const header = Buffer.alloc(1024);
+    header.write("ustar", 257, "latin1");
+    header.write(text, 600, "latin1");
+    return new Blob([new Uint8Array(header)]);
+  };
+
+  it("is ignored and rebuilt when corrupt", async () => {
+    const path = join(dir, templateCacheKey());
+    writeFileSync(path, "not a gzip of a tar");
+    let builds = 0;
+    const template = await migratedTemplate(async () => {
+      builds++;
+      return tarOf("rebuilt");
+    }, dir);
+    expect(builds).toBe(1);
+    expect(Buffer.from(await template.arrayBuffer()).toString("latin1", 600, 607)).toBe("rebuilt");
+    expect(gunzipSync(readFileSync(path)).toString("latin1", 600, 607)).toBe("rebuilt");
+  });
+
+  it("is loaded, not rebuilt, by a process that finds it; a process builds once", async () => {
+    const found = mkdtempSync(join(dir, "found-"));
+    writeFileSync(join(found, templateCacheKey()), gzipSync(Buffer.from(await tarOf("from-file").arrayBuffer())));
+    const loaded = await migratedTemplate(() => Promise.reject(new Error("built though a cache file was there")), found);
+    expect(Buffer.from(await loaded.arrayBuffer()).toString("latin1", 600, 609)).toBe("from-file");
+
+    const empty = mkdtempSync(join(dir, "empty-"));
+    let builds = 0;
+    const build = async () => {
+      builds++;
+      return tarOf("from-build");
+    };
+    const [one, two] = await Promise.all([migratedTemplate(build, empty), migratedTemplate(build, empty)]);
+    expect(builds).toBe(1);
+    expect(one).toBe(two);
+  });
+});
