@@ -24,7 +24,9 @@ function newestSource(dir) {
 const sources = join(root, "src");
 if (!existsSync(sources)) process.exit(0); // an installed package: dist/ is all there is
 const fresh =
-  existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(newestSource(sources), statSync(join(root, "tsconfig.build.json")).mtimeMs);
+  existsSync(stamp) &&
+  existsSync(join(root, "dist", "browser-frames", "import.js")) &&
+  statSync(stamp).mtimeMs >= Math.max(newestSource(sources), statSync(join(root, "tsconfig.build.json")).mtimeMs);
 if (fresh && !process.argv.includes("--force")) process.exit(0);
 
 let tsc;
@@ -39,4 +41,6 @@ try {
   process.exit(0);
 }
 const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
-process.exit(run.status ?? 1);
+if (run.status !== 0) process.exit(run.status ?? 1);
+const frames = spawnSync(process.execPath, [join(root, "scripts", "build-frames.mjs")], { stdio: "inherit" });
+process.exit(frames.status ?? 1);

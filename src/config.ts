@@ -22,6 +22,8 @@ export interface Config {
   trustProxy: string[];
   /** STRONGROOM_ERROR_MESSAGES: "explained" (Strongroom's messages) or "hosted" (the hosted API's, where known). */
   errorMessages: ErrorMessageStyle;
+  /** FRAME_ANCESTORS: the origins that may embed the export and import pages (CSP frame-ancestors); default any. */
+  frameAncestors: string[];
   webhooks: WebhookSettings;
   evm: EvmSettings;
   oauth: OAuthSettings;
@@ -165,6 +167,11 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   const errorMessages = (env.STRONGROOM_ERROR_MESSAGES || "explained") as ErrorMessageStyle;
   if (!ERROR_MESSAGE_STYLES.includes(errorMessages))
     throw new Error(`STRONGROOM_ERROR_MESSAGES must be ${ERROR_MESSAGE_STYLES.join(" or ")}, not ${JSON.stringify(errorMessages)}`);
+  const frameAncestors = (env.FRAME_ANCESTORS || "*").split(/[\s,]+/).filter(Boolean);
+  for (const source of frameAncestors) {
+    if (!/^(?:'self'|'none'|[^\s;,'"]+)$/.test(source))
+      throw new Error(`FRAME_ANCESTORS: ${JSON.stringify(source)} is not an origin, a host pattern, *, 'self' or 'none'`);
+  }
   return {
     dataDir: resolveDataDir(flags.dataDir ?? env.STRONGROOM_DATA_DIR ?? ".strongroom"),
     host: flags.host ?? env.HOST ?? "127.0.0.1",
@@ -182,6 +189,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       .map((p) => p.trim())
       .filter(Boolean),
     errorMessages,
+    frameAncestors,
     evm: {
       rpcUrl: env.EVM_RPC_URL || undefined,
       pollIntervalMs: positive("EVM_POLL_MS", 2000),

@@ -2,16 +2,11 @@ import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { createBase58check } from "@scure/base";
-import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from "@hpke/core";
+import { hpkeOpen, hpkeSeal } from "./hpke.js";
 import type { ServerKey } from "./server-keys.js";
+import { signBundle } from "./signed-bundle.js";
 
-/**
- * Bundles: how secrets leave Strongroom. HPKE base mode (RFC 9180) with DHKEM(P-256, HKDF-SHA256),
- * HKDF-SHA256 and AES-256-GCM, info "turnkey_hpke", and — unlike plain HPKE — the encapsulated key
- * and the recipient key (both uncompressed) as AEAD additional data, as @turnkey/crypto expects.
- */
-const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
-const INFO = new TextEncoder().encode("turnkey_hpke");
+/** Bundles: how secrets leave Strongroom, sealed with the API's HPKE (hpke.ts). */
 const base58check = createBase58check(sha256);
 
 export class InvalidTargetKeyError extends Error {
@@ -33,39 +28,11 @@ export function parseTargetPublicKey(hex: string, field = "targetPublicKey"): Ui
   return bytes;
 }
 
-/** Encrypts `plaintext` to `target`; returns the uncompressed encapsulated key and the ciphertext. */
-export async function hpkeSeal(
-  plaintext: Uint8Array,
-  target: Uint8Array,
-): Promise<{ encapsulatedKey: Uint8Array; ciphertext: Uint8Array }> {
-  const recipientPublicKey = await suite.kem.deserializePublicKey(target.slice().buffer);
-  const sender = await suite.createSenderContext({ recipientPublicKey, info: INFO.slice().buffer });
-  const encapsulatedKey = new Uint8Array(sender.enc);
-  const aad = new Uint8Array([...encapsulatedKey, ...target]);
-  const ciphertext = new Uint8Array(await sender.seal(plaintext.slice().buffer, aad.buffer));
-  return { encapsulatedKey, ciphertext };
-}
-
 /** A credential bundle: bs58check(compressed encapsulated key ‖ ciphertext), opened by decryptCredentialBundle. */
 export async function credentialBundle(plaintext: Uint8Array, target: Uint8Array): Promise<string> {
   const { encapsulatedKey, ciphertext } = await hpkeSeal(plaintext, target);
   const compressed = p256.Point.fromBytes(encapsulatedKey).toBytes(true);
   return base58check.encode(new Uint8Array([...compressed, ...ciphertext]));
-}
-
-/**
- * The signed envelope of export and import bundles: `data` is the hex of a JSON object, signed
- * (ECDSA P-256 over sha256 of those bytes, DER) by the server's signer key, whose uncompressed
- * public key is `enclaveQuorumPublic` — what @turnkey/crypto verifies before trusting the data.
- */
-export function signBundle(content: Record<string, string>, signer: ServerKey): string {
-  const data = new TextEncoder().encode(JSON.stringify(content));
-  return JSON.stringify({
-    version: "v1.0.0",
-    data: bytesToHex(data),
-    dataSignature: bytesToHex(signer.signDer(data)),
-    enclaveQuorumPublic: signer.publicKeyHex,
-  });
 }
 
 /** An export bundle: `plaintext` sealed to `target`, in a signed envelope naming the organization. */
@@ -96,13 +63,12 @@ export async function openEncryptedBundle(encryptedBundle: string, recipientPriv
   ) {
     throw new InvalidEncryptedBundleError('encryptedBundle: expected {"encappedPublic": uncompressed P-256 hex, "ciphertext": hex}');
   }
-  const recipientPublicKey = p256.getPublicKey(recipientPrivateKey, false);
-  const encapsulatedKey = new Uint8Array(Buffer.from(encappedPublic, "hex"));
+  const sealed = {
+    encapsulatedKey: new Uint8Array(Buffer.from(encappedPublic, "hex")),
+    ciphertext: new Uint8Array(Buffer.from(ciphertext, "hex")),
+  };
   try {
-    const recipientKey = await suite.kem.importKey("raw", recipientPrivateKey.slice().buffer, false);
-    const recipient = await suite.createRecipientContext({ recipientKey, enc: encapsulatedKey.slice().buffer, info: INFO.slice().buffer });
-    const aad = new Uint8Array([...encapsulatedKey, ...recipientPublicKey]);
-    return new Uint8Array(await recipient.open(new Uint8Array(Buffer.from(ciphertext, "hex")).buffer, aad.buffer));
+    return await hpkeOpen(sealed, { privateKey: recipientPrivateKey, publicKey: p256.getPublicKey(recipientPrivateKey, false) });
   } catch {
     throw new InvalidEncryptedBundleError(
       "encryptedBundle: cannot be decrypted with this user's import key; was it encrypted to the importBundle of the latest init_import for this user?",

@@ -10,6 +10,7 @@ import { VERSION } from "../version.js";
 import { webhookJwks } from "../domains/webhooks/signing.js";
 import { openApiDocument } from "./openapi.js";
 import { registerOidcRoutes } from "./oidc-routes.js";
+import { registerFrameRoutes } from "../frames/routes.js";
 import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
 
 export interface AppOptions {
@@ -21,6 +22,8 @@ export interface AppOptions {
   trustProxy?: string[];
   /** STRONGROOM_ERROR_MESSAGES: how error bodies are worded. */
   errorMessages?: ErrorMessageStyle;
+  /** FRAME_ANCESTORS: who may embed the export and import pages (default any origin). */
+  frameAncestors?: string[];
 }
 
 const SUBMIT_ROUTE = "/public/v1/submit/:operation";
@@ -164,6 +167,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   registerOidcRoutes(app, services);
+  registerFrameRoutes(app, { signerPublicKey: services.signer.publicKeyHex, frameAncestors: options.frameAncestors ?? ["*"] });
 
   const openApi = openApiDocument();
   app.get("/openapi.json", async () => openApi);

@@ -84,6 +84,7 @@ export async function startServer(
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     errorMessages: config.errorMessages,
+    frameAncestors: config.frameAncestors,
     ...(logStream ? { logStream } : {}),
   };
   const app = await buildApp(services, appOptions);

@@ -40,6 +40,9 @@ export async function startKitWorld(
     authProxyUrl: server.authProxyUrl,
     authProxyConfigId: configId,
     organizationId: server.root.organizationId,
+    // Strongroom's own export and import pages, as an app pointed at Strongroom configures them.
+    exportIframeUrl: `${server.url}/frames/export`,
+    importIframeUrl: `${server.url}/frames/import`,
     ...options.extraConfig,
   };
   served.config = appConfig;

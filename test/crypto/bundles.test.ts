@@ -7,7 +7,8 @@ import {
   generateP256KeyPair,
 } from "@turnkey/crypto";
 import { describe, expect, it } from "vitest";
-import { credentialBundle, exportBundle, openEncryptedBundle, parseTargetPublicKey, signBundle } from "../../src/crypto/bundles.js";
+import { credentialBundle, exportBundle, openEncryptedBundle, parseTargetPublicKey } from "../../src/crypto/bundles.js";
+import { signBundle } from "../../src/crypto/signed-bundle.js";
 import { serverKeyFromSecret } from "../../src/crypto/server-keys.js";
 
 describe("bundles, opened by the unchanged @turnkey/crypto", () => {

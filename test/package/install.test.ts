@@ -67,6 +67,8 @@ describe.skipIf(skip)("the packed package", () => {
     expect(env).toMatch(/^ORGANIZATION_ID=.+\nAPI_PUBLIC_KEY=.+\nAPI_PRIVATE_KEY=.+\nBASE_URL=http:\/\/127\.0\.0\.1:\d+\n/);
     const baseUrl = /BASE_URL=(.+)/.exec(env)![1]!;
     expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+    // The export and import pages' bundled scripts travel in the package.
+    for (const frame of ["export", "import"]) expect((await fetch(`${baseUrl}/frames/${frame}.js`)).status).toBe(200);
 
     writeFileSync(join(project, ".env"), env);
     writeFileSync(join(project, "example.mjs"), readmeExample());

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { hpkeSeal } from "../../crypto/bundles.js";
+import { hpkeSeal } from "../../crypto/hpke.js";
 import { otpTargetPublicKey } from "../../domains/authentication/otp.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { takeFromBudget } from "../../limits/budget.js";

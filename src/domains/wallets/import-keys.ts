@@ -1,5 +1,6 @@
 import { p256 } from "@noble/curves/nist.js";
-import { InvalidEncryptedBundleError, openEncryptedBundle, signBundle } from "../../crypto/bundles.js";
+import { InvalidEncryptedBundleError, openEncryptedBundle } from "../../crypto/bundles.js";
+import { signBundle } from "../../crypto/signed-bundle.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import type { Services } from "../../services.js";
 import type { Queryable } from "../../store/database.js";

@@ -1,6 +1,6 @@
 // @peculiar/x509 (inside @turnkey/crypto) needs tsyringe's Reflect polyfill loaded before the bundle evaluates it.
 import "reflect-metadata";
-import { SessionType, Turnkey } from "@turnkey/sdk-browser";
+import { IframeStamper, SessionType, Turnkey } from "@turnkey/sdk-browser";
 import { loadAppConfig } from "./app-config.js";
 
 /**
@@ -52,7 +52,10 @@ const sdkFlows = {
 declare global {
   interface Window {
     sdkFlows?: typeof sdkFlows;
+    /** The SDK's iframe stamper, for the tests of Strongroom's export and import pages. */
+    IframeStamper?: typeof IframeStamper;
   }
 }
 window.sdkFlows = sdkFlows;
+window.IframeStamper = IframeStamper;
 document.getElementById("log")!.textContent = "ready";

@@ -1,4 +1,4 @@
-import { signBundle } from "../../../crypto/bundles.js";
+import { signBundle } from "../../../crypto/signed-bundle.js";
 import { defineActivity } from "../../activity-definition.js";
 import { InitOtpParams, issueOtp, checkInitOtp } from "../otp.js";
 import { Type } from "@sinclair/typebox";
