@@ -52,7 +52,7 @@ export async function buildTestApp(serverUrl: string): Promise<string> {
       sourcemap: false,
       reportCompressedSize: false,
       rolldownOptions: {
-        input: { index: join(APP_DIR, "index.html"), sdk: join(APP_DIR, "sdk.html") },
+        input: { index: join(APP_DIR, "index.html"), sdk: join(APP_DIR, "sdk.html"), oauth: join(APP_DIR, "oauth-callback.html") },
         // Evaluate modules in import order across chunks: tsyringe needs reflect-metadata loaded first.
         output: { strictExecutionOrder: true },
       },

@@ -1,65 +1,160 @@
-import { createHash } from "node:crypto";
 import { OAuth2Server } from "oauth2-mock-server";
-import type { Page } from "playwright-core";
+import type { Page, Request, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "./harness.js";
-import { inKit, openKitApp, startKitWorld, type KitWorld } from "./kit-setup.js";
+import { authState, inKit, openKitApp, startKitWorld, type KitWorld } from "./kit-setup.js";
 
 const CLIENT_ID = "browser-test-client";
+const GOOGLE_AUTHORIZE = "https://accounts.google.com/o/oauth2/v2/auth";
+const SUBJECT = "google-user-7";
 
 /**
- * OAuth with the wallet kit: the ID token comes from a real OIDC provider on loopback (oauth2-mock-server) with the
- * nonce the kit binds to its key (what the provider's popup would return); the kit completes signup and login.
+ * OAuth with the wallet kit's own Google popup (`handleGoogleOauth`, what its "Continue with Google" button calls).
+ * The popup's requests to accounts.google.com are answered by a route standing in for Google: the local OIDC
+ * provider (oauth2-mock-server, an OIDC_ISSUERS issuer) signs an ID token for the nonce the kit asked for, and the
+ * route redirects to the kit's redirect URI with `#state=…&id_token=…` as Google's implicit flow does. The kit reads
+ * the token from the popup, closes it, and completes signup and login by itself.
  */
-describe.skipIf(!hasChromium)("OAuth signup and login with the wallet kit in Chromium (completeOauth with a local OIDC provider)", () => {
-  let provider: OAuth2Server;
-  let world: KitWorld;
-  let page: Page;
+describe.skipIf(!hasChromium)(
+  "OAuth signup and login through the wallet kit's Google popup in Chromium (routed to a local OIDC provider)",
+  () => {
+    let provider: OAuth2Server;
+    let world: KitWorld;
+    let page: Page;
+    let redirectUri: string;
+    /** The authorization requests the route answered, and every URL off loopback the browser asked for. */
+    const authorizations: URLSearchParams[] = [];
+    const answered = new Set<string>();
+    const offLoopback: string[] = [];
+    /** The nonce the provider binds the token to, given the one the kit asked for (a test swaps it to break the binding). */
+    let issuedNonce = (requested: string) => requested;
 
-  beforeAll(async () => {
-    provider = new OAuth2Server();
-    await provider.issuer.keys.generate("ES256");
-    await provider.start(0, "127.0.0.1");
-    const issuer = `http://127.0.0.1:${provider.address().port}`;
-    provider.issuer.url = issuer;
-    world = await startKitWorld({
-      env: { OIDC_ISSUERS: issuer },
-      settings: { walletKitSettings: { enabledSocialProviders: ["google"], oauthClientIds: { google: CLIENT_ID } } },
+    /** Google's authorization endpoint, played by the local provider: a redirect carrying the ID token in the fragment. */
+    async function answerGoogle(route: Route): Promise<void> {
+      const url = new URL(route.request().url());
+      answered.add(url.href);
+      if (`${url.origin}${url.pathname}` !== GOOGLE_AUTHORIZE) return route.fulfill({ status: 404, body: "" });
+      const query = url.searchParams;
+      authorizations.push(query);
+      try {
+        const nonce = issuedNonce(query.get("nonce") ?? "");
+        const idToken = await provider.issuer.buildToken({
+          scopesOrTransform: (_header, payload) =>
+            Object.assign(payload, {
+              aud: query.get("client_id"),
+              sub: SUBJECT,
+              nonce,
+              email: `${SUBJECT}@example.com`,
+              email_verified: true,
+            }),
+        });
+        const fragment = new URLSearchParams({ state: query.get("state") ?? "", id_token: idToken, authuser: "0", prompt: "none" });
+        await route.fulfill({ status: 302, headers: { location: `${query.get("redirect_uri")}#${fragment}` } });
+      } catch (error) {
+        await route.fulfill({ status: 500, body: `the local provider failed: ${String(error)}` });
+      }
+    }
+
+    beforeAll(async () => {
+      provider = new OAuth2Server();
+      await provider.issuer.keys.generate("ES256");
+      await provider.start(0, "127.0.0.1");
+      const issuer = `http://127.0.0.1:${provider.address().port}`;
+      provider.issuer.url = issuer;
+      world = await startKitWorld({
+        env: { OIDC_ISSUERS: issuer },
+        // The kit takes its Google client id and redirect URI from the auth proxy's wallet kit settings.
+        settings: (siteOrigin) => ({
+          walletKitSettings: {
+            enabledSocialProviders: ["google"],
+            oauthClientIds: { google: CLIENT_ID },
+            oauthRedirectUrl: (redirectUri = `${siteOrigin}/oauth-callback.html`),
+          },
+        }),
+      });
+      const context = world.browser.context;
+      context.on("request", (request) => {
+        const { protocol, hostname } = new URL(request.url());
+        if (["http:", "https:"].includes(protocol) && !["localhost", "127.0.0.1"].includes(hostname)) offLoopback.push(request.url());
+      });
+      await context.route("https://accounts.google.com/**", answerGoogle);
+      page = await openKitApp(world, { authenticator: false });
+    }, 180_000);
+    afterAll(async () => {
+      // Every request that left loopback was one to accounts.google.com that the route answered.
+      expect(offLoopback.filter((url) => !answered.has(url))).toEqual([]);
+      await world?.close();
+      await provider?.stop();
     });
-    page = await openKitApp(world, { authenticator: false });
-  }, 180_000);
-  afterAll(async () => {
-    await world?.close();
-    await provider?.stop();
-  });
 
-  /** A key pair made by the kit, and an ID token for `sub` whose nonce is sha256(publicKey) as the kit's popup asks. */
-  async function tokenFor(sub: string) {
-    const publicKey = await inKit(page, (kit) => kit.createApiKeyPair());
-    const nonce = createHash("sha256").update(publicKey).digest("hex");
-    const oidcToken = await provider.issuer.buildToken({
-      scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: CLIENT_ID, sub, nonce, email: `${sub}@example.com` }),
+    /**
+     * Runs the kit's Google popup flow to its end (the popup must have been closed by the kit); returns the auth
+     * proxy endpoints the kit called meanwhile.
+     */
+    async function continueWithGoogle(): Promise<string[]> {
+      const calls: string[] = [];
+      const record = (request: Request) => {
+        if (request.url().startsWith(world.server.authProxyUrl)) calls.push(new URL(request.url()).pathname);
+      };
+      page.on("request", record);
+      try {
+        const popup = page.waitForEvent("popup");
+        await inKit(page, (kit) => kit.handleGoogleOauth());
+        const window = await popup;
+        if (!window.isClosed()) await window.waitForEvent("close");
+        return calls;
+      } finally {
+        page.off("request", record);
+      }
+    }
+
+    const authenticated = () =>
+      page
+        .getByTestId("auth-state")
+        .filter({ hasText: /^authenticated$/ })
+        .waitFor();
+
+    it("signs up through the popup, then logs out and logs back in through it as the same user", async () => {
+      const before = authorizations.length;
+      expect(await continueWithGoogle()).toContain("/v1/signup_v2");
+      await authenticated();
+      await page.getByTestId("wallets").locator("li").first().waitFor();
+      const { userId, organizationId } = await inKit(page, async (kit) => kit.session!);
+      expect(organizationId).not.toBe(world.server.root.organizationId);
+
+      await inKit(page, (kit) => kit.logout());
+      await page.getByTestId("auth-state").filter({ hasText: "unauthenticated" }).waitFor();
+      expect(await continueWithGoogle()).not.toContain("/v1/signup_v2");
+      await authenticated();
+      expect(await inKit(page, async (kit) => kit.session!)).toMatchObject({ userId, organizationId });
+
+      // What the kit asked Google for, twice: an ID token for our client, bound to a fresh key's nonce each time.
+      const asked = authorizations.slice(before);
+      expect(asked).toHaveLength(2);
+      for (const query of asked) {
+        expect(Object.fromEntries(query)).toMatchObject({ client_id: CLIENT_ID, redirect_uri: redirectUri, response_type: "id_token" });
+        expect(query.get("nonce")).toMatch(/^[0-9a-f]{64}$/);
+      }
+      expect(asked[0]!.get("nonce")).not.toBe(asked[1]!.get("nonce"));
+      expect(offLoopback.length).toBeGreaterThanOrEqual(2);
+      expect(offLoopback.filter((url) => !answered.has(url))).toEqual([]);
     });
-    return { oidcToken, publicKey, providerName: "google" };
-  }
 
-  it("signs up with an ID token, then logs out and logs back in with a new one as the same user", async () => {
-    await inKit(page, (kit, params) => kit.completeOauth(params), await tokenFor("google-user-7"));
-    await page
-      .getByTestId("auth-state")
-      .filter({ hasText: /^authenticated$/ })
-      .waitFor();
-    await page.getByTestId("wallets").locator("li").first().waitFor();
-    const { userId, organizationId } = await inKit(page, async (kit) => kit.session!);
-    expect(organizationId).not.toBe(world.server.root.organizationId);
-
-    await inKit(page, (kit) => kit.logout());
-    await page.getByTestId("auth-state").filter({ hasText: "unauthenticated" }).waitFor();
-    await inKit(page, (kit, params) => kit.completeOauth(params), await tokenFor("google-user-7"));
-    await page
-      .getByTestId("auth-state")
-      .filter({ hasText: /^authenticated$/ })
-      .waitFor();
-    expect(await inKit(page, async (kit) => kit.session!)).toMatchObject({ userId, organizationId });
-  });
-});
+    it("refuses a returning user's ID token bound to another nonce than the popup's key, and the user stays logged out", async () => {
+      if ((await authState(page)) === "authenticated") await inKit(page, (kit) => kit.logout());
+      await page.getByTestId("auth-state").filter({ hasText: "unauthenticated" }).waitFor();
+      // The first hex digit changed: a token the provider issued for some other key.
+      issuedNonce = (requested) => requested.replace(/^./, (c) => (c === "0" ? "1" : "0"));
+      const login = page.waitForResponse((response) => response.url().endsWith("/public/v1/submit/stamp_login"));
+      try {
+        await expect(continueWithGoogle()).rejects.toThrow(/Failed to complete OAuth/);
+      } finally {
+        issuedNonce = (requested) => requested;
+      }
+      const refusal = await login;
+      expect(refusal.status()).toBe(401);
+      expect(await refusal.text()).toMatch(/nonce .* is not hex\(sha256\(publicKey\)\)/);
+      expect(await authState(page)).toBe("unauthenticated");
+    });
+  },
+);

@@ -19,7 +19,12 @@ export interface KitWorld {
  * server's keys and served on loopback, and a fresh Chromium.
  */
 export async function startKitWorld(
-  options: { env?: Record<string, string>; settings?: Record<string, unknown>; extraConfig?: Partial<AppConfig> } = {},
+  options: {
+    env?: Record<string, string>;
+    /** update_auth_proxy_config's parameters, or a function of the app's origin (for settings that name it). */
+    settings?: Record<string, unknown> | ((siteOrigin: string) => Record<string, unknown>);
+    extraConfig?: Partial<AppConfig>;
+  } = {},
 ): Promise<KitWorld> {
   const server = await startTestServer({ env: options.env });
   const dir = await buildTestApp(server.url);
@@ -31,7 +36,7 @@ export async function startKitWorld(
   const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
     allowedOrigins: [site.origin],
     sessionExpirationSeconds: 900,
-    ...options.settings,
+    ...(typeof options.settings === "function" ? options.settings(site.origin) : options.settings),
   });
   expect(updated.status, JSON.stringify(updated.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
   const configId = updated.result.updateAuthProxyConfigResult!.configId as string;
