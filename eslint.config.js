@@ -12,7 +12,7 @@ export default tseslint.config(
   },
   {
     // Type-aware rules that catch real bugs in an async server.
-    files: ["**/*.ts"],
+    files: ["**/*.ts", "**/*.tsx"],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",

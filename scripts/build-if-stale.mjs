@@ -26,7 +26,9 @@ if (!existsSync(sources)) process.exit(0); // an installed package: dist/ is all
 const fresh =
   existsSync(stamp) &&
   existsSync(join(root, "dist", "browser-frames", "import.js")) &&
-  statSync(stamp).mtimeMs >= Math.max(newestSource(sources), statSync(join(root, "tsconfig.build.json")).mtimeMs);
+  existsSync(join(root, "dist", "console", "index.html")) &&
+  statSync(stamp).mtimeMs >=
+    Math.max(newestSource(sources), newestSource(join(root, "console")), statSync(join(root, "tsconfig.build.json")).mtimeMs);
 if (fresh && !process.argv.includes("--force")) process.exit(0);
 
 let tsc;
@@ -42,5 +44,8 @@ try {
 }
 const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 if (run.status !== 0) process.exit(run.status ?? 1);
-const frames = spawnSync(process.execPath, [join(root, "scripts", "build-frames.mjs")], { stdio: "inherit" });
-process.exit(frames.status ?? 1);
+// The browser parts: the export and import frames (esbuild) and the console (Vite).
+for (const script of ["build-frames.mjs", "build-console.mjs"]) {
+  const built = spawnSync(process.execPath, [join(root, "scripts", script)], { stdio: "inherit" });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}

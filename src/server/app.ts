@@ -11,6 +11,7 @@ import { webhookJwks } from "../domains/webhooks/signing.js";
 import { openApiDocument } from "./openapi.js";
 import { registerOidcRoutes } from "./oidc-routes.js";
 import { registerFrameRoutes } from "../frames/routes.js";
+import { registerConsoleRoutes } from "./console-routes.js";
 import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
 
 export interface AppOptions {
@@ -167,6 +168,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   registerOidcRoutes(app, services);
+  registerConsoleRoutes(app);
   registerFrameRoutes(app, { signerPublicKey: services.signer.publicKeyHex, frameAncestors: options.frameAncestors ?? ["*"] });
 
   const openApi = openApiDocument();

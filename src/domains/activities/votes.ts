@@ -5,10 +5,9 @@ import type { Approval, Decision } from "../../policy/decide.js";
 import type { Queryable } from "../../store/database.js";
 import { loadUserRecord } from "../users/user-records.js";
 import { emitActivityUpdate } from "../webhooks/outbox.js";
+import { APPROVAL_WINDOW_MS } from "./approval-window.js";
 import type { ActivityRow, VoteRow } from "./record.js";
 
-/** Approvals lapse when consensus is not reached within 24 hours of the first one. */
-export const APPROVAL_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type VoteSelection = "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
 

@@ -1,0 +1,90 @@
+import { StrictMode, useEffect, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { resumeSession, signOut, type Connection } from "./api/connection.js";
+import { query } from "./api/requests.js";
+import { useLoader } from "./components/use-loader.js";
+import { pageComponents } from "./pages/index.js";
+import { SignIn } from "./pages/SignIn.js";
+import { href, PAGES, useRoute } from "./routes.js";
+import { SessionContext } from "./session-context.js";
+import "./styles.css";
+
+function Console({ connection, onSignOut }: { connection: Connection; onSignOut: () => void }) {
+  const route = useRoute();
+  const [organizationId, setOrganizationId] = useState(connection.organizationId);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const subOrganizations = useLoader(
+    () =>
+      query<{ organizationIds: string[] }>(connection.client, "list_suborgs", { organizationId: connection.organizationId }).then(
+        (r) => r.organizationIds,
+      ),
+    [connection],
+  );
+  const Page = pageComponents[route.page];
+  const title = PAGES.find((p) => p.path === route.page)!.title;
+  useEffect(() => setMenuOpen(false), [route.page]);
+  useEffect(() => {
+    document.title = `${title} · Strongroom console`;
+  }, [title]);
+
+  return (
+    <SessionContext.Provider value={{ connection, organizationId }}>
+      <div className="layout">
+        <header className="topbar">
+          <button className="menu-toggle" aria-expanded={menuOpen} aria-controls="navigation" onClick={() => setMenuOpen(!menuOpen)}>
+            Menu
+          </button>
+          <strong>Strongroom</strong>
+          <label className="organization">
+            <span className="visually-hidden">Organization</span>
+            <select value={organizationId} onChange={(e) => setOrganizationId(e.target.value)} aria-label="Organization">
+              <option value={connection.organizationId}>{connection.organizationId} (yours)</option>
+              {(subOrganizations.data ?? []).map((id) => (
+                <option key={id} value={id}>
+                  {id} (sub-organization)
+                </option>
+              ))}
+            </select>
+          </label>
+          <button className="secondary" onClick={onSignOut}>
+            Sign out
+          </button>
+        </header>
+        <nav id="navigation" className={menuOpen ? "open" : ""} aria-label="Console">
+          <ul>
+            {PAGES.map((page) => (
+              <li key={page.path}>
+                <a href={href(page.path)} aria-current={page.path === route.page ? "page" : undefined}>
+                  {page.title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main className="content">
+          <h1>{title}</h1>
+          <Page key={`${route.page}:${organizationId}`} id={route.id} />
+        </main>
+      </div>
+    </SessionContext.Provider>
+  );
+}
+
+function App() {
+  const [connection, setConnection] = useState<Connection | null | undefined>(undefined);
+  useEffect(() => {
+    resumeSession().then(
+      (resumed) => setConnection(resumed ?? null),
+      () => setConnection(null),
+    );
+  }, []);
+  if (connection === undefined) return <p className="muted">Loading…</p>;
+  if (connection === null) return <SignIn onSignedIn={setConnection} />;
+  return <Console connection={connection} onSignOut={() => void signOut().finally(() => setConnection(null))} />;
+}
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);
