@@ -62,7 +62,6 @@ describe.skipIf(!hasChromium)("console approvals: sign in with a passkey, approv
   beforeAll(async () => {
     world = await startConsoleWorld();
     page = await openConsole(world);
-    const organizationId = world.server.root.organizationId;
     const approverPasskey = await passkeyAttestation(page, "Ana approver");
     const requesterKey = generateP256KeyPair();
     const created = await submitAsRoot(world.server, "create_users", "ACTIVITY_TYPE_CREATE_USERS_V4", {
