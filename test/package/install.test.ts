@@ -69,6 +69,11 @@ describe.skipIf(skip)("the packed package", () => {
     expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
     // The export and import pages' bundled scripts travel in the package.
     for (const frame of ["export", "import"]) expect((await fetch(`${baseUrl}/frames/${frame}.js`)).status).toBe(200);
+    // So does the console's build.
+    const consolePage = await fetch(`${baseUrl}/console/`);
+    expect(consolePage.status).toBe(200);
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await consolePage.text())![1]!;
+    expect((await fetch(`${baseUrl}${script}`)).status).toBe(200);
 
     writeFileSync(join(project, ".env"), env);
     writeFileSync(join(project, "example.mjs"), readmeExample());
