@@ -58,9 +58,13 @@ describe.skipIf(!hasChromium)("console approvals: sign in with a passkey, approv
   let page: Page;
   let requester: TurnkeyClient;
   let approverId: string;
+  const offLoopback: string[] = [];
 
   beforeAll(async () => {
     world = await startConsoleWorld();
+    world.browser.context.on("request", (request) => {
+      if (!/^http:\/\/(localhost|127\.0\.0\.1):\d+\//.test(request.url())) offLoopback.push(request.url());
+    });
     page = await openConsole(world);
     const approverPasskey = await passkeyAttestation(page, "Ana approver");
     const requesterKey = generateP256KeyPair();
@@ -175,5 +179,9 @@ describe.skipIf(!hasChromium)("console approvals: sign in with a passkey, approv
     await rows.first().getByRole("link").click();
     await page.getByText("Rejected by Ana approver").waitFor();
     await saveConsoleScreenshot(page, "activity");
+  });
+
+  it("made no request off this machine", () => {
+    expect(offLoopback).toEqual([]);
   });
 });
