@@ -8,7 +8,6 @@ import { emitActivityUpdate } from "../webhooks/outbox.js";
 import { APPROVAL_WINDOW_MS } from "./approval-window.js";
 import type { ActivityRow, VoteRow } from "./record.js";
 
-
 export type VoteSelection = "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
 
 /** A signed request that counts as a vote: the submission of an activity (its first approval), or approve/reject. */
