@@ -4,6 +4,9 @@ import { useEffect, useState } from "react";
 export const PAGES = [
   { path: "approvals", title: "Approvals" },
   { path: "activities", title: "Activity log" },
+  { path: "users", title: "Users" },
+  { path: "credentials", title: "API keys & passkeys" },
+  { path: "settings", title: "Organization" },
 ] as const;
 
 export type PagePath = (typeof PAGES)[number]["path"];

@@ -2,9 +2,15 @@ import type { ComponentType } from "react";
 import type { PagePath } from "../routes.js";
 import { Activities } from "./Activities.js";
 import { Approvals } from "./Approvals.js";
+import { Credentials } from "./Credentials.js";
+import { Settings } from "./Settings.js";
+import { Users } from "./Users.js";
 
 /** Each page of the console, by its route (routes.ts lists them in menu order). */
 export const pageComponents: Record<PagePath, ComponentType<{ id?: string }>> = {
   approvals: Approvals,
   activities: Activities,
+  users: Users,
+  credentials: Credentials,
+  settings: Settings,
 };

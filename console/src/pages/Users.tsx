@@ -1,0 +1,379 @@
+import { useState, type FormEvent } from "react";
+import { getRootQuorum, listUsers, listUserTags, type Tag, type User } from "../api/identity.js";
+import { submit } from "../api/requests.js";
+import { ActivityOutcome, useActivityRunner } from "../components/activity-outcome.js";
+import { ErrorNote, Loading, Section } from "../components/common.js";
+import { useLoader } from "../components/use-loader.js";
+import { href } from "../routes.js";
+import { useSession } from "../session-context.js";
+
+/** The organization's users (create, edit, delete) and its user tags. Every change is an activity the policies decide. */
+export function Users() {
+  const { connection, organizationId } = useSession();
+  const users = useLoader(() => listUsers(connection.client, organizationId), [organizationId]);
+  const tags = useLoader(() => listUserTags(connection.client, organizationId), [organizationId]);
+  const quorum = useLoader(() => getRootQuorum(connection.client, organizationId).then((c) => c.quorum), [organizationId]);
+  const reload = () => {
+    users.reload();
+    tags.reload();
+    quorum.reload();
+  };
+  const tagName = new Map((tags.data ?? []).map((t) => [t.tagId, t.tagName]));
+
+  return (
+    <>
+      <Section
+        title="Users"
+        actions={
+          <button className="secondary" onClick={reload}>
+            Refresh
+          </button>
+        }
+      >
+        <Loading when={users.loading && !users.data} />
+        <ErrorNote error={users.error} />
+        <div className="table-scroll">
+          <table className="compact">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Contact</th>
+                <th scope="col">Tags</th>
+                <th scope="col">Credentials</th>
+                <th scope="col">Root quorum</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data?.map((user) => (
+                <UserRow
+                  key={user.userId}
+                  user={user}
+                  tags={tags.data ?? []}
+                  tagName={tagName}
+                  inQuorum={quorum.data?.userIds.includes(user.userId)}
+                  onChanged={reload}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {quorum.data && (
+          <p className="muted">
+            Root quorum: {quorum.data.threshold} of {quorum.data.userIds.length} must approve. <a href={href("settings")}>Change it</a>
+          </p>
+        )}
+      </Section>
+      <NewUser tags={tags.data ?? []} onCreated={reload} />
+      <UserTags tags={tags.data} users={users.data ?? []} error={tags.error} onChanged={reload} />
+    </>
+  );
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
+
+function UserRow({
+  user,
+  tags,
+  tagName,
+  inQuorum,
+  onChanged,
+}: {
+  user: User;
+  tags: Tag[];
+  tagName: Map<string, string>;
+  inQuorum?: boolean;
+  onChanged: () => void;
+}) {
+  const { connection, organizationId } = useSession();
+  const [mode, setMode] = useState<"view" | "edit" | "delete">("view");
+  const runner = useActivityRunner();
+
+  async function remove() {
+    await runner.run(
+      () => submit(connection.client, "delete_users", "ACTIVITY_TYPE_DELETE_USERS", organizationId, { userIds: [user.userId] }),
+      onChanged,
+    );
+    setMode("view");
+  }
+
+  return (
+    <>
+      <tr aria-label={user.userName}>
+        <th scope="row">
+          {user.userName}
+          {user.userId === connection.userId && <small className="muted"> (you)</small>}
+        </th>
+        <td>
+          {user.userEmail && <div>{user.userEmail}</div>}
+          {user.userPhoneNumber && <div>{user.userPhoneNumber}</div>}
+        </td>
+        <td>
+          {user.userTags.map((id) => (
+            <span key={id} className="tag">
+              {tagName.get(id) ?? id}
+            </span>
+          ))}
+        </td>
+        <td>
+          <div>{plural(user.apiKeys.length, "API key")}</div>
+          <div>{plural(user.authenticators.length, "passkey")}</div>
+        </td>
+        <td>{inQuorum === undefined ? "" : inQuorum ? "Yes" : "No"}</td>
+        <td>
+          <div className="row-actions">
+            <button className="secondary" aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "view" : "edit")}>
+              Edit<span className="visually-hidden"> {user.userName}</span>
+            </button>
+            <button className="secondary" onClick={() => setMode("delete")}>
+              Delete<span className="visually-hidden"> {user.userName}</span>
+            </button>
+          </div>
+        </td>
+      </tr>
+      {(mode !== "view" || runner.error || runner.activity) && (
+        <tr className="row-detail">
+          <td colSpan={6}>
+            {mode === "edit" && (
+              <EditUser
+                user={user}
+                tags={tags}
+                onDone={() => {
+                  setMode("view");
+                  onChanged();
+                }}
+              />
+            )}
+            {mode === "delete" && (
+              <div className="actions confirm" role="group" aria-label={`Delete ${user.userName}`}>
+                <span>
+                  Delete <strong>{user.userName}</strong> with all their credentials?
+                </span>
+                <button className="danger" disabled={runner.busy} onClick={() => void remove()}>
+                  Confirm delete
+                </button>
+                <button className="secondary" onClick={() => setMode("view")}>
+                  Cancel
+                </button>
+              </div>
+            )}
+            <ActivityOutcome activity={runner.activity} error={runner.error} done={`Deleted ${user.userName}.`} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () => void }) {
+  const { connection, organizationId } = useSession();
+  const [userName, setUserName] = useState(user.userName);
+  const [userEmail, setUserEmail] = useState(user.userEmail ?? "");
+  const [userPhoneNumber, setUserPhoneNumber] = useState(user.userPhoneNumber ?? "");
+  const [tagIds, setTagIds] = useState<string[]>(user.userTags);
+  const runner = useActivityRunner();
+
+  async function save(event: FormEvent) {
+    event.preventDefault();
+    const removedTags = user.userTags.filter((id) => !tagIds.includes(id));
+    const updated = await runner.run(() =>
+      submit(connection.client, "update_user", "ACTIVITY_TYPE_UPDATE_USER", organizationId, {
+        userId: user.userId,
+        ...(userName !== user.userName ? { userName } : {}),
+        // An empty email or phone number removes it.
+        ...(userEmail !== (user.userEmail ?? "") ? { userEmail } : {}),
+        ...(userPhoneNumber !== (user.userPhoneNumber ?? "") ? { userPhoneNumber } : {}),
+        // A non-empty list replaces the user's tags; an empty one would leave them as they are.
+        ...(tagIds.length > 0 ? { userTagIds: tagIds } : {}),
+      }),
+    );
+    if (updated?.status !== "ACTIVITY_STATUS_COMPLETED") return;
+    // update_user cannot take away a user's last tags: update_user_tag removes them from each tag.
+    if (tagIds.length === 0) {
+      for (const userTagId of removedTags) {
+        const removed = await runner.run(() =>
+          submit(connection.client, "update_user_tag", "ACTIVITY_TYPE_UPDATE_USER_TAG", organizationId, {
+            userTagId,
+            addUserIds: [],
+            removeUserIds: [user.userId],
+          }),
+        );
+        if (removed?.status !== "ACTIVITY_STATUS_COMPLETED") return;
+      }
+    }
+    onDone();
+  }
+
+  return (
+    <form className="inline-form" onSubmit={(e) => void save(e)} aria-label={`Edit ${user.userName}`}>
+      <label>
+        Name
+        <input value={userName} onChange={(e) => setUserName(e.target.value)} required />
+      </label>
+      <label>
+        Email
+        <input type="email" value={userEmail} onChange={(e) => setUserEmail(e.target.value)} />
+      </label>
+      <label>
+        Phone (E.164)
+        <input type="tel" value={userPhoneNumber} onChange={(e) => setUserPhoneNumber(e.target.value)} placeholder="+13214567890" />
+      </label>
+      <TagChoice tags={tags} chosen={tagIds} onChange={setTagIds} />
+      <div className="actions">
+        <button type="submit" disabled={runner.busy}>
+          Save
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+      <ActivityOutcome activity={runner.activity} error={runner.error} done="Saved." />
+    </form>
+  );
+}
+
+function TagChoice({ tags, chosen, onChange }: { tags: Tag[]; chosen: string[]; onChange: (ids: string[]) => void }) {
+  if (tags.length === 0) return null;
+  return (
+    <fieldset className="choice">
+      <legend>Tags</legend>
+      {tags.map((tag) => (
+        <label key={tag.tagId}>
+          <input
+            type="checkbox"
+            checked={chosen.includes(tag.tagId)}
+            onChange={(e) => onChange(e.target.checked ? [...chosen, tag.tagId] : chosen.filter((id) => id !== tag.tagId))}
+          />{" "}
+          {tag.tagName}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function NewUser({ tags, onCreated }: { tags: Tag[]; onCreated: () => void }) {
+  const { connection, organizationId } = useSession();
+  const [userName, setUserName] = useState("");
+  const [userEmail, setUserEmail] = useState("");
+  const [userPhoneNumber, setUserPhoneNumber] = useState("");
+  const [tagIds, setTagIds] = useState<string[]>([]);
+  const runner = useActivityRunner();
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    await runner.run(
+      () =>
+        submit(connection.client, "create_users", "ACTIVITY_TYPE_CREATE_USERS_V4", organizationId, {
+          users: [
+            {
+              userName: userName.trim(),
+              ...(userEmail.trim() ? { userEmail: userEmail.trim() } : {}),
+              ...(userPhoneNumber.trim() ? { userPhoneNumber: userPhoneNumber.trim() } : {}),
+              apiKeys: [],
+              authenticators: [],
+              oauthProviders: [],
+              userTags: tagIds,
+            },
+          ],
+        }),
+      () => {
+        setUserName("");
+        setUserEmail("");
+        setUserPhoneNumber("");
+        setTagIds([]);
+        onCreated();
+      },
+    );
+  }
+
+  return (
+    <Section title="New user">
+      <form className="inline-form" onSubmit={(e) => void create(e)} aria-label="New user">
+        <label>
+          Name
+          <input value={userName} onChange={(e) => setUserName(e.target.value)} required />
+        </label>
+        <label>
+          Email <small>(optional)</small>
+          <input type="email" value={userEmail} onChange={(e) => setUserEmail(e.target.value)} />
+        </label>
+        <label>
+          Phone <small>(optional, E.164)</small>
+          <input type="tel" value={userPhoneNumber} onChange={(e) => setUserPhoneNumber(e.target.value)} placeholder="+13214567890" />
+        </label>
+        <TagChoice tags={tags} chosen={tagIds} onChange={setTagIds} />
+        <div className="actions">
+          <button type="submit" disabled={runner.busy}>
+            Create user
+          </button>
+        </div>
+        <ActivityOutcome
+          activity={runner.activity}
+          error={runner.error}
+          done="User created. Add their API keys and passkeys on the next page."
+        />
+      </form>
+    </Section>
+  );
+}
+
+function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User[]; error?: string; onChanged: () => void }) {
+  const { connection, organizationId } = useSession();
+  const [name, setName] = useState("");
+  const runner = useActivityRunner();
+  const carriers = (tagId: string) => users.filter((u) => u.userTags.includes(tagId)).length;
+
+  const create = (event: FormEvent) => {
+    event.preventDefault();
+    void runner.run(
+      () =>
+        submit(connection.client, "create_user_tag", "ACTIVITY_TYPE_CREATE_USER_TAG", organizationId, {
+          userTagName: name.trim(),
+          userIds: [],
+        }),
+      () => {
+        setName("");
+        onChanged();
+      },
+    );
+  };
+  const remove = (tag: Tag) =>
+    void runner.run(
+      () => submit(connection.client, "delete_user_tags", "ACTIVITY_TYPE_DELETE_USER_TAGS", organizationId, { userTagIds: [tag.tagId] }),
+      onChanged,
+    );
+
+  return (
+    <Section title="User tags">
+      <ErrorNote error={error} />
+      {tags?.length === 0 && <p className="muted">No user tags yet. Policies can name users by tag (user.tags).</p>}
+      <ul className="tag-list">
+        {tags?.map((tag) => (
+          <li key={tag.tagId}>
+            <span className="tag">{tag.tagName}</span>
+            <small className="muted">
+              {carriers(tag.tagId)} user{carriers(tag.tagId) === 1 ? "" : "s"}
+            </small>
+            <button className="secondary" disabled={runner.busy} onClick={() => remove(tag)}>
+              Delete<span className="visually-hidden"> tag {tag.tagName}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form className="inline-form" onSubmit={create} aria-label="New user tag">
+        <label>
+          Tag name
+          <input value={name} onChange={(e) => setName(e.target.value)} required />
+        </label>
+        <div className="actions">
+          <button type="submit" disabled={runner.busy}>
+            Create tag
+          </button>
+        </div>
+      </form>
+      <ActivityOutcome activity={runner.activity} error={runner.error} done="Done." />
+    </Section>
+  );
+}
