@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 export const PAGES = [
   { path: "approvals", title: "Approvals" },
   { path: "activities", title: "Activity log" },
+  { path: "policies", title: "Policies" },
 ] as const;
 
 export type PagePath = (typeof PAGES)[number]["path"];

@@ -2,9 +2,11 @@ import type { ComponentType } from "react";
 import type { PagePath } from "../routes.js";
 import { Activities } from "./Activities.js";
 import { Approvals } from "./Approvals.js";
+import { Policies } from "./Policies.js";
 
 /** Each page of the console, by its route (routes.ts lists them in menu order). */
 export const pageComponents: Record<PagePath, ComponentType<{ id?: string }>> = {
   approvals: Approvals,
   activities: Activities,
+  policies: Policies,
 };
