@@ -13,14 +13,18 @@ interface DryRunPolicy {
   effect: string;
   condition?: string;
   consensus?: string;
+  time?: string;
   notes?: string;
 }
 
+/** The answer of dry_run_activity (src/pipeline/dry-run/answer.ts). */
 interface DryRunAnswer {
   outcome: string;
-  reason?: string;
+  reason: string;
   byRootQuorum?: boolean;
-  policyEvaluations: { policyId?: string; index?: number; policyName?: string; outcome: string }[];
+  activityType: string;
+  /** A drafted policy's id is draft:<index>, and draftIndex its index in the policies sent. */
+  policyEvaluations: { policyId: string; draftIndex?: number; policyName: string; outcome: string }[];
 }
 
 type Source = "draft" | "past";
@@ -36,17 +40,22 @@ function parseParameters(text: string): { value?: Record<string, unknown>; error
   }
 }
 
-/** The organization's policies with the draft added (a new policy) or in place of the one it changes. */
-function policiesWithDraft(policies: Policy[], draft: PolicyDraft): DryRunPolicy[] {
-  const asDryRun = (p: { policyName: string; effect: string; condition: string | null; consensus: string | null; notes: string }) => ({
-    policyName: p.policyName,
+/** The organization's policies with the draft added (a new policy) or in place of the one it changes, and where it is. */
+function policiesWithDraft(policies: Policy[], draft: PolicyDraft): { sent: DryRunPolicy[]; draftIndex: number } {
+  const asDryRun = (
+    p: Pick<Policy, "policyName" | "effect" | "notes"> & Partial<Record<"condition" | "consensus" | "time", string | null>>,
+  ) => ({
+    policyName: p.policyName.trim(),
     effect: p.effect,
     ...(p.condition?.trim() ? { condition: p.condition } : {}),
     ...(p.consensus?.trim() ? { consensus: p.consensus } : {}),
+    ...(p.time?.trim() ? { time: p.time } : {}),
     notes: p.notes,
   });
-  const replaced = policies.map((p) => (p.policyId === draft.policyId ? asDryRun(draft) : asDryRun(p)));
-  return draft.policyId && policies.some((p) => p.policyId === draft.policyId) ? replaced : [...replaced, asDryRun(draft)];
+  const replacing = policies.findIndex((p) => p.policyId === draft.policyId);
+  const sent = policies.map((p, i) => asDryRun(i === replacing ? draft : p));
+  if (replacing >= 0) return { sent, draftIndex: replacing };
+  return { sent: [...sent, asDryRun(draft)], draftIndex: sent.length };
 }
 
 const describeOutcome = (outcome: string) =>
@@ -79,7 +88,7 @@ export function DryRunPanel({
   const [policySet, setPolicySet] = useState<PolicySet>("with-draft");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const [answer, setAnswer] = useState<{ result: DryRunAnswer; sent?: DryRunPolicy[] }>();
+  const [answer, setAnswer] = useState<{ result: DryRunAnswer; draftIndex?: number }>();
 
   useEffect(() => {
     if (!initialActivityId) return;
@@ -96,27 +105,20 @@ export function DryRunPanel({
     setBusy(true);
     setError(undefined);
     setAnswer(undefined);
-    const sent = useDraft ? policiesWithDraft(policies, draft) : undefined;
+    const withDraft = useDraft ? policiesWithDraft(policies, draft) : undefined;
     try {
       const result = await connection.client.request<Record<string, unknown>, DryRunAnswer>("/strongroom/v1/query/dry_run_activity", {
         organizationId,
         ...(source === "draft" ? { activity: { type: type.trim(), parameters: parameters.value } } : { activityId: activityId.trim() }),
-        ...(sent ? { policies: sent } : {}),
+        ...(withDraft ? { policies: withDraft.sent } : {}),
       });
-      setAnswer({ result, ...(sent ? { sent } : {}) });
+      setAnswer({ result, ...(withDraft ? { draftIndex: withDraft.draftIndex } : {}) });
     } catch (e) {
       setError(messageOf(e));
     } finally {
       setBusy(false);
     }
   }
-
-  const policyName = (evaluation: DryRunAnswer["policyEvaluations"][number]) =>
-    evaluation.policyName ??
-    (evaluation.index !== undefined ? answer?.sent?.[evaluation.index]?.policyName : undefined) ??
-    policies.find((p) => p.policyId === evaluation.policyId)?.policyName ??
-    evaluation.policyId ??
-    `#${evaluation.index}`;
 
   return (
     <form
@@ -191,9 +193,9 @@ export function DryRunPanel({
             <strong className={`outcome outcome-${answer.result.outcome.toLowerCase()}`} data-testid="dry-run-outcome">
               {answer.result.outcome}
             </strong>
-            {answer.sent ? " (current policies with the draft)" : " (current policies)"}
+            {answer.draftIndex !== undefined ? " (current policies with the draft)" : " (current policies)"}
           </p>
-          {answer.result.reason && <p data-testid="dry-run-reason">{answer.result.reason}</p>}
+          <p data-testid="dry-run-reason">{answer.result.reason}</p>
           {answer.result.byRootQuorum && <p className="muted">The root quorum's approval suffices: no policy was consulted.</p>}
           {answer.result.policyEvaluations.length > 0 && (
             <div className="table-scroll">
@@ -205,9 +207,14 @@ export function DryRunPanel({
                   </tr>
                 </thead>
                 <tbody>
-                  {answer.result.policyEvaluations.map((evaluation, i) => (
-                    <tr key={evaluation.policyId ?? `index-${evaluation.index ?? i}`}>
-                      <td>{policyName(evaluation)}</td>
+                  {answer.result.policyEvaluations.map((evaluation) => (
+                    <tr key={evaluation.policyId}>
+                      <td>
+                        {evaluation.policyName || evaluation.policyId}
+                        {evaluation.draftIndex !== undefined && evaluation.draftIndex === answer.draftIndex && (
+                          <span className="muted"> (your draft)</span>
+                        )}
+                      </td>
                       <td>{describeOutcome(evaluation.outcome)}</td>
                     </tr>
                   ))}

@@ -22,6 +22,8 @@ export interface PolicyDraft {
   condition: string;
   consensus: string;
   notes: string;
+  /** The changed policy's time window, kept as it is (the editor does not change it). */
+  time?: string;
 }
 
 export const describeEffect = (effect: string) => (effect === "EFFECT_DENY" ? "Deny" : "Allow");

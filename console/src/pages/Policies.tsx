@@ -17,6 +17,7 @@ const draftOf = (policy: Policy): PolicyDraft => ({
   condition: policy.condition ?? "",
   consensus: policy.consensus ?? "",
   notes: policy.notes,
+  ...(policy.time ? { time: policy.time } : {}),
 });
 
 /** `dryrun?activityId=…` (the activity detail's link) → the activity to dry-run. */
