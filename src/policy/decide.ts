@@ -48,9 +48,15 @@ export interface DecisionInput {
   /** The approvals that count (not expired), the submitter's first. */
   approvals: Approval[];
   now: Date;
+  /**
+   * A drafted policy set that replaces the organization's stored policies for this decision (a dry run, whose
+   * expressions were checked as create_policy checks them); left out, the stored policies decide.
+   */
+  policies?: readonly DecisionPolicy[];
 }
 
-interface PolicyRow {
+/** A policy as the decision reads it. */
+export interface DecisionPolicy {
   id: string;
   effect: string;
   condition: string | null;
@@ -176,10 +182,11 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
         };
   }
 
-  const policies = await tx.query<PolicyRow>(
-    "SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq",
-    [organization.id],
-  );
+  const policies =
+    input.policies ??
+    (await tx.query<DecisionPolicy>("SELECT id, effect, condition, consensus, time FROM policies WHERE organization_id = $1 ORDER BY seq", [
+      organization.id,
+    ]));
   const evaluations: PolicyOutcome[] = [];
   /** Deny policies cut off by the budget or the limits: nobody knows whether they apply, so they deny (fail closed). */
   const unevaluatedDenies: string[] = [];

@@ -13,6 +13,7 @@ import { registerOidcRoutes } from "./oidc-routes.js";
 import { registerFrameRoutes } from "../frames/routes.js";
 import { registerConsoleRoutes } from "./console-routes.js";
 import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
+import { registerStrongroomQueries } from "./strongroom-queries.js";
 
 export interface AppOptions {
   logLevel?: string;
@@ -149,6 +150,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     if (!definition) throw notFound(`unknown query operation ${JSON.stringify(request.params.operation)}`);
     return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body), request.ip));
   });
+
+  registerStrongroomQueries(app, services);
 
   // Paths of the upstream API that need the hosted service's own parts: a precise 501, never "unknown operation".
   for (const [path, family] of Object.entries(UNSERVED_PATHS)) {

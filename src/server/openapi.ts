@@ -3,6 +3,7 @@ import { ActivityResponse } from "../domains/activities/record.js";
 import type { ActivityDefinition } from "../domains/activity-definition.js";
 import { activityDefinitions, queryDefinitions } from "../pipeline/registry.js";
 import { isVoteDefinition } from "../domains/vote-definition.js";
+import { strongroomQueries, strongroomQueryPath } from "./strongroom-queries.js";
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema> };
 
@@ -74,8 +75,12 @@ export function openApiDocument(): Record<string, unknown> {
       },
     };
   }
-  for (const d of queryDefinitions) {
-    paths[`/public/v1/query/${d.operation}`] = {
+  const queries = [
+    ...queryDefinitions.map((d) => ({ d, path: `/public/v1/query/${d.operation}` })),
+    ...strongroomQueries.map((d) => ({ d, path: strongroomQueryPath(d.operation) })),
+  ];
+  for (const { d, path } of queries) {
+    paths[path] = {
       post: {
         operationId: d.sdkMethod,
         summary: d.summary,

@@ -155,7 +155,9 @@ describe("request handling", () => {
     };
     const { activityDefinitions } = await import("../../src/pipeline/registry.js");
     const { queryDefinitions } = await import("../../src/pipeline/registry.js");
-    expect(Object.keys(document.paths)).toHaveLength(activityDefinitions.length + queryDefinitions.length);
+    const { strongroomQueries } = await import("../../src/server/strongroom-queries.js");
+    expect(Object.keys(document.paths)).toHaveLength(activityDefinitions.length + queryDefinitions.length + strongroomQueries.length);
+    expect(document.paths["/strongroom/v1/query/dry_run_activity"]).toBeDefined();
     const createUsers = document.paths["/public/v1/submit/create_users"]!.post.requestBody.content["application/json"].schema;
     expect(Object.keys(createUsers.properties.parameters!.properties!)).toEqual(["users"]);
   });

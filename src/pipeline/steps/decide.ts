@@ -9,7 +9,7 @@ import {
   unsatisfiedUsers,
   type MfaRequirement,
 } from "../../domains/mfa-policies/requirements.js";
-import { decide, type Approval, type Decision } from "../../policy/decide.js";
+import { decide, type Approval, type Decision, type DecisionPolicy } from "../../policy/decide.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityDefinition } from "../../domains/activity-definition.js";
 
@@ -57,13 +57,15 @@ export async function decideSubmission(
     principal: Principal;
     organization: OrganizationRow;
     now: Date;
+    /** A dry run's drafted policy set, in place of the deciding organization's (see decide). */
+    policies?: readonly DecisionPolicy[];
   },
   first?: StoredVote,
 ): Promise<GatedDecision> {
-  const { definition, params, principal, organization, now } = submission;
+  const { definition, params, principal, organization, now, policies } = submission;
   const deciding = principal.viaParent ? await requireOrganization(db, principal.user.organizationId) : organization;
   const approval = first ? { ...approvalOf(first), isRoot: principal.user.isRoot } : approvalOfPrincipal(principal);
-  const decision = await decide(db, { definition, params, organization: deciding, approvals: [approval], now });
+  const decision = await decide(db, { definition, params, organization: deciding, approvals: [approval], now, policies });
   if (decision.outcome === "deny") return { decision, requirements: [] };
   const requirements = await requirementsFor(db, { organizationId: organization.id, definition, params }, principal.user.id, now);
   const vote = { user_id: principal.user.id, selection: "VOTE_SELECTION_APPROVED", credential: approval.credential };
@@ -79,12 +81,19 @@ export async function decideSubmission(
  */
 export async function decideOnVotes(
   db: Queryable,
-  activity: { row: ActivityRow; definition: ActivityDefinition; params: Record<string, unknown>; organization: OrganizationRow },
+  activity: {
+    row: ActivityRow;
+    definition: ActivityDefinition;
+    params: Record<string, unknown>;
+    organization: OrganizationRow;
+    /** A dry run's drafted policy set, in place of the organization's (see decide). */
+    policies?: readonly DecisionPolicy[];
+  },
   votes: StoredVote[],
   voter: { userId: string; firstVote: boolean },
   now: Date,
 ): Promise<GatedDecision> {
-  const { row, definition, params, organization } = activity;
+  const { row, definition, params, organization, policies } = activity;
   const requester = await requesterOf(db, row.id);
   const recorded = await recordedRequirements(db, row.id);
   const requirements =
@@ -98,7 +107,7 @@ export async function decideOnVotes(
     seen.add(v.user_id);
     return v.user_id === requester || !pending.has(v.user_id);
   });
-  const decision = await decide(db, { definition, params, organization, approvals: approvals.map(approvalOf), now });
+  const decision = await decide(db, { definition, params, organization, approvals: approvals.map(approvalOf), now, policies });
   return { decision: gate(decision, pending.has(requester)), requirements };
 }
 
