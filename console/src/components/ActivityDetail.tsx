@@ -2,6 +2,7 @@ import { APPROVAL_WINDOW_MS } from "../../../src/domains/activities/approval-win
 import { describeStatus, describeType, query, toDate, type Activity } from "../api/requests.js";
 import { useSession } from "../session-context.js";
 import { ErrorNote, Json } from "./common.js";
+import { dryRunHref } from "./DryRunPanel.js";
 import { useLoader } from "./use-loader.js";
 
 interface PolicyEvaluation {
@@ -96,6 +97,9 @@ export function ActivityDetail({ activity }: { activity: Activity }) {
           ))}
         </ul>
       ))}
+      <p>
+        <a href={dryRunHref(activity.id)}>Dry run against drafted policies</a>
+      </p>
       {activity.failure && (
         <>
           <h3>Failure</h3>

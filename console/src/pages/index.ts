@@ -5,6 +5,7 @@ import { Approvals } from "./Approvals.js";
 import { Credentials } from "./Credentials.js";
 import { Settings } from "./Settings.js";
 import { Users } from "./Users.js";
+import { Policies } from "./Policies.js";
 
 /** Each page of the console, by its route (routes.ts lists them in menu order). */
 export const pageComponents: Record<PagePath, ComponentType<{ id?: string }>> = {
@@ -13,4 +14,5 @@ export const pageComponents: Record<PagePath, ComponentType<{ id?: string }>> = 
   users: Users,
   credentials: Credentials,
   settings: Settings,
+  policies: Policies,
 };

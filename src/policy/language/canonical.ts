@@ -1,4 +1,5 @@
 import { sha256 } from "@noble/hashes/sha2.js";
+import { hexToBytes } from "@noble/hashes/utils.js";
 import { createBase58check } from "@scure/base";
 
 /**
@@ -32,7 +33,7 @@ function compressPoint(hex: string): string {
 
 function canonicalAddress(value: string): string {
   if (ETHEREUM_ADDRESS.test(value)) return value.toLowerCase();
-  if (TRON_HEX_ADDRESS.test(value)) return base58check.encode(Buffer.from(value.replace(/^0x/i, ""), "hex"));
+  if (TRON_HEX_ADDRESS.test(value)) return base58check.encode(hexToBytes(value.replace(/^0x/i, "")));
   if (BECH32.test(value) && (value === value.toLowerCase() || value === value.toUpperCase())) return value.toLowerCase();
   return value;
 }
