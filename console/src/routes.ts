@@ -4,6 +4,9 @@ import { useEffect, useState } from "react";
 export const PAGES = [
   { path: "approvals", title: "Approvals" },
   { path: "activities", title: "Activity log" },
+  { path: "wallets", title: "Wallets" },
+  { path: "private-keys", title: "Private keys" },
+  { path: "webhooks", title: "Webhooks" },
 ] as const;
 
 export type PagePath = (typeof PAGES)[number]["path"];
