@@ -7,6 +7,9 @@ export const PAGES = [
   { path: "policies", title: "Policies" },
   { path: "users", title: "Users" },
   { path: "credentials", title: "API keys & passkeys" },
+  { path: "wallets", title: "Wallets" },
+  { path: "private-keys", title: "Private keys" },
+  { path: "webhooks", title: "Webhooks" },
   { path: "settings", title: "Organization" },
 ] as const;
 

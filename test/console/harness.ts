@@ -40,6 +40,9 @@ export async function openConsole(world: ConsoleWorld, options: { authenticator?
   return page;
 }
 
+/** Signed in: the top bar's Sign out button (the navigation itself is hidden behind the menu at a phone's width). */
+const signedInView = (page: Page) => page.getByRole("button", { name: "Sign out" }).waitFor();
+
 /** Signs in with an API key of `user` (by default the root user's), as a person would type it. */
 export async function signInWithApiKey(
   page: Page,
@@ -55,14 +58,14 @@ export async function signInWithApiKey(
   await page.getByLabel("API public key").fill(key.apiPublicKey);
   await page.getByLabel(/API private key/).fill(key.apiPrivateKey);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Console" }).waitFor();
+  await signedInView(page);
 }
 
 export async function signInWithPasskey(page: Page, organizationId: string): Promise<void> {
   await page.getByLabel("Organization ID").fill(organizationId);
   await page.getByLabel("a passkey").check();
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("navigation", { name: "Console" }).waitFor();
+  await signedInView(page);
 }
 
 export async function goTo(page: Page, title: string): Promise<void> {

@@ -6,6 +6,9 @@ import { Credentials } from "./Credentials.js";
 import { Settings } from "./Settings.js";
 import { Users } from "./Users.js";
 import { Policies } from "./Policies.js";
+import { PrivateKeys } from "./PrivateKeys.js";
+import { Wallets } from "./Wallets.js";
+import { Webhooks } from "./Webhooks.js";
 
 /** Each page of the console, by its route (routes.ts lists them in menu order). */
 export const pageComponents: Record<PagePath, ComponentType<{ id?: string }>> = {
@@ -15,4 +18,7 @@ export const pageComponents: Record<PagePath, ComponentType<{ id?: string }>> = 
   credentials: Credentials,
   settings: Settings,
   policies: Policies,
+  wallets: Wallets,
+  "private-keys": PrivateKeys,
+  webhooks: Webhooks,
 };

@@ -1,0 +1,190 @@
+import { useState, type FormEvent } from "react";
+import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
+import { ActivityOutcome, completed } from "../components/ActivityOutcome.js";
+import { ADDRESS_FORMATS, CURVES, describeFormat, formatsForCurve, type Curve } from "../components/address-formats.js";
+import { ErrorNote, Loading, Section } from "../components/common.js";
+import { Copyable } from "../components/CopyButton.js";
+import { useActivity } from "../components/use-activity.js";
+import { useLoader } from "../components/use-loader.js";
+import { useSession } from "../session-context.js";
+
+interface PrivateKey {
+  privateKeyId: string;
+  privateKeyName: string;
+  curve: string;
+  publicKey: string;
+  addresses: { format: string; address: string }[];
+  privateKeyTags: string[];
+  createdAt: ApiTimestamp;
+  exported: boolean;
+  imported: boolean;
+}
+
+/** The usual address format of each curve, ticked when the curve is chosen. */
+const USUAL_FORMAT: Record<Curve, string[]> = {
+  CURVE_SECP256K1: ["ADDRESS_FORMAT_ETHEREUM"],
+  CURVE_ED25519: ["ADDRESS_FORMAT_SOLANA"],
+  CURVE_P256: ["ADDRESS_FORMAT_COMPRESSED"],
+};
+
+const curveLabel = (curve: string) => CURVES.find((c) => c.value === curve)?.label ?? curve;
+
+/** Standalone private keys of the organization being viewed, with their addresses; create and delete. */
+export function PrivateKeys() {
+  const { connection, organizationId } = useSession();
+  const keys = useLoader(
+    () => query<{ privateKeys: PrivateKey[] }>(connection.client, "list_private_keys", { organizationId }).then((r) => r.privateKeys),
+    [organizationId],
+  );
+
+  return (
+    <>
+      <CreatePrivateKey onCreated={keys.reload} />
+      <Section
+        title="Private keys"
+        actions={
+          <button className="secondary" onClick={keys.reload}>
+            Refresh
+          </button>
+        }
+      >
+        <Loading when={keys.loading && !keys.data} />
+        <ErrorNote error={keys.error} />
+        {keys.data?.length === 0 && <p className="muted">No private key yet.</p>}
+        <ul className="cards">
+          {keys.data?.map((key) => (
+            <li key={key.privateKeyId}>
+              <PrivateKeyCard privateKey={key} onChanged={keys.reload} />
+            </li>
+          ))}
+        </ul>
+      </Section>
+    </>
+  );
+}
+
+function CreatePrivateKey({ onCreated }: { onCreated: () => void }) {
+  const { connection, organizationId } = useSession();
+  const [name, setName] = useState("");
+  const [curve, setCurve] = useState<Curve>("CURVE_SECP256K1");
+  const [formats, setFormats] = useState<string[]>(USUAL_FORMAT.CURVE_SECP256K1);
+  const action = useActivity(onCreated);
+
+  function chooseCurve(next: Curve) {
+    setCurve(next);
+    setFormats(USUAL_FORMAT[next]);
+  }
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    const result = await action.run(() =>
+      submit(connection.client, "create_private_keys", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2", organizationId, {
+        privateKeys: [{ privateKeyName: name.trim(), curve, addressFormats: formats, privateKeyTags: [] }],
+      }),
+    );
+    if (result && completed(result)) setName("");
+  }
+
+  return (
+    <Section title="Create a private key">
+      <form onSubmit={(e) => void create(e)}>
+        <div className="form-row">
+          <label>
+            Key name
+            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={256} autoComplete="off" />
+          </label>
+          <label>
+            Curve
+            <select value={curve} onChange={(e) => chooseCurve(e.target.value as Curve)}>
+              {CURVES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <fieldset className="format-choice">
+          <legend>Address formats</legend>
+          {formatsForCurve(curve).map((format) => (
+            <label key={format} className="inline">
+              <input
+                type="checkbox"
+                checked={formats.includes(format)}
+                onChange={(e) => setFormats(e.target.checked ? [...formats, format] : formats.filter((f) => f !== format))}
+              />
+              {ADDRESS_FORMATS[format].label}
+            </label>
+          ))}
+        </fieldset>
+        <div className="actions">
+          <button type="submit" disabled={action.busy}>
+            {action.busy ? "Creating…" : "Create private key"}
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={action.error} />
+      <ActivityOutcome activity={action.activity} what="Create private key" />
+    </Section>
+  );
+}
+
+function PrivateKeyCard({ privateKey, onChanged }: { privateKey: PrivateKey; onChanged: () => void }) {
+  const { connection, organizationId } = useSession();
+  const [deleting, setDeleting] = useState(false);
+  const [withoutExport, setWithoutExport] = useState(false);
+  const action = useActivity(onChanged);
+  const neverExported = !privateKey.exported && !privateKey.imported;
+
+  const remove = () =>
+    void action.run(() =>
+      submit(connection.client, "delete_private_keys", "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS", organizationId, {
+        privateKeyIds: [privateKey.privateKeyId],
+        ...(withoutExport ? { deleteWithoutExport: true } : {}),
+      }),
+    );
+
+  return (
+    <article className="card" aria-label={`Private key ${privateKey.privateKeyName}`}>
+      <h3>{privateKey.privateKeyName}</h3>
+      <p className="muted">
+        {curveLabel(privateKey.curve)} · <code>{privateKey.privateKeyId}</code> · created {toDate(privateKey.createdAt).toLocaleString()}
+        {privateKey.imported ? " · imported" : ""}
+        {privateKey.exported ? " · exported" : ""}
+        {privateKey.privateKeyTags.length > 0 ? ` · ${privateKey.privateKeyTags.length} tag(s)` : ""}
+      </p>
+      <ul className="accounts" aria-label="Addresses">
+        {privateKey.addresses.map((address) => (
+          <li key={address.format}>
+            <span className="account-kind">{describeFormat(address.format)}</span>
+            <Copyable text={address.address} label={`${describeFormat(address.format)} address`} />
+          </li>
+        ))}
+        <li>
+          <span className="account-kind">Public key</span>
+          <Copyable text={privateKey.publicKey} label="public key" />
+        </li>
+      </ul>
+      <div className="actions">
+        <button className="secondary" disabled={action.busy} onClick={() => setDeleting(!deleting)} aria-expanded={deleting}>
+          Delete…
+        </button>
+      </div>
+      {deleting && (
+        <div className="confirm">
+          {neverExported && (
+            <label className="inline">
+              <input type="checkbox" checked={withoutExport} onChange={(e) => setWithoutExport(e.target.checked)} />
+              This key was never exported: delete it for good
+            </label>
+          )}
+          <button className="danger" disabled={action.busy || (neverExported && !withoutExport)} onClick={remove}>
+            Delete private key
+          </button>
+        </div>
+      )}
+      <ErrorNote error={action.error} />
+      <ActivityOutcome activity={action.activity} what={`Private key ${privateKey.privateKeyName}`} />
+    </article>
+  );
+}

@@ -1,0 +1,263 @@
+import { useState, type FormEvent } from "react";
+import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
+import { ActivityOutcome, completed } from "../components/ActivityOutcome.js";
+import { ErrorNote, Loading, Section } from "../components/common.js";
+import { useActivity } from "../components/use-activity.js";
+import { useLoader } from "../components/use-loader.js";
+import { useSession } from "../session-context.js";
+
+interface WebhookEndpoint {
+  endpointId: string;
+  url: string;
+  name: string;
+  isActive: boolean;
+  subscriptions: { eventType: string; filtersJson?: string; isActive: boolean }[];
+}
+
+interface Delivery {
+  eventId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  lastStatusCode?: number;
+  lastError?: string;
+  createdAt: ApiTimestamp;
+  nextAttemptAt?: ApiTimestamp;
+  deliveredAt?: ApiTimestamp;
+}
+
+const EVENT_TYPES = [
+  { value: "ACTIVITY_UPDATES", label: "Activity updates" },
+  { value: "BALANCE_CONFIRMED_UPDATES", label: "Balance confirmed updates" },
+  { value: "BALANCE_FINALIZED_UPDATES", label: "Balance finalized updates" },
+];
+const describeEvent = (eventType: string) => EVENT_TYPES.find((e) => e.value === eventType)?.label ?? eventType;
+const DELIVERIES_SHOWN = 20;
+
+/** Webhook endpoints of the organization being viewed with their recent deliveries; create, pause or resume, delete. */
+export function Webhooks() {
+  const { connection, organizationId } = useSession();
+  const endpoints = useLoader(
+    () =>
+      query<{ webhookEndpoints: WebhookEndpoint[] }>(connection.client, "list_webhook_endpoints", { organizationId }).then(
+        (r) => r.webhookEndpoints,
+      ),
+    [organizationId],
+  );
+
+  return (
+    <>
+      <CreateEndpoint onCreated={endpoints.reload} />
+      <Section
+        title="Endpoints"
+        actions={
+          <button className="secondary" onClick={endpoints.reload}>
+            Refresh
+          </button>
+        }
+      >
+        <Loading when={endpoints.loading && !endpoints.data} />
+        <ErrorNote error={endpoints.error} />
+        {endpoints.data?.length === 0 && <p className="muted">No webhook endpoint yet.</p>}
+        <ul className="cards">
+          {endpoints.data?.map((endpoint) => (
+            <li key={endpoint.endpointId}>
+              <EndpointCard endpoint={endpoint} onChanged={endpoints.reload} />
+            </li>
+          ))}
+        </ul>
+      </Section>
+    </>
+  );
+}
+
+function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
+  const { connection, organizationId } = useSession();
+  const [name, setName] = useState("");
+  const [url, setUrl] = useState("");
+  const [eventTypes, setEventTypes] = useState<string[]>(["ACTIVITY_UPDATES"]);
+  const [enabled, setEnabled] = useState(true);
+  const action = useActivity(onCreated);
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    const created = await action.run(async () => {
+      const activity = await submit(connection.client, "create_webhook_endpoint", "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT", organizationId, {
+        name: name.trim(),
+        url: url.trim(),
+        subscriptions: eventTypes.map((eventType) => ({ eventType })),
+      });
+      // Endpoints are created active; a disabled one is paused right after, a second activity of its own.
+      const endpointId = (activity.result.createWebhookEndpointResult as { endpointId?: string } | undefined)?.endpointId;
+      if (enabled || !completed(activity) || !endpointId) return activity;
+      return submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+        endpointId,
+        isActive: false,
+      });
+    });
+    if (created && completed(created)) {
+      setName("");
+      setUrl("");
+    }
+  }
+
+  return (
+    <Section title="Add an endpoint">
+      <form onSubmit={(e) => void create(e)}>
+        <div className="form-row">
+          <label>
+            Endpoint name
+            <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={256} autoComplete="off" />
+          </label>
+          <label className="grow">
+            URL
+            <input
+              type="url"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+              required
+              maxLength={2048}
+              placeholder="https://example.com/hooks"
+              spellCheck={false}
+            />
+          </label>
+        </div>
+        <fieldset className="format-choice">
+          <legend>Event types</legend>
+          {EVENT_TYPES.map((type) => (
+            <label key={type.value} className="inline">
+              <input
+                type="checkbox"
+                checked={eventTypes.includes(type.value)}
+                onChange={(e) => setEventTypes(e.target.checked ? [...eventTypes, type.value] : eventTypes.filter((t) => t !== type.value))}
+              />
+              {type.label}
+            </label>
+          ))}
+        </fieldset>
+        <div className="actions">
+          <label className="inline">
+            <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+            Enabled
+          </label>
+          <button type="submit" disabled={action.busy || eventTypes.length === 0}>
+            {action.busy ? "Adding…" : "Add endpoint"}
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={action.error} />
+      <ActivityOutcome activity={action.activity} what="Webhook endpoint" />
+    </Section>
+  );
+}
+
+function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onChanged: () => void }) {
+  const { connection, organizationId } = useSession();
+  const [deleting, setDeleting] = useState(false);
+  const action = useActivity(onChanged);
+  const deliveries = useLoader(
+    () =>
+      query<{ deliveries: Delivery[] }>(connection.client, "list_webhook_deliveries", {
+        organizationId,
+        endpointId: endpoint.endpointId,
+        limit: String(DELIVERIES_SHOWN),
+      }).then((r) => r.deliveries),
+    [organizationId, endpoint.endpointId],
+  );
+
+  const setActive = (isActive: boolean) =>
+    void action.run(() =>
+      submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+        endpointId: endpoint.endpointId,
+        isActive,
+      }),
+    );
+  const remove = () =>
+    void action.run(() =>
+      submit(connection.client, "delete_webhook_endpoint", "ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT", organizationId, {
+        endpointId: endpoint.endpointId,
+      }),
+    );
+
+  return (
+    <article className="card" aria-label={`Endpoint ${endpoint.name}`}>
+      <h3>
+        {endpoint.name}{" "}
+        <small className={endpoint.isActive ? "status-completed" : "muted"}>{endpoint.isActive ? "enabled" : "paused"}</small>
+      </h3>
+      <dl className="facts">
+        <dt>URL</dt>
+        <dd>
+          <code>{endpoint.url}</code>
+        </dd>
+        <dt>Events</dt>
+        <dd>
+          {endpoint.subscriptions
+            .map((s) => `${describeEvent(s.eventType)}${s.filtersJson ? ` (filters ${s.filtersJson})` : ""}${s.isActive ? "" : " (off)"}`)
+            .join(", ")}
+        </dd>
+        <dt>ID</dt>
+        <dd>
+          <code>{endpoint.endpointId}</code>
+        </dd>
+      </dl>
+      <div className="actions">
+        <button className="secondary" disabled={action.busy} onClick={() => setActive(!endpoint.isActive)}>
+          {endpoint.isActive ? "Pause" : "Resume"}
+        </button>
+        <button className="secondary" disabled={action.busy} onClick={() => setDeleting(!deleting)} aria-expanded={deleting}>
+          Delete…
+        </button>
+        {deleting && (
+          <button className="danger" disabled={action.busy} onClick={remove}>
+            Delete endpoint
+          </button>
+        )}
+      </div>
+      <ErrorNote error={action.error} />
+      <ActivityOutcome activity={action.activity} what={`Endpoint ${endpoint.name}`} />
+      <div className="panel-header">
+        <h4>Recent deliveries</h4>
+        <button className="secondary" onClick={deliveries.reload}>
+          Refresh deliveries
+        </button>
+      </div>
+      <Loading when={deliveries.loading && !deliveries.data} />
+      <ErrorNote error={deliveries.error} />
+      {deliveries.data?.length === 0 && <p className="muted">Nothing sent yet.</p>}
+      {deliveries.data && deliveries.data.length > 0 && (
+        <div className="table-scroll">
+          <table aria-label={`Deliveries to ${endpoint.name}`}>
+            <thead>
+              <tr>
+                <th scope="col">Queued</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last answer</th>
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.data.map((delivery) => (
+                <tr key={delivery.eventId}>
+                  <td>{toDate(delivery.createdAt).toLocaleString()}</td>
+                  <td>{describeEvent(delivery.eventType)}</td>
+                  <td className={`delivery-${delivery.status.replace(/^DELIVERY_STATUS_/, "").toLowerCase()}`}>
+                    {delivery.status.replace(/^DELIVERY_STATUS_/, "").toLowerCase()}
+                    {delivery.deliveredAt ? ` ${toDate(delivery.deliveredAt).toLocaleTimeString()}` : ""}
+                    {delivery.nextAttemptAt ? `, next try ${toDate(delivery.nextAttemptAt).toLocaleTimeString()}` : ""}
+                  </td>
+                  <td>{delivery.attempts}</td>
+                  <td>
+                    {delivery.lastStatusCode !== undefined ? `HTTP ${delivery.lastStatusCode}` : ""}
+                    {delivery.lastError ? ` ${delivery.lastError}` : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </article>
+  );
+}
