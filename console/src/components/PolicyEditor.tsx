@@ -1,8 +1,6 @@
-import { useState } from "react";
-import { describeStatus, messageOf, submit, type Activity } from "../api/requests.js";
-import { href } from "../routes.js";
+import { submit, type Activity } from "../api/requests.js";
 import { useSession } from "../session-context.js";
-import { ErrorNote } from "./common.js";
+import { ActivityOutcome, useActivity } from "./ActivityOutcome.js";
 import { ExpressionField } from "./ExpressionField.js";
 import { checkPolicyField, type PolicyDraft } from "./policy-expression.js";
 
@@ -27,46 +25,35 @@ export function PolicyEditor({
 }: {
   draft: PolicyDraft;
   onChange: (draft: PolicyDraft) => void;
-  onSaved: () => void;
+  onSaved: (activity: Activity) => void;
   onCancel: () => void;
 }) {
   const { connection, organizationId } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const [waiting, setWaiting] = useState<Activity>();
+  const action = useActivity();
   const problems = draftProblems(draft);
   const set = (change: Partial<PolicyDraft>) => onChange({ ...draft, ...change });
 
-  async function save() {
-    setBusy(true);
-    setError(undefined);
-    setWaiting(undefined);
-    try {
-      const activity = draft.policyId
-        ? await submit(connection.client, "update_policy", "ACTIVITY_TYPE_UPDATE_POLICY_V2", organizationId, {
-            policyId: draft.policyId,
-            policyName: draft.policyName.trim(),
-            policyEffect: draft.effect,
-            policyCondition: draft.condition,
-            policyConsensus: draft.consensus,
-            policyNotes: draft.notes,
-          })
-        : await submit(connection.client, "create_policy", "ACTIVITY_TYPE_CREATE_POLICY_V3", organizationId, {
-            policyName: draft.policyName.trim(),
-            effect: draft.effect,
-            ...(draft.condition.trim() ? { condition: draft.condition } : {}),
-            ...(draft.consensus.trim() ? { consensus: draft.consensus } : {}),
-            notes: draft.notes,
-          });
-      if (activity.status === "ACTIVITY_STATUS_COMPLETED") onSaved();
-      else if (activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") setWaiting(activity);
-      else setError(activity.failure?.message ?? `The activity is ${describeStatus(activity.status)}.`);
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const save = () =>
+    void action.run(
+      () =>
+        draft.policyId
+          ? submit(connection.client, "update_policy", "ACTIVITY_TYPE_UPDATE_POLICY_V2", organizationId, {
+              policyId: draft.policyId,
+              policyName: draft.policyName.trim(),
+              policyEffect: draft.effect,
+              policyCondition: draft.condition,
+              policyConsensus: draft.consensus,
+              policyNotes: draft.notes,
+            })
+          : submit(connection.client, "create_policy", "ACTIVITY_TYPE_CREATE_POLICY_V3", organizationId, {
+              policyName: draft.policyName.trim(),
+              effect: draft.effect,
+              ...(draft.condition.trim() ? { condition: draft.condition } : {}),
+              ...(draft.consensus.trim() ? { consensus: draft.consensus } : {}),
+              notes: draft.notes,
+            }),
+      onSaved,
+    );
 
   return (
     <form
@@ -74,7 +61,7 @@ export function PolicyEditor({
       aria-label={draft.policyId ? "Edit policy" : "New policy"}
       onSubmit={(e) => {
         e.preventDefault();
-        if (problems.valid && !busy) void save();
+        if (problems.valid && !action.busy) save();
       }}
     >
       <div className="policy-editor-row">
@@ -108,16 +95,10 @@ export function PolicyEditor({
         Notes
         <textarea value={draft.notes} rows={2} maxLength={4096} onChange={(e) => set({ notes: e.target.value })} />
       </label>
-      <ErrorNote error={error} />
-      {waiting && (
-        <p className="notice" role="status">
-          Waiting for consensus: the change is stored once enough approvers agree.{" "}
-          <a href={href("activities", waiting.id)}>See the activity</a>
-        </p>
-      )}
+      <ActivityOutcome activity={action.activity} error={action.error} />
       <div className="actions">
-        <button type="submit" disabled={!problems.valid || busy}>
-          {busy ? "Saving…" : "Save"}
+        <button type="submit" disabled={!problems.valid || action.busy}>
+          {action.busy ? "Saving…" : "Save"}
         </button>
         <button type="button" className="secondary" onClick={onCancel}>
           Cancel

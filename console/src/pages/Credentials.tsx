@@ -2,7 +2,7 @@ import { useState, type FormEvent } from "react";
 import { createPasskey, generateApiKeyPair } from "../api/credentials.js";
 import { listUsers, type ApiKey, type Authenticator } from "../api/identity.js";
 import { query, submit, toDate } from "../api/requests.js";
-import { ActivityOutcome, useActivityRunner } from "../components/activity-outcome.js";
+import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
@@ -63,10 +63,10 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
       ),
     [organizationId, userId],
   );
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   const deleteApiKey = (key: ApiKey) =>
-    void runner.run(
+    void action.run(
       () =>
         submit(connection.client, "delete_api_keys", "ACTIVITY_TYPE_DELETE_API_KEYS", organizationId, {
           userId,
@@ -75,7 +75,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
       apiKeys.reload,
     );
   const deleteAuthenticator = (authenticator: Authenticator) =>
-    void runner.run(
+    void action.run(
       () =>
         submit(connection.client, "delete_authenticators", "ACTIVITY_TYPE_DELETE_AUTHENTICATORS", organizationId, {
           userId,
@@ -116,7 +116,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
                     <td>{toDate(key.createdAt).toLocaleDateString()}</td>
                     <td>{key.expirationSeconds ? `${key.expirationSeconds} s` : "never"}</td>
                     <td>
-                      <button className="secondary" disabled={runner.busy} onClick={() => deleteApiKey(key)}>
+                      <button className="secondary" disabled={action.busy} onClick={() => deleteApiKey(key)}>
                         Delete<span className="visually-hidden"> API key {key.apiKeyName}</span>
                       </button>
                     </td>
@@ -156,7 +156,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
                     <td>{authenticator.transports.map((t) => t.replace(/^AUTHENTICATOR_TRANSPORT_/, "").toLowerCase()).join(", ")}</td>
                     <td>{toDate(authenticator.createdAt).toLocaleDateString()}</td>
                     <td>
-                      <button className="secondary" disabled={runner.busy} onClick={() => deleteAuthenticator(authenticator)}>
+                      <button className="secondary" disabled={action.busy} onClick={() => deleteAuthenticator(authenticator)}>
                         Delete<span className="visually-hidden"> passkey {authenticator.authenticatorName}</span>
                       </button>
                     </td>
@@ -173,7 +173,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
           onCreated={authenticators.reload}
         />
       </Section>
-      <ActivityOutcome activity={runner.activity} error={runner.error} done="Deleted." />
+      <ActivityOutcome activity={action.activity} error={action.error} done="Deleted." />
     </>
   );
 }
@@ -209,13 +209,13 @@ function NewApiKey({ userId, onCreated }: { userId: string; onCreated: () => voi
   const [curveType, setCurveType] = useState(CURVES[0]!.value);
   const [expirationSeconds, setExpirationSeconds] = useState("");
   const [revealed, setRevealed] = useState<{ publicKey: string; privateKey: string }>();
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   async function create(event: FormEvent) {
     event.preventDefault();
     setRevealed(undefined);
     const pair = source === "generate" ? generateApiKeyPair() : undefined;
-    const activity = await runner.run(
+    const activity = await action.run(
       () =>
         submit(connection.client, "create_api_keys", "ACTIVITY_TYPE_CREATE_API_KEYS_V2", organizationId, {
           userId,
@@ -278,11 +278,11 @@ function NewApiKey({ userId, onCreated }: { userId: string; onCreated: () => voi
         <input inputMode="numeric" pattern="[0-9]*" value={expirationSeconds} onChange={(e) => setExpirationSeconds(e.target.value)} />
       </label>
       <div className="actions">
-        <button type="submit" disabled={runner.busy}>
+        <button type="submit" disabled={action.busy}>
           Create API key
         </button>
       </div>
-      <ActivityOutcome activity={runner.activity} error={runner.error} done="API key created." />
+      <ActivityOutcome activity={action.activity} error={action.error} done="API key created." />
       {revealed && (
         <div className="secret" role="region" aria-label="New API key pair">
           <p>
@@ -318,11 +318,11 @@ function NewPasskey({
 }) {
   const { connection, organizationId } = useSession();
   const [authenticatorName, setAuthenticatorName] = useState("");
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   async function register(event: FormEvent) {
     event.preventDefault();
-    await runner.run(
+    await action.run(
       async () =>
         submit(connection.client, "create_authenticators", "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2", organizationId, {
           userId,
@@ -346,11 +346,11 @@ function NewPasskey({
         <input value={authenticatorName} onChange={(e) => setAuthenticatorName(e.target.value)} required />
       </label>
       <div className="actions">
-        <button type="submit" disabled={runner.busy}>
-          {runner.busy ? "Waiting for the passkey…" : "Register a passkey"}
+        <button type="submit" disabled={action.busy}>
+          {action.busy ? "Waiting for the passkey…" : "Register a passkey"}
         </button>
       </div>
-      <ActivityOutcome activity={runner.activity} error={runner.error} done="Passkey registered." />
+      <ActivityOutcome activity={action.activity} error={action.error} done="Passkey registered." />
     </form>
   );
 }

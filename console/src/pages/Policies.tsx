@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from "react";
-import { describeStatus, messageOf, query, submit, toDate, type Activity } from "../api/requests.js";
+import { query, submit, toDate, type Activity } from "../api/requests.js";
+import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
 import { DryRunPanel } from "../components/DryRunPanel.js";
 import { describeEffect, type Policy, type PolicyDraft } from "../components/policy-expression.js";
 import { draftProblems, PolicyEditor } from "../components/PolicyEditor.js";
 import { useLoader } from "../components/use-loader.js";
-import { href } from "../routes.js";
 import { useSession } from "../session-context.js";
 
 const NEW_POLICY: PolicyDraft = { policyName: "", effect: "EFFECT_ALLOW", condition: "", consensus: "", notes: "" };
@@ -39,7 +39,8 @@ export function Policies({ id }: { id?: string }) {
     [organizationId],
   );
   const [draft, setDraft] = useState<PolicyDraft>();
-  const [saved, setSaved] = useState<string>();
+  /** The last change that completed, confirmed above the list (the card or editor that made it is gone). */
+  const [saved, setSaved] = useState<{ activity: Activity; done: string }>();
   const dryRun = dryRunTarget(id);
   const dryRunSection = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -63,11 +64,7 @@ export function Policies({ id }: { id?: string }) {
       >
         <Loading when={policies.loading && !policies.data} />
         <ErrorNote error={policies.error} />
-        {saved && (
-          <p className="notice" role="status">
-            {saved}
-          </p>
-        )}
+        <ActivityOutcome activity={saved?.activity} done={saved?.done} />
         {policies.data?.length === 0 && <p className="muted">No policy: only the root quorum and users' own credentials act.</p>}
         <ul className="cards" aria-label="Policies">
           {policies.data?.map((policy) => (
@@ -76,9 +73,9 @@ export function Policies({ id }: { id?: string }) {
                 policy={policy}
                 editing={draft?.policyId === policy.policyId}
                 onEdit={() => edit(draftOf(policy))}
-                onDeleted={(message) => {
+                onDeleted={(activity) => {
                   if (draft?.policyId === policy.policyId) setDraft(undefined);
-                  setSaved(message);
+                  setSaved({ activity, done: `Policy “${policy.policyName}” deleted.` });
                   policies.reload();
                 }}
               />
@@ -93,8 +90,8 @@ export function Policies({ id }: { id?: string }) {
             draft={draft}
             onChange={setDraft}
             onCancel={() => setDraft(undefined)}
-            onSaved={() => {
-              setSaved(`Policy “${draft.policyName.trim()}” saved.`);
+            onSaved={(activity) => {
+              setSaved({ activity, done: `Policy “${draft.policyName.trim()}” saved.` });
               setDraft(undefined);
               policies.reload();
             }}
@@ -124,30 +121,18 @@ function PolicyCard({
   policy: Policy;
   editing: boolean;
   onEdit: () => void;
-  onDeleted: (message: string) => void;
+  onDeleted: (activity: Activity) => void;
 }) {
   const { connection, organizationId } = useSession();
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const [waiting, setWaiting] = useState<Activity>();
+  const action = useActivity();
 
   async function remove() {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const activity = await submit(connection.client, "delete_policy", "ACTIVITY_TYPE_DELETE_POLICY", organizationId, {
-        policyId: policy.policyId,
-      });
-      if (activity.status === "ACTIVITY_STATUS_COMPLETED") onDeleted(`Policy “${policy.policyName}” deleted.`);
-      else if (activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") setWaiting(activity);
-      else setError(activity.failure?.message ?? `The activity is ${describeStatus(activity.status)}.`);
-    } catch (e) {
-      setError(messageOf(e));
-    } finally {
-      setBusy(false);
-      setConfirming(false);
-    }
+    await action.run(
+      () => submit(connection.client, "delete_policy", "ACTIVITY_TYPE_DELETE_POLICY", organizationId, { policyId: policy.policyId }),
+      onDeleted,
+    );
+    setConfirming(false);
   }
 
   return (
@@ -178,22 +163,17 @@ function PolicyCard({
         <dt>Updated</dt>
         <dd>{toDate(policy.updatedAt).toLocaleString()}</dd>
       </dl>
-      <ErrorNote error={error} />
-      {waiting && (
-        <p className="notice" role="status">
-          Deletion waits for consensus. <a href={href("activities", waiting.id)}>See the activity</a>
-        </p>
-      )}
+      <ActivityOutcome activity={action.activity} error={action.error} />
       <div className="actions">
         <button className="secondary" onClick={onEdit} disabled={editing}>
           {editing ? "Editing" : "Edit"}
         </button>
         {confirming ? (
           <>
-            <button className="danger" onClick={() => void remove()} disabled={busy}>
+            <button className="danger" onClick={() => void remove()} disabled={action.busy}>
               Delete “{policy.policyName}”
             </button>
-            <button className="secondary" onClick={() => setConfirming(false)} disabled={busy}>
+            <button className="secondary" onClick={() => setConfirming(false)} disabled={action.busy}>
               Keep it
             </button>
           </>

@@ -1,10 +1,9 @@
 import { useState, type FormEvent } from "react";
 import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
-import { ActivityOutcome, completed } from "../components/ActivityOutcome.js";
+import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { ADDRESS_FORMATS, CURVES, describeFormat, formatsForCurve, type Curve } from "../components/address-formats.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
 import { Copyable } from "../components/CopyButton.js";
-import { useActivity } from "../components/use-activity.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
 
@@ -68,26 +67,30 @@ function CreatePrivateKey({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState("");
   const [curve, setCurve] = useState<Curve>("CURVE_SECP256K1");
   const [formats, setFormats] = useState<string[]>(USUAL_FORMAT.CURVE_SECP256K1);
-  const action = useActivity(onCreated);
+  const action = useActivity();
 
   function chooseCurve(next: Curve) {
     setCurve(next);
     setFormats(USUAL_FORMAT[next]);
   }
 
-  async function create(event: FormEvent) {
+  const create = (event: FormEvent) => {
     event.preventDefault();
-    const result = await action.run(() =>
-      submit(connection.client, "create_private_keys", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2", organizationId, {
-        privateKeys: [{ privateKeyName: name.trim(), curve, addressFormats: formats, privateKeyTags: [] }],
-      }),
+    void action.run(
+      () =>
+        submit(connection.client, "create_private_keys", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2", organizationId, {
+          privateKeys: [{ privateKeyName: name.trim(), curve, addressFormats: formats, privateKeyTags: [] }],
+        }),
+      () => {
+        setName("");
+        onCreated();
+      },
     );
-    if (result && completed(result)) setName("");
-  }
+  };
 
   return (
     <Section title="Create a private key">
-      <form onSubmit={(e) => void create(e)}>
+      <form onSubmit={create}>
         <div className="form-row">
           <label>
             Key name
@@ -123,8 +126,7 @@ function CreatePrivateKey({ onCreated }: { onCreated: () => void }) {
           </button>
         </div>
       </form>
-      <ErrorNote error={action.error} />
-      <ActivityOutcome activity={action.activity} what="Create private key" />
+      <ActivityOutcome activity={action.activity} error={action.error} />
     </Section>
   );
 }
@@ -133,15 +135,17 @@ function PrivateKeyCard({ privateKey, onChanged }: { privateKey: PrivateKey; onC
   const { connection, organizationId } = useSession();
   const [deleting, setDeleting] = useState(false);
   const [withoutExport, setWithoutExport] = useState(false);
-  const action = useActivity(onChanged);
+  const action = useActivity();
   const neverExported = !privateKey.exported && !privateKey.imported;
 
   const remove = () =>
-    void action.run(() =>
-      submit(connection.client, "delete_private_keys", "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS", organizationId, {
-        privateKeyIds: [privateKey.privateKeyId],
-        ...(withoutExport ? { deleteWithoutExport: true } : {}),
-      }),
+    void action.run(
+      () =>
+        submit(connection.client, "delete_private_keys", "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS", organizationId, {
+          privateKeyIds: [privateKey.privateKeyId],
+          ...(withoutExport ? { deleteWithoutExport: true } : {}),
+        }),
+      onChanged,
     );
 
   return (
@@ -183,8 +187,7 @@ function PrivateKeyCard({ privateKey, onChanged }: { privateKey: PrivateKey; onC
           </button>
         </div>
       )}
-      <ErrorNote error={action.error} />
-      <ActivityOutcome activity={action.activity} what={`Private key ${privateKey.privateKeyName}`} />
+      <ActivityOutcome activity={action.activity} error={action.error} />
     </article>
   );
 }

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { getRootQuorum, listUsers, type Quorum, type User } from "../api/identity.js";
 import { query, submit } from "../api/requests.js";
-import { ActivityOutcome, useActivityRunner } from "../components/activity-outcome.js";
+import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
@@ -59,11 +59,11 @@ function RootQuorum({ quorum, users, onChanged }: { quorum: Quorum; users: User[
   const { connection, organizationId } = useSession();
   const [userIds, setUserIds] = useState(quorum.userIds);
   const [threshold, setThreshold] = useState(String(quorum.threshold));
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   const save = (event: FormEvent) => {
     event.preventDefault();
-    void runner.run(
+    void action.run(
       () =>
         submit(connection.client, "update_root_quorum", "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM", organizationId, {
           userIds,
@@ -105,11 +105,11 @@ function RootQuorum({ quorum, users, onChanged }: { quorum: Quorum; users: User[
           />
         </label>
         <div className="actions">
-          <button type="submit" disabled={runner.busy || userIds.length === 0}>
+          <button type="submit" disabled={action.busy || userIds.length === 0}>
             Save root quorum
           </button>
         </div>
-        <ActivityOutcome activity={runner.activity} error={runner.error} done="Root quorum saved." />
+        <ActivityOutcome activity={action.activity} error={action.error} done="Root quorum saved." />
       </form>
     </Section>
   );
@@ -117,11 +117,11 @@ function RootQuorum({ quorum, users, onChanged }: { quorum: Quorum; users: User[
 
 function Features({ features, onChanged }: { features: { name: string; value: string }[]; onChanged: () => void }) {
   const { connection, organizationId } = useSession();
-  const runner = useActivityRunner();
+  const action = useActivity();
   const valueOf = (name: string) => features.find((f) => f.name === name)?.value ?? "";
 
   const change = (name: string, value: string) =>
-    void runner.run(
+    void action.run(
       () =>
         value === ""
           ? submit(connection.client, "remove_organization_feature", "ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE", organizationId, { name })
@@ -142,7 +142,7 @@ function Features({ features, onChanged }: { features: { name: string; value: st
             <select
               aria-label={feature.label}
               value={valueOf(feature.name)}
-              disabled={runner.busy}
+              disabled={action.busy}
               onChange={(e) => change(feature.name, e.target.value)}
             >
               <option value="">default (on)</option>
@@ -152,7 +152,7 @@ function Features({ features, onChanged }: { features: { name: string; value: st
           </label>
         ))}
       </div>
-      <ActivityOutcome activity={runner.activity} error={runner.error} done="Feature saved." />
+      <ActivityOutcome activity={action.activity} error={action.error} done="Feature saved." />
     </Section>
   );
 }
@@ -179,7 +179,7 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
   const [onEvaluationError, setOnEvaluationError] = useState(saved.onEvaluationError ?? "DENY");
   const [cidr, setCidr] = useState("");
   const [label, setLabel] = useState("");
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   const add = (event: FormEvent) => {
     event.preventDefault();
@@ -188,7 +188,7 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
     setLabel("");
   };
   const save = () =>
-    void runner.run(
+    void action.run(
       () =>
         submit(connection.client, "set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", organizationId, {
           enabled,
@@ -198,7 +198,7 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
       onChanged,
     );
   const remove = () =>
-    void runner.run(
+    void action.run(
       () => submit(connection.client, "remove_ip_allowlist", "ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST", organizationId, {}),
       () => {
         setRules([]);
@@ -274,16 +274,16 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
         </label>
       </div>
       <div className="actions">
-        <button disabled={runner.busy} onClick={save}>
+        <button disabled={action.busy} onClick={save}>
           Save allowlist
         </button>
         {saved.onEvaluationError !== undefined && (
-          <button className="danger" disabled={runner.busy} onClick={remove}>
+          <button className="danger" disabled={action.busy} onClick={remove}>
             Remove allowlist
           </button>
         )}
       </div>
-      <ActivityOutcome activity={runner.activity} error={runner.error} done="Allowlist saved." />
+      <ActivityOutcome activity={action.activity} error={action.error} done="Allowlist saved." />
     </>
   );
 }

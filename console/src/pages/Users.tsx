@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { getRootQuorum, listUsers, listUserTags, type Tag, type User } from "../api/identity.js";
 import { submit } from "../api/requests.js";
-import { ActivityOutcome, useActivityRunner } from "../components/activity-outcome.js";
+import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
 import { useLoader } from "../components/use-loader.js";
 import { href } from "../routes.js";
@@ -89,10 +89,10 @@ function UserRow({
 }) {
   const { connection, organizationId } = useSession();
   const [mode, setMode] = useState<"view" | "edit" | "delete">("view");
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   async function remove() {
-    await runner.run(
+    await action.run(
       () => submit(connection.client, "delete_users", "ACTIVITY_TYPE_DELETE_USERS", organizationId, { userIds: [user.userId] }),
       onChanged,
     );
@@ -133,7 +133,7 @@ function UserRow({
           </div>
         </td>
       </tr>
-      {(mode !== "view" || runner.error || runner.activity) && (
+      {(mode !== "view" || action.error || action.activity) && (
         <tr className="row-detail">
           <td colSpan={6}>
             {mode === "edit" && (
@@ -151,7 +151,7 @@ function UserRow({
                 <span>
                   Delete <strong>{user.userName}</strong> with all their credentials?
                 </span>
-                <button className="danger" disabled={runner.busy} onClick={() => void remove()}>
+                <button className="danger" disabled={action.busy} onClick={() => void remove()}>
                   Confirm delete
                 </button>
                 <button className="secondary" onClick={() => setMode("view")}>
@@ -159,7 +159,7 @@ function UserRow({
                 </button>
               </div>
             )}
-            <ActivityOutcome activity={runner.activity} error={runner.error} done={`Deleted ${user.userName}.`} />
+            <ActivityOutcome activity={action.activity} error={action.error} done={`Deleted ${user.userName}.`} />
           </td>
         </tr>
       )}
@@ -173,12 +173,12 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
   const [userEmail, setUserEmail] = useState(user.userEmail ?? "");
   const [userPhoneNumber, setUserPhoneNumber] = useState(user.userPhoneNumber ?? "");
   const [tagIds, setTagIds] = useState<string[]>(user.userTags);
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   async function save(event: FormEvent) {
     event.preventDefault();
     const removedTags = user.userTags.filter((id) => !tagIds.includes(id));
-    const updated = await runner.run(() =>
+    const updated = await action.run(() =>
       submit(connection.client, "update_user", "ACTIVITY_TYPE_UPDATE_USER", organizationId, {
         userId: user.userId,
         ...(userName !== user.userName ? { userName } : {}),
@@ -193,7 +193,7 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
     // update_user cannot take away a user's last tags: update_user_tag removes them from each tag.
     if (tagIds.length === 0) {
       for (const userTagId of removedTags) {
-        const removed = await runner.run(() =>
+        const removed = await action.run(() =>
           submit(connection.client, "update_user_tag", "ACTIVITY_TYPE_UPDATE_USER_TAG", organizationId, {
             userTagId,
             addUserIds: [],
@@ -222,14 +222,14 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
       </label>
       <TagChoice tags={tags} chosen={tagIds} onChange={setTagIds} />
       <div className="actions">
-        <button type="submit" disabled={runner.busy}>
+        <button type="submit" disabled={action.busy}>
           Save
         </button>
         <button type="button" className="secondary" onClick={onDone}>
           Cancel
         </button>
       </div>
-      <ActivityOutcome activity={runner.activity} error={runner.error} done="Saved." />
+      <ActivityOutcome activity={action.activity} error={action.error} done="Saved." />
     </form>
   );
 }
@@ -259,11 +259,11 @@ function NewUser({ tags, onCreated }: { tags: Tag[]; onCreated: () => void }) {
   const [userEmail, setUserEmail] = useState("");
   const [userPhoneNumber, setUserPhoneNumber] = useState("");
   const [tagIds, setTagIds] = useState<string[]>([]);
-  const runner = useActivityRunner();
+  const action = useActivity();
 
   async function create(event: FormEvent) {
     event.preventDefault();
-    await runner.run(
+    await action.run(
       () =>
         submit(connection.client, "create_users", "ACTIVITY_TYPE_CREATE_USERS_V4", organizationId, {
           users: [
@@ -305,13 +305,13 @@ function NewUser({ tags, onCreated }: { tags: Tag[]; onCreated: () => void }) {
         </label>
         <TagChoice tags={tags} chosen={tagIds} onChange={setTagIds} />
         <div className="actions">
-          <button type="submit" disabled={runner.busy}>
+          <button type="submit" disabled={action.busy}>
             Create user
           </button>
         </div>
         <ActivityOutcome
-          activity={runner.activity}
-          error={runner.error}
+          activity={action.activity}
+          error={action.error}
           done="User created. Add their API keys and passkeys on the next page."
         />
       </form>
@@ -322,12 +322,12 @@ function NewUser({ tags, onCreated }: { tags: Tag[]; onCreated: () => void }) {
 function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User[]; error?: string; onChanged: () => void }) {
   const { connection, organizationId } = useSession();
   const [name, setName] = useState("");
-  const runner = useActivityRunner();
+  const action = useActivity();
   const carriers = (tagId: string) => users.filter((u) => u.userTags.includes(tagId)).length;
 
   const create = (event: FormEvent) => {
     event.preventDefault();
-    void runner.run(
+    void action.run(
       () =>
         submit(connection.client, "create_user_tag", "ACTIVITY_TYPE_CREATE_USER_TAG", organizationId, {
           userTagName: name.trim(),
@@ -340,7 +340,7 @@ function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User
     );
   };
   const remove = (tag: Tag) =>
-    void runner.run(
+    void action.run(
       () => submit(connection.client, "delete_user_tags", "ACTIVITY_TYPE_DELETE_USER_TAGS", organizationId, { userTagIds: [tag.tagId] }),
       onChanged,
     );
@@ -356,7 +356,7 @@ function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User
             <small className="muted">
               {carriers(tag.tagId)} user{carriers(tag.tagId) === 1 ? "" : "s"}
             </small>
-            <button className="secondary" disabled={runner.busy} onClick={() => remove(tag)}>
+            <button className="secondary" disabled={action.busy} onClick={() => remove(tag)}>
               Delete<span className="visually-hidden"> tag {tag.tagName}</span>
             </button>
           </li>
@@ -368,12 +368,12 @@ function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User
           <input value={name} onChange={(e) => setName(e.target.value)} required />
         </label>
         <div className="actions">
-          <button type="submit" disabled={runner.busy}>
+          <button type="submit" disabled={action.busy}>
             Create tag
           </button>
         </div>
       </form>
-      <ActivityOutcome activity={runner.activity} error={runner.error} done="Done." />
+      <ActivityOutcome activity={action.activity} error={action.error} done="Done." />
     </Section>
   );
 }

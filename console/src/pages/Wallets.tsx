@@ -1,10 +1,9 @@
 import { useState, type FormEvent } from "react";
 import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
-import { ActivityOutcome, completed } from "../components/ActivityOutcome.js";
+import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { describeFormat } from "../components/address-formats.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
 import { Copyable } from "../components/CopyButton.js";
-import { useActivity } from "../components/use-activity.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
 
@@ -124,23 +123,27 @@ function CreateWallet({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState("");
   const [mnemonicLength, setMnemonicLength] = useState("12");
   const [preset, setPreset] = useState<string>(PRESETS[0].id);
-  const action = useActivity(onCreated);
+  const action = useActivity();
 
-  async function create(event: FormEvent) {
+  const create = (event: FormEvent) => {
     event.preventDefault();
-    const result = await action.run(() =>
-      submit(connection.client, "create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", organizationId, {
-        walletName: name.trim(),
-        mnemonicLength: Number(mnemonicLength),
-        accounts: [nextAccount(presetOf(preset), [])],
-      }),
+    void action.run(
+      () =>
+        submit(connection.client, "create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", organizationId, {
+          walletName: name.trim(),
+          mnemonicLength: Number(mnemonicLength),
+          accounts: [nextAccount(presetOf(preset), [])],
+        }),
+      () => {
+        setName("");
+        onCreated();
+      },
     );
-    if (result && completed(result)) setName("");
-  }
+  };
 
   return (
     <Section title="Create a wallet">
-      <form className="form-row" onSubmit={(e) => void create(e)}>
+      <form className="form-row" onSubmit={create}>
         <label>
           Wallet name
           <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={256} autoComplete="off" />
@@ -160,8 +163,7 @@ function CreateWallet({ onCreated }: { onCreated: () => void }) {
           {action.busy ? "Creating…" : "Create wallet"}
         </button>
       </form>
-      <ErrorNote error={action.error} />
-      <ActivityOutcome activity={action.activity} what="Create wallet" />
+      <ActivityOutcome activity={action.activity} error={action.error} />
     </Section>
   );
 }
@@ -173,34 +175,40 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
   const [newName, setNewName] = useState(wallet.walletName);
   const [deleting, setDeleting] = useState(false);
   const [withoutExport, setWithoutExport] = useState(false);
-  const action = useActivity(onChanged);
+  const action = useActivity();
   const neverExported = !wallet.exported && !wallet.imported;
 
   const addAccount = () =>
-    void action.run(() =>
-      submit(connection.client, "create_wallet_accounts", "ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS", organizationId, {
-        walletId: wallet.walletId,
-        accounts: [nextAccount(presetOf(preset), accounts)],
-      }),
+    void action.run(
+      () =>
+        submit(connection.client, "create_wallet_accounts", "ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS", organizationId, {
+          walletId: wallet.walletId,
+          accounts: [nextAccount(presetOf(preset), accounts)],
+        }),
+      onChanged,
     );
 
   async function rename(event: FormEvent) {
     event.preventDefault();
-    const result = await action.run(() =>
-      submit(connection.client, "update_wallet", "ACTIVITY_TYPE_UPDATE_WALLET", organizationId, {
-        walletId: wallet.walletId,
-        walletName: newName.trim(),
-      }),
+    const result = await action.run(
+      () =>
+        submit(connection.client, "update_wallet", "ACTIVITY_TYPE_UPDATE_WALLET", organizationId, {
+          walletId: wallet.walletId,
+          walletName: newName.trim(),
+        }),
+      onChanged,
     );
     if (result) setRenaming(false);
   }
 
   const remove = () =>
-    void action.run(() =>
-      submit(connection.client, "delete_wallets", "ACTIVITY_TYPE_DELETE_WALLETS", organizationId, {
-        walletIds: [wallet.walletId],
-        ...(withoutExport ? { deleteWithoutExport: true } : {}),
-      }),
+    void action.run(
+      () =>
+        submit(connection.client, "delete_wallets", "ACTIVITY_TYPE_DELETE_WALLETS", organizationId, {
+          walletIds: [wallet.walletId],
+          ...(withoutExport ? { deleteWithoutExport: true } : {}),
+        }),
+      onChanged,
     );
 
   return (
@@ -261,8 +269,7 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
           </button>
         </div>
       )}
-      <ErrorNote error={action.error} />
-      <ActivityOutcome activity={action.activity} what={`Wallet ${wallet.walletName}`} />
+      <ActivityOutcome activity={action.activity} error={action.error} />
     </article>
   );
 }

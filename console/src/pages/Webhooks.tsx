@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
-import { ActivityOutcome, completed } from "../components/ActivityOutcome.js";
+import { ActivityOutcome, completed, useActivity } from "../components/ActivityOutcome.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
-import { useActivity } from "../components/use-activity.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
 
@@ -77,33 +76,42 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
   const [url, setUrl] = useState("");
   const [eventTypes, setEventTypes] = useState<string[]>(["ACTIVITY_UPDATES"]);
   const [enabled, setEnabled] = useState(true);
-  const action = useActivity(onCreated);
+  const action = useActivity();
 
-  async function create(event: FormEvent) {
+  const create = (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(async () => {
-      const activity = await submit(connection.client, "create_webhook_endpoint", "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT", organizationId, {
-        name: name.trim(),
-        url: url.trim(),
-        subscriptions: eventTypes.map((eventType) => ({ eventType })),
-      });
-      // Endpoints are created active; a disabled one is paused right after, a second activity of its own.
-      const endpointId = (activity.result.createWebhookEndpointResult as { endpointId?: string } | undefined)?.endpointId;
-      if (enabled || !completed(activity) || !endpointId) return activity;
-      return submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
-        endpointId,
-        isActive: false,
-      });
-    });
-    if (created && completed(created)) {
-      setName("");
-      setUrl("");
-    }
-  }
+    void action.run(
+      async () => {
+        const activity = await submit(
+          connection.client,
+          "create_webhook_endpoint",
+          "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT",
+          organizationId,
+          {
+            name: name.trim(),
+            url: url.trim(),
+            subscriptions: eventTypes.map((eventType) => ({ eventType })),
+          },
+        );
+        // Endpoints are created active; a disabled one is paused right after, a second activity of its own.
+        const endpointId = (activity.result.createWebhookEndpointResult as { endpointId?: string } | undefined)?.endpointId;
+        if (enabled || !completed(activity) || !endpointId) return activity;
+        return submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+          endpointId,
+          isActive: false,
+        });
+      },
+      () => {
+        setName("");
+        setUrl("");
+        onCreated();
+      },
+    );
+  };
 
   return (
     <Section title="Add an endpoint">
-      <form onSubmit={(e) => void create(e)}>
+      <form onSubmit={create}>
         <div className="form-row">
           <label>
             Endpoint name
@@ -145,8 +153,7 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
           </button>
         </div>
       </form>
-      <ErrorNote error={action.error} />
-      <ActivityOutcome activity={action.activity} what="Webhook endpoint" />
+      <ActivityOutcome activity={action.activity} error={action.error} />
     </Section>
   );
 }
@@ -154,7 +161,7 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
 function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onChanged: () => void }) {
   const { connection, organizationId } = useSession();
   const [deleting, setDeleting] = useState(false);
-  const action = useActivity(onChanged);
+  const action = useActivity();
   const deliveries = useLoader(
     () =>
       query<{ deliveries: Delivery[] }>(connection.client, "list_webhook_deliveries", {
@@ -166,17 +173,21 @@ function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onCh
   );
 
   const setActive = (isActive: boolean) =>
-    void action.run(() =>
-      submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
-        endpointId: endpoint.endpointId,
-        isActive,
-      }),
+    void action.run(
+      () =>
+        submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+          endpointId: endpoint.endpointId,
+          isActive,
+        }),
+      onChanged,
     );
   const remove = () =>
-    void action.run(() =>
-      submit(connection.client, "delete_webhook_endpoint", "ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT", organizationId, {
-        endpointId: endpoint.endpointId,
-      }),
+    void action.run(
+      () =>
+        submit(connection.client, "delete_webhook_endpoint", "ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT", organizationId, {
+          endpointId: endpoint.endpointId,
+        }),
+      onChanged,
     );
 
   return (
@@ -214,8 +225,7 @@ function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onCh
           </button>
         )}
       </div>
-      <ErrorNote error={action.error} />
-      <ActivityOutcome activity={action.activity} what={`Endpoint ${endpoint.name}`} />
+      <ActivityOutcome activity={action.activity} error={action.error} />
       <div className="panel-header">
         <h4>Recent deliveries</h4>
         <button className="secondary" onClick={deliveries.reload}>
