@@ -135,6 +135,12 @@ describe.skipIf(!hasChromium)("console approvals: sign in with a passkey, approv
     expect(text).toContain("by Rui requester");
     expect(text).toContain("Approved by Rui requester");
     expect(text).toContain("Approvals lapse");
+    // Why the policy asks for Ana: its condition and consensus, beside its outcome (the policies load on their own).
+    await expect
+      .poll(() => card.textContent())
+      .toContain(
+        `Wallets need Ana: requires_consensuswhenactivity.resource == 'WALLET' && activity.action == 'CREATE'approved byapprovers.any(user, user.id == '${approverId}')`,
+      );
     await saveConsoleScreenshot(page, "approvals");
   });
 
@@ -171,8 +177,13 @@ describe.skipIf(!hasChromium)("console approvals: sign in with a passkey, approv
     await expect.poll(() => page.getByTestId("pending-activity").count()).toBe(0);
   });
 
-  it("lists both in the activity log, filtered by status, with the detail of each", async () => {
-    await goTo(page, "Activity log");
+  it("lists both in the activity log, filtered by status, with the detail of each — reached with the keyboard", async () => {
+    for (let presses = 0; presses < 12; presses++) {
+      await page.keyboard.press("Tab");
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === "Activity log") break;
+    }
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Activity log" }).waitFor();
     await page.getByLabel("Status").selectOption("ACTIVITY_STATUS_REJECTED");
     const rows = page.locator("tbody tr");
     await expect.poll(() => rows.count()).toBe(1);

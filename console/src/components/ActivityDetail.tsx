@@ -11,6 +11,38 @@ interface PolicyEvaluation {
   policyEvaluations: { policyId: string; outcome: string }[];
 }
 
+interface StoredPolicy {
+  policyId: string;
+  policyName: string;
+  condition: string | null;
+  consensus: string | null;
+}
+
+/** Why a policy applied as it did: its condition and consensus, as stored now (the policy may have changed since). */
+function PolicyWhy({ policy }: { policy?: StoredPolicy }) {
+  if (!policy || (!policy.condition && !policy.consensus)) return null;
+  return (
+    <dl className="facts policy-why">
+      {policy.condition && (
+        <>
+          <dt>when</dt>
+          <dd>
+            <code>{policy.condition}</code>
+          </dd>
+        </>
+      )}
+      {policy.consensus && (
+        <>
+          <dt>approved by</dt>
+          <dd>
+            <code>{policy.consensus}</code>
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
 /** What an activity does and how it was decided: intent, votes, policy evaluations, result or failure, app proofs. */
 export function ActivityDetail({ activity }: { activity: Activity }) {
   const { connection, organizationId } = useSession();
@@ -24,8 +56,8 @@ export function ActivityDetail({ activity }: { activity: Activity }) {
   );
   const policies = useLoader(
     () =>
-      query<{ policies: { policyId: string; policyName: string }[] }>(connection.client, "list_policies", { organizationId }).then(
-        (r) => new Map(r.policies.map((p) => [p.policyId, p.policyName])),
+      query<{ policies: StoredPolicy[] }>(connection.client, "list_policies", { organizationId }).then(
+        (r) => new Map(r.policies.map((p) => [p.policyId, p])),
       ),
     [organizationId],
   );
@@ -91,8 +123,9 @@ export function ActivityDetail({ activity }: { activity: Activity }) {
         <ul key={evaluation.id} className="evaluations">
           {evaluation.policyEvaluations.map((outcome) => (
             <li key={outcome.policyId}>
-              {policies.data?.get(outcome.policyId) ?? outcome.policyId}:{" "}
+              {policies.data?.get(outcome.policyId)?.policyName ?? outcome.policyId}:{" "}
               <strong>{outcome.outcome.replace(/^(POLICY_)?OUTCOME_/, "").toLowerCase()}</strong>
+              <PolicyWhy policy={policies.data?.get(outcome.policyId)} />
             </li>
           ))}
         </ul>
