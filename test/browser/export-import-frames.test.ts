@@ -5,12 +5,14 @@ import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitAsRoot } from "../helpers/auth-proxy.js";
 import { hasChromium, saveScreenshot } from "./harness.js";
-import { inKit, openKitApp, startKitWorld, type KitWorld } from "./kit-setup.js";
+import { inKit, openKitApp, startKitWorld, waitForKit, type KitWorld } from "./kit-setup.js";
 
 declare global {
   interface Window {
     /** A kit flow the test started and finishes by clicking through its modal: what it settled to. */
     pendingFlow?: Promise<string>;
+    /** The types of the messages the page's MessagePorts delivered (what the frames answered the kit). */
+    frameAnswers?: string[];
     /** A stamper on one of Strongroom's frames, driven by the protocol tests. */
     frameStamper?: InstanceType<NonNullable<Window["IframeStamper"]>>;
   }
@@ -53,18 +55,42 @@ describe.skipIf(!hasChromium)("Strongroom's export and import pages in Chromium"
     let page: Page;
 
     /**
-     * The kit enables its modal's button once the frame has answered init and applySettings (the kit's styles reach
-     * the frame's element) and React has rendered that state: clicking earlier would find no frame client.
+     * The kit keeps the frame's client only once the frame has answered init and applySettings, and its button
+     * does nothing useful before (the import even hangs). The frame's answers reach the page across processes, so
+     * the page counts the SETTINGS_APPLIED answers its message ports deliver; once one more arrived than before
+     * the modal opened, and React has rendered, the modal is ready.
      */
-    async function frameReady(container: string) {
-      const secret = page.frameLocator(`${container} iframe`).locator("#secret");
-      await expect.poll(() => secret.evaluate((element) => element.style.fontSize), { timeout: 15_000 }).toBe("16px");
+    const settingsAnswers = () => page.evaluate(() => window.frameAnswers!.filter((type) => type === "SETTINGS_APPLIED").length);
+    async function frameReady(container: string, answersBefore: number) {
+      await expect.poll(settingsAnswers, { timeout: 20_000 }).toBeGreaterThan(answersBefore);
       await page.evaluate(() => new Promise((rendered) => requestAnimationFrame(() => requestAnimationFrame(rendered))));
-      return secret;
+      return page.frameLocator(`${container} iframe`).locator("#secret");
     }
 
     beforeAll(async () => {
       page = await openKitApp(world);
+      await page.addInitScript(() => {
+        const answers: string[] = [];
+        window.frameAnswers = answers;
+        const onmessage = Object.getOwnPropertyDescriptor(MessagePort.prototype, "onmessage")!;
+        Object.defineProperty(MessagePort.prototype, "onmessage", {
+          configurable: true,
+          get(this: MessagePort) {
+            return onmessage.get!.call(this) as unknown;
+          },
+          set(this: MessagePort, handler: ((this: MessagePort, event: MessageEvent) => void) | null) {
+            const counted =
+              handler &&
+              function (this: MessagePort, event: MessageEvent<{ type?: string } | null>) {
+                handler.call(this, event);
+                if (typeof event.data?.type === "string") answers.push(event.data.type);
+              };
+            onmessage.set!.call(this, counted);
+          },
+        });
+      });
+      await page.reload();
+      await waitForKit(page);
       await inKit(page, (kit) => kit.signUpWithPasskey({ passkeyDisplayName: "Frames laptop" }));
       await page.getByTestId("wallets").locator("li").first().waitFor();
     }, 120_000);
@@ -74,13 +100,14 @@ describe.skipIf(!hasChromium)("Strongroom's export and import pages in Chromium"
         walletId: window.kit!.wallets[0]!.walletId,
         address: window.kit!.wallets[0]!.accounts[0]!.address,
       }));
+      const answersBefore = await settingsAnswers();
       await page.evaluate((walletId) => {
         window.pendingFlow = window.kit!.handleExportWallet({ walletId }).then(
           () => "done",
           (e: Error) => `failed: ${e.message} ${String((e.cause as Error | undefined)?.message ?? "")}`,
         );
       }, wallet.walletId);
-      const secret = await frameReady("#turnkey-export-iframe-container-id");
+      const secret = await frameReady("#turnkey-export-iframe-container-id", answersBefore);
       await page.getByRole("button", { name: "Export Wallet" }).click();
       await secret.waitFor({ state: "visible" });
       const mnemonic = (await secret.textContent())!;
@@ -97,6 +124,7 @@ describe.skipIf(!hasChromium)("Strongroom's export and import pages in Chromium"
 
     it("imports a mnemonic typed into the import frame as a wallet with the expected account", async () => {
       const mnemonic = generateMnemonic(wordlist);
+      const answersBefore = await settingsAnswers();
       await page.evaluate(() => {
         window.pendingFlow = window
           .kit!.handleImportWallet({ defaultWalletAccounts: ["ADDRESS_FORMAT_ETHEREUM"], successPageDuration: 0 })
@@ -105,7 +133,7 @@ describe.skipIf(!hasChromium)("Strongroom's export and import pages in Chromium"
             (e: Error) => `failed: ${e.message} ${String((e.cause as Error | undefined)?.message ?? "")}`,
           );
       });
-      const typed = await frameReady("#turnkey-import-iframe-container-id");
+      const typed = await frameReady("#turnkey-import-iframe-container-id", answersBefore);
       await typed.fill(mnemonic);
       await page.getByTestId("import-wallet-name-input").fill("Imported in the frame");
       await saveScreenshot(page, "kit-import-frame");
