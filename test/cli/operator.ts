@@ -1,7 +1,5 @@
 import { Turnkey } from "@turnkey/sdk-server";
 import { spawnSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config.js";
 import { initRootOrganization, type InitResult } from "../../src/domains/organizations/init-root-organization.js";
@@ -63,22 +61,4 @@ export async function organizationWithWallet(server: RunningServer) {
   return { root, walletId: wallet.walletId, address, signature: await signature(client, address) };
 }
 
-/** A fresh PostgreSQL database on DATABASE_URL's server; `drop` removes it. */
-export async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `strongroom_operate_${randomUUID().replace(/-/g, "")}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+export { freshPostgresDatabase } from "../helpers/postgres-database.js";

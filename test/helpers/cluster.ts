@@ -1,6 +1,6 @@
+import { freshPostgresDatabase } from "./postgres-database.js";
 import { Turnkey } from "@turnkey/sdk-server";
-import { randomBytes, randomUUID } from "node:crypto";
-import pg from "pg";
+import { randomBytes } from "node:crypto";
 import { runCli } from "./processes.js";
 
 export interface RootCredentials {
@@ -14,33 +14,21 @@ export interface RootCredentials {
 export async function sharedPostgres(
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<{ url: string; sqlUrl: string; env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
-  const base = process.env.DATABASE_URL!;
-  const name = `strongroom_procs_${randomUUID().replace(/-/g, "")}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
+  const { url, drop } = await freshPostgresDatabase(process.env.DATABASE_URL!, "strongroom_procs");
   // For a test's own queries: Strongroom's tables are in its own schema (DATABASE_SCHEMA, default strongroom).
   const sqlUrl = new URL(url);
   sqlUrl.searchParams.set("options", "-c search_path=strongroom");
   return {
-    url: url.toString(),
+    url,
     sqlUrl: sqlUrl.toString(),
     env: {
       ...process.env,
       LOG_LEVEL: "warn",
       ...extraEnv,
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: url,
       STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
     },
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
+    drop,
   };
 }
 

@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import pg from "pg";
+import { freshPostgresDatabase } from "./postgres-database.js";
+import { randomBytes } from "node:crypto";
 import { Turnkey } from "@turnkey/sdk-server";
 import { initRootOrganization, type InitResult } from "../../src/domains/organizations/init-root-organization.js";
 import { resolveConfig } from "../../src/config.js";
@@ -16,25 +16,6 @@ export interface TestServer extends RunningServer {
   root: InitResult;
   /** An sdk-server client acting as the root user of the root organization. */
   client(credentials?: { apiPublicKey: string; apiPrivateKey: string }, organizationId?: string): ReturnType<Turnkey["apiClient"]>;
-}
-
-async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `strongroom_test_${randomUUID().replace(/-/g, "")}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 export async function startTestServer(

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import pg from "pg";
+import { freshPostgresDatabase } from "../helpers/postgres-database.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failedPrecondition, invalidArgument } from "../../src/errors.js";
 import { claimFingerprint } from "../../src/pipeline/steps/claim.js";
@@ -17,18 +16,9 @@ describe("fingerprint claims", () => {
       db = await openStore({ dataDir: "memory://" });
       return;
     }
-    const name = `strongroom_claims_${randomUUID().replace(/-/g, "")}`;
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      await client.query(sql);
-      await client.end();
-    };
-    await admin(`CREATE DATABASE ${name}`);
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    db = await openStore({ dataDir: "memory://", databaseUrl: url.toString() });
-    dropDatabase = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    const database = await freshPostgresDatabase(base, "strongroom_claims");
+    db = await openStore({ dataDir: "memory://", databaseUrl: database.url });
+    dropDatabase = database.drop;
   });
   afterAll(async () => {
     await db.close();

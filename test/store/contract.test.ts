@@ -1,6 +1,6 @@
+import { freshPostgresDatabase } from "../helpers/postgres-database.js";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   isRetryableConflict,
@@ -571,26 +571,13 @@ storeContract({
   concurrent: true,
   skip: !process.env.DATABASE_URL,
   async open() {
-    const baseUrl = process.env.DATABASE_URL!;
-    const name = `strongroom_store_${randomUUID().replace(/-/g, "")}`;
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: baseUrl });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
-    await admin(`CREATE DATABASE ${name}`);
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    const db = await openPostgres(url.toString(), { poolSize: 4 });
+    const database = await freshPostgresDatabase(process.env.DATABASE_URL!, "strongroom_store");
+    const db = await openPostgres(database.url, { poolSize: 4 });
     return {
       db,
       async close() {
         await db.close();
-        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await database.drop();
       },
     };
   },

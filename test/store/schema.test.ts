@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { freshPostgresDatabase } from "../helpers/postgres-database.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,20 +15,9 @@ afterAll(async () => {
   for (const drop of dropped) await drop();
 });
 async function freshDatabase(): Promise<string> {
-  const name = `strongroom_schema_${randomUUID().replace(/-/g, "")}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  dropped.push(async () => {
-    const c = new pg.Client({ connectionString: baseUrl });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  });
-  const url = new URL(baseUrl!);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const { url, drop } = await freshPostgresDatabase(baseUrl!, "strongroom_schema");
+  dropped.push(drop);
+  return url;
 }
 
 async function sql<Row = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<Row[]> {

@@ -1,9 +1,9 @@
+import { freshPostgresDatabase } from "../helpers/postgres-database.js";
 import { Turnkey } from "@turnkey/sdk-server";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { runCli, startServerProcess } from "../helpers/processes.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -71,17 +71,11 @@ describe("webhook delivery across processes", () => {
   it.skipIf(!process.env.DATABASE_URL)(
     "delivers each event once with two processes on one PostgreSQL",
     async () => {
-      const base = process.env.DATABASE_URL!;
-      const database = `strongroom_cluster_${randomUUID().replace(/-/g, "")}`;
-      const admin = new pg.Client({ connectionString: base });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      const url = new URL(base);
-      url.pathname = `/${database}`;
+      const database = await freshPostgresDatabase(process.env.DATABASE_URL!, "strongroom_cluster");
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         ...WEBHOOKS,
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: database.url,
         STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
       };
       const receiver = await startWebhookReceiver();
@@ -109,8 +103,7 @@ describe("webhook delivery across processes", () => {
       } finally {
         for (const p of processes) await p.kill();
         await receiver.close();
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-        await admin.end();
+        await database.drop();
       }
     },
     120_000,
