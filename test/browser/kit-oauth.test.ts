@@ -2,7 +2,7 @@ import { OAuth2Server } from "oauth2-mock-server";
 import type { Page, Request, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "./harness.js";
-import { authState, inKit, openKitApp, startKitWorld, type KitWorld } from "./kit-setup.js";
+import { authState, inKit, openKitApp, startKitWorld, waitForAuthenticated, type KitWorld } from "./kit-setup.js";
 
 const CLIENT_ID = "browser-test-client";
 const GOOGLE_AUTHORIZE = "https://accounts.google.com/o/oauth2/v2/auth";
@@ -108,16 +108,10 @@ describe.skipIf(!hasChromium)(
       }
     }
 
-    const authenticated = () =>
-      page
-        .getByTestId("auth-state")
-        .filter({ hasText: /^authenticated$/ })
-        .waitFor();
-
     it("signs up through the popup, then logs out and logs back in through it as the same user", async () => {
       const before = authorizations.length;
       expect(await continueWithGoogle()).toContain("/v1/signup_v2");
-      await authenticated();
+      await waitForAuthenticated(page);
       await page.getByTestId("wallets").locator("li").first().waitFor();
       const { userId, organizationId } = await inKit(page, async (kit) => kit.session!);
       expect(organizationId).not.toBe(world.server.root.organizationId);
@@ -125,7 +119,7 @@ describe.skipIf(!hasChromium)(
       await inKit(page, (kit) => kit.logout());
       await page.getByTestId("auth-state").filter({ hasText: "unauthenticated" }).waitFor();
       expect(await continueWithGoogle()).not.toContain("/v1/signup_v2");
-      await authenticated();
+      await waitForAuthenticated(page);
       expect(await inKit(page, async (kit) => kit.session!)).toMatchObject({ userId, organizationId });
 
       // What the kit asked Google for, twice: an ID token for our client, bound to a fresh key's nonce each time.

@@ -5,7 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
 import { buildTestApp, hasChromium, saveScreenshot } from "./harness.js";
-import { inKit, openKitApp, startKitWorld, type KitWorld } from "./kit-setup.js";
+import { inKit, openKitApp, startKitWorld, waitForAuthenticated, type KitWorld } from "./kit-setup.js";
 
 const HOSTED_TLS_FETCHER_SIGN_KEY =
   "046b4f88421f76b6ba418afc2ea1d8ced671337d7db6b80478a60d8531bf8f17fa9a512f0fef96fc0c9b4cd9dff70b34992e520ce04c79d931f6ff6296b547d201";
@@ -37,6 +37,21 @@ describe.skipIf(!hasChromium)("email OTP with the wallet kit in Chromium, throug
     return { ...started, otpCode: code!, contact, otpType: OtpType.Email };
   }
 
+  /** The kit's completeOtp with an emailed code: verify, then signup or stamp_login. */
+  const completeOtp = (otp: Awaited<ReturnType<typeof emailedCode>>) =>
+    inKit(
+      page,
+      (kit, otp) =>
+        kit.completeOtp({
+          otpId: otp.otpId,
+          otpCode: otp.otpCode,
+          otpEncryptionTargetBundle: otp.otpEncryptionTargetBundle,
+          contact: otp.contact,
+          otpType: otp.otpType,
+        }),
+      otp,
+    );
+
   it("the bundle carries Strongroom's signer key in place of the hosted service's pinned keys", async () => {
     const dir = await buildTestApp(world.server.url);
     const bundle = readdirSync(join(dir, "assets"))
@@ -58,23 +73,8 @@ describe.skipIf(!hasChromium)("email OTP with the wallet kit in Chromium, throug
   });
 
   it("signs up with an emailed code (completeOtp: verify, then signup with core's client signature)", async () => {
-    const otp = await emailedCode("ana@example.com");
-    await inKit(
-      page,
-      (kit, otp) =>
-        kit.completeOtp({
-          otpId: otp.otpId,
-          otpCode: otp.otpCode,
-          otpEncryptionTargetBundle: otp.otpEncryptionTargetBundle,
-          contact: otp.contact,
-          otpType: otp.otpType,
-        }),
-      otp,
-    );
-    await page
-      .getByTestId("auth-state")
-      .filter({ hasText: /^authenticated$/ })
-      .waitFor();
+    await completeOtp(await emailedCode("ana@example.com"));
+    await waitForAuthenticated(page);
     await page.getByTestId("wallets").locator("li").first().waitFor();
     await saveScreenshot(page, "kit-otp-signed-up");
   });
@@ -83,23 +83,8 @@ describe.skipIf(!hasChromium)("email OTP with the wallet kit in Chromium, throug
     const { userId, organizationId } = await inKit(page, async (kit) => kit.session!);
     await inKit(page, (kit) => kit.logout());
     await page.getByTestId("auth-state").filter({ hasText: "unauthenticated" }).waitFor();
-    const otp = await emailedCode("ana@example.com");
-    await inKit(
-      page,
-      (kit, otp) =>
-        kit.completeOtp({
-          otpId: otp.otpId,
-          otpCode: otp.otpCode,
-          otpEncryptionTargetBundle: otp.otpEncryptionTargetBundle,
-          contact: otp.contact,
-          otpType: otp.otpType,
-        }),
-      otp,
-    );
-    await page
-      .getByTestId("auth-state")
-      .filter({ hasText: /^authenticated$/ })
-      .waitFor();
+    await completeOtp(await emailedCode("ana@example.com"));
+    await waitForAuthenticated(page);
     const session = await inKit(page, async (kit) => kit.session!);
     expect(session.userId).toBe(userId);
     expect(session.organizationId).toBe(organizationId);

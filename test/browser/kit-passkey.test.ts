@@ -3,7 +3,7 @@ import { parseTransaction, recoverMessageAddress, recoverTransactionAddress, ser
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitAsRoot } from "../helpers/auth-proxy.js";
 import { hasChromium, saveScreenshot } from "./harness.js";
-import { authState, inKit, openKitApp, startKitWorld, waitForKit, type KitWorld } from "./kit-setup.js";
+import { authState, inKit, openKitApp, startKitWorld, waitForKit, waitForAuthenticated, type KitWorld } from "./kit-setup.js";
 
 describe.skipIf(!hasChromium)(
   "the wallet kit in Chromium: passkey signup, signing, refresh, reload, logout and passkey login; auth proxy refusals",
@@ -22,10 +22,7 @@ describe.skipIf(!hasChromium)(
     it("signs up with a passkey: a sub-organization with its user, passkey and wallet, and a session", async () => {
       expect(await authState(page)).toBe("unauthenticated");
       await inKit(page, (kit) => kit.signUpWithPasskey({ passkeyDisplayName: "Ana laptop" }));
-      await page
-        .getByTestId("auth-state")
-        .filter({ hasText: /^authenticated$/ })
-        .waitFor();
+      await waitForAuthenticated(page);
       await page.getByTestId("wallets").locator("li").first().waitFor();
       const account = await firstAccount();
       expect(account.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -75,10 +72,7 @@ describe.skipIf(!hasChromium)(
 
       await page.reload();
       await waitForKit(page);
-      await page
-        .getByTestId("auth-state")
-        .filter({ hasText: /^authenticated$/ })
-        .waitFor();
+      await waitForAuthenticated(page);
       expect(await page.evaluate(() => window.kit!.session!.userId)).toBe(before.userId);
       await page.getByTestId("wallets").locator("li").first().waitFor();
     });
@@ -90,10 +84,7 @@ describe.skipIf(!hasChromium)(
       await saveScreenshot(page, "kit-logged-out");
 
       await inKit(page, (kit) => kit.loginWithPasskey());
-      await page
-        .getByTestId("auth-state")
-        .filter({ hasText: /^authenticated$/ })
-        .waitFor();
+      await waitForAuthenticated(page);
       const session = await page.evaluate(() => window.kit!.session!);
       expect(session.userId).toBe(userId);
       expect(session.organizationId).toBe(organizationId);

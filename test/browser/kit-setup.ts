@@ -83,6 +83,14 @@ export async function waitForKit(page: Page): Promise<void> {
 
 export const authState = (page: Page) => page.getByTestId("auth-state").textContent();
 
+/** Waits until the kit's page shows the user logged in. */
+export async function waitForAuthenticated(page: Page): Promise<void> {
+  await page
+    .getByTestId("auth-state")
+    .filter({ hasText: /^authenticated$/ })
+    .waitFor();
+}
+
 export type Kit = NonNullable<Window["kit"]>;
 
 /**
