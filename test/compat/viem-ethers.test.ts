@@ -122,6 +122,27 @@ async function turnkeyFailure(promise: Promise<unknown>): Promise<Error & { caus
   throw new Error("expected signing to be refused");
 }
 
+/** @turnkey/viem's account signing a transfer to the recipient the deny policy bans: the error it throws. */
+async function viemTransferToBanned(signing: SigningServer): Promise<Error & { cause?: unknown }> {
+  const viemAccount = await createAccount({
+    client: signing.client as never,
+    organizationId: signing.server.root.organizationId,
+    signWith: signing.address,
+  });
+  return turnkeyFailure(
+    viemAccount.signTransaction({
+      type: "eip1559",
+      chainId: CHAIN_ID,
+      nonce: 0,
+      to: BANNED,
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+    }),
+  );
+}
+
 const typedData = {
   domain: { name: "EIP712 Test", version: "1", chainId: CHAIN_ID, verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC" },
   types: {
@@ -273,23 +294,7 @@ describe("@turnkey/viem and @turnkey/ethers against Strongroom and a local EVM n
   });
 
   it("a deny policy refuses a banned recipient with Strongroom's explanation by default", async () => {
-    const viemAccount = await createAccount({
-      client: signing.client as never,
-      organizationId: signing.server.root.organizationId,
-      signWith: signing.address,
-    });
-    const viemError = await turnkeyFailure(
-      viemAccount.signTransaction({
-        type: "eip1559",
-        chainId: CHAIN_ID,
-        nonce: 0,
-        to: BANNED,
-        value: 1n,
-        gas: 21000n,
-        maxFeePerGas: 2n,
-        maxPriorityFeePerGas: 1n,
-      }),
-    );
+    const viemError = await viemTransferToBanned(signing);
     expect(viemError.message).toMatch(
       /^Failed to sign: Turnkey error 7: user .* ACTIVITY_TYPE_SIGN_TRANSACTION_V2 is denied by policy .* \(explicit deny\)/,
     );
@@ -326,23 +331,7 @@ describe("STRONGROOM_ERROR_MESSAGES=hosted: the hosted service's wording, as its
 
   it("a deny policy refuses a banned recipient: `Turnkey error 7: policy engine denied request explicitly (Details: [])`", async () => {
     const hosted = "Turnkey error 7: policy engine denied request explicitly (Details: [])";
-    const viemAccount = await createAccount({
-      client: signing.client as never,
-      organizationId: signing.server.root.organizationId,
-      signWith: signing.address,
-    });
-    const viemError = await turnkeyFailure(
-      viemAccount.signTransaction({
-        type: "eip1559",
-        chainId: CHAIN_ID,
-        nonce: 0,
-        to: BANNED,
-        value: 1n,
-        gas: 21000n,
-        maxFeePerGas: 2n,
-        maxPriorityFeePerGas: 1n,
-      }),
-    );
+    const viemError = await viemTransferToBanned(signing);
     // viem's BaseError appends "Version: viem@…" to `message`; `shortMessage` is the SDK's own text.
     expect((viemError as Error & { shortMessage: string }).shortMessage).toBe(`Failed to sign: ${hosted}`);
 
