@@ -3,7 +3,7 @@ import { requireOrganization, type OrganizationRow } from "../domains/organizati
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
 import { verifyP256Signature } from "./client-signature.js";
-import { loginNonce, verifyOidcToken } from "./oidc.js";
+import { loginNonce, proveOauthProvider, spendOidcToken, verifyOidcToken } from "./oidc.js";
 import type { AttestedStamp } from "./stamp.js";
 import { spendVerificationToken, verifyVerificationToken } from "./verification-token.js";
 
@@ -54,7 +54,8 @@ const userOf = (row: UserRow) => ({ id: row.id, name: row.name, organizationId: 
  *   a verified contact of a user of a sub-organization of `named` (the oldest); the token logs in once;
  * - an OIDC token (…_OIDC): from this server or a configured issuer, unexpired, its nonce (or tknonce)
  *   hex(sha256(publicKey)); its iss/sub/aud an OAuth provider of a user of `named`, or else a proven one of a
- *   user of a sub-organization of `named` (the oldest).
+ *   user of a sub-organization of `named` (the oldest); the token authenticates once (spendOidcToken), and its
+ *   stamp, made by the key the nonce binds, proves the provider.
  *
  * These are otp_login's and oauth_login's checks and the auth proxy's lookups by proven identity. It runs
  * outside any transaction (an issuer's keys may be fetched); spending the token is one atomic insert.
@@ -190,7 +191,14 @@ async function byOidcToken(
       "OAUTH2_PROVIDER_NOT_FOUND",
     );
   }
-  if (!row.proven) await db.query("UPDATE oauth_providers SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL", [row.provider_id, now]);
+  if (!(await spendOidcToken(db, token, "USAGE_TYPE_AUTHENTICATION", row.organization_id, now))) {
+    throw unauthenticated(
+      `${FIELD}: this OIDC token was already used (an OIDC token logs in, or approves, once); sign in with the provider again for a new token`,
+      "OIDC_TOKEN_USED",
+    );
+  }
+  // The stamp's signature shows that its holder holds the key the token's nonce binds: the identity is proven.
+  if (!row.proven) await proveOauthProvider(db, row.provider_id, token.verifiedEmail, now);
   return {
     user: userOf(row),
     organization: row.organization_id === named.id ? named : await requireOrganization(db, row.organization_id),

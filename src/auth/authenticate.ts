@@ -212,10 +212,19 @@ function checkApiKey(
 /**
  * A stamp the credential made was accepted: it is proven to be held by its owner, and the auth proxy's
  * account lookups by public key or credential id may find it from now on (registering someone else's
- * public key proves nothing). Once per credential.
+ * public key proves nothing). Once per credential. A session key that an OIDC token logged in (oauth_login,
+ * oauth: the token's nonce binds this key) proves that token's OAuth provider with it.
  */
 async function markProven(db: Queryable, table: "api_keys" | "authenticators", id: string, now: Date): Promise<void> {
-  await db.query(`UPDATE ${table} SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL`, [id, now]);
+  if (table === "authenticators") {
+    await db.query("UPDATE authenticators SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL", [id, now]);
+    return;
+  }
+  await db.query(
+    `WITH key AS (UPDATE api_keys SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL RETURNING proves_oauth_provider_id)
+     UPDATE oauth_providers SET proven_at = $2 WHERE id = (SELECT proves_oauth_provider_id FROM key) AND proven_at IS NULL`,
+    [id, now],
+  );
 }
 
 async function authenticateWebAuthn(

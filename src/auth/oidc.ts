@@ -15,6 +15,7 @@ import {
 import type { ServerKey } from "../crypto/server-keys.js";
 import { ApiError, GrpcCode, invalidArgument } from "../errors.js";
 import type { Services } from "../services.js";
+import type { Queryable } from "../store/database.js";
 
 /**
  * Strongroom as an OIDC issuer (tokens of oauth2_authenticate: ES256 by the signer key, JWKS and
@@ -123,6 +124,13 @@ export interface VerifiedOidcToken {
   tknonce?: string;
   /** The `email` claim, when the issuer says it verified it (`email_verified` true). */
   verifiedEmail?: string;
+  /**
+   * What identifies this token when it is spent (spendOidcToken): hex sha256 of its issuer and `jti`, or, without
+   * a `jti`, of its signed claims as decoded — never of the token's text, whose ECDSA signature can be re-encoded.
+   */
+  replayKey: string;
+  /** When the token expires (`exp`); until then it is remembered once spent. */
+  expiresAt: Date;
 }
 
 /**
@@ -163,7 +171,7 @@ export async function verifyOidcToken(
 
   let payload: JWTPayload;
   try {
-    const options = { issuer: unverified.iss, algorithms, currentDate: now, clockTolerance: 30 };
+    const options = { issuer: unverified.iss, algorithms, currentDate: now, clockTolerance: CLOCK_TOLERANCE_SECONDS };
     ({ payload } = typeof key === "function" ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options));
   } catch (error) {
     if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
@@ -176,10 +184,13 @@ export async function verifyOidcToken(
   );
   if (typeof payload.sub !== "string" || payload.sub.length === 0) throw invalidToken(field, "the token has no sub claim");
   if (audiences.length === 0) throw invalidToken(field, "the token has no aud claim");
+  if (typeof payload.exp !== "number") throw invalidToken(field, "the token has no exp claim");
   return {
     iss: unverified.iss,
     sub: payload.sub,
     audiences,
+    replayKey: replayKeyOf(token, unverified.iss, payload.jti),
+    expiresAt: new Date((payload.exp + CLOCK_TOLERANCE_SECONDS) * 1000),
     ...(typeof payload.nonce === "string" ? { nonce: payload.nonce } : {}),
     ...(typeof payload.tknonce === "string" ? { tknonce: payload.tknonce } : {}),
     ...(typeof payload.email === "string" && (payload.email_verified === true || payload.email_verified === "true")
@@ -189,6 +200,41 @@ export async function verifyOidcToken(
 }
 
 type CryptoKeyLike = ServerKey["publicKey"];
+
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+function replayKeyOf(token: string, issuer: string, jti: unknown): string {
+  const hash = (text: string) => bytesToHex(sha256(new TextEncoder().encode(text)));
+  if (typeof jti === "string" && jti.length > 0) return hash(`jti\n${issuer}\n${jti}`);
+  const claims = Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8");
+  return hash(`claims\n${claims}`);
+}
+
+/** What an OIDC token is spent for: registering an OAuth provider, or authenticating (a login, an MFA step). */
+export type OidcTokenUsage = "USAGE_TYPE_REGISTRATION" | "USAGE_TYPE_AUTHENTICATION";
+
+/**
+ * Spends a verified OIDC token for one proof in `organizationId`; false when it was spent already. A token
+ * proves once, except that the token a provider was registered with may then authenticate once in that same
+ * organization (signup, then the login that follows it). One atomic statement: of two concurrent uses, one wins.
+ */
+export async function spendOidcToken(
+  db: Queryable,
+  token: Pick<VerifiedOidcToken, "replayKey" | "expiresAt">,
+  usage: OidcTokenUsage,
+  organizationId: string,
+  now: Date,
+): Promise<boolean> {
+  const [fresh] = await db.query(
+    `INSERT INTO spent_oidc_tokens AS spent (token_key, usage, organization_id, spent_at, expires_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (token_key) DO UPDATE SET usage = EXCLUDED.usage, spent_at = EXCLUDED.spent_at
+       WHERE spent.usage = 'USAGE_TYPE_REGISTRATION' AND EXCLUDED.usage = 'USAGE_TYPE_AUTHENTICATION'
+         AND spent.organization_id = EXCLUDED.organization_id
+     RETURNING token_key`,
+    [token.replayKey, usage, organizationId, now, token.expiresAt],
+  );
+  return fresh !== undefined;
+}
 
 function describeVerificationFailure(error: InstanceType<typeof errors.JOSEError>, claims: JWTPayload): string {
   if (error instanceof errors.JWTExpired) {
@@ -200,4 +246,22 @@ function describeVerificationFailure(error: InstanceType<typeof errors.JOSEError
   if (error instanceof errors.JOSEAlgNotAllowed) return "the token's signing algorithm is not accepted";
   if (error instanceof errors.JWTClaimValidationFailed) return `claim ${error.claim} is invalid: ${error.reason}`;
   return `the token does not verify: ${error.message}`;
+}
+
+/**
+ * Proves an OAuth provider: a verified token for its identity came with a signature by the key the token's nonce
+ * binds (an attested stamp, or the first stamp of a session key such a token logged in). The auth proxy's lookups
+ * find it from now on; the email the token vouches for, when it is the user's, is proven with it.
+ */
+export async function proveOauthProvider(db: Queryable, providerId: string, verifiedEmail: string | undefined, now: Date): Promise<void> {
+  const [proven] = await db.query<{ user_id: string }>(
+    "UPDATE oauth_providers SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL RETURNING user_id",
+    [providerId, now],
+  );
+  if (proven && verifiedEmail) {
+    await db.query(
+      "UPDATE users SET email_verified_at = $3, email_self_asserted = false WHERE id = $1 AND lower(email) = lower($2) AND email_verified_at IS NULL",
+      [proven.user_id, verifiedEmail, now],
+    );
+  }
 }

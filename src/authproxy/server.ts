@@ -12,6 +12,7 @@ import { oauth2Authenticate, oauthLogin } from "./endpoints/oauth.js";
 import { otpInit, otpInitV2, otpLoginV1, otpLoginV2, otpVerify, otpVerifyV2 } from "./endpoints/otp.js";
 import { signupV1, signupV2 } from "./endpoints/signup.js";
 import { walletKitClientParams, walletKitConfig } from "./endpoints/wallet-kit.js";
+import { withholdIdentifiers } from "./withheld-identifiers.js";
 
 /** Every endpoint of the auth proxy (auth_proxy.swagger.json), all POST. */
 export const proxyEndpoints: ProxyEndpoint[] = [
@@ -136,10 +137,19 @@ export async function buildAuthProxyApp(
     if (reply.hasHeader("access-control-allow-origin")) void reply.header("access-control-expose-headers", EXPOSED_HEADERS);
   });
 
+  /** The config each request named, once found: its organization's id is public (/v1/wallet_kit_config answers it). */
+  const configOf = new WeakMap<FastifyRequest, AuthProxyConfigRow>();
   app.setErrorHandler((error, request, reply) => {
     const mapped = errorReply(error);
     if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
-    if (mapped) return reply.status(mapped.status).send(mapped.body);
+    if (mapped) {
+      const sent = [
+        Buffer.isBuffer(request.body) ? request.body.toString("utf8") : "",
+        headerValue(request, CONFIG_HEADER) ?? "",
+        configOf.get(request)?.organization_id ?? "",
+      ];
+      return reply.status(mapped.status).send(withholdIdentifiers(mapped.body, sent));
+    }
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send(new ApiError(GrpcCode.INTERNAL, "internal error", "INTERNAL").toBody());
   });
@@ -153,6 +163,7 @@ export async function buildAuthProxyApp(
       const clientAddress = addressKey(request.ip);
       perAddress.take(clientAddress, services.clock().getTime());
       const config = await requireConfig(services, request);
+      configOf.set(request, config);
       perConfig.take(config.id, services.clock().getTime());
       checkOrigin(config, request, reply);
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

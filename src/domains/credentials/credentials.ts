@@ -3,12 +3,12 @@ import { decodeJwt } from "jose";
 import { randomUUID } from "node:crypto";
 import { verifyAttestation } from "../../auth/webauthn.js";
 import { isValidPublicKey, type KeyCurve } from "../../crypto/public-keys.js";
-import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
+import { alreadyExists, failedPrecondition, invalidArgument, resourceExhausted } from "../../errors.js";
 import { API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS, ApiKeyCurve, Int64String, Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { API_KEY_MAX_SECONDS, boundedSeconds } from "./lifetimes.js";
 import type { Services } from "../../services.js";
-import { verifyOidcToken, type VerifiedOidcToken } from "../../auth/oidc.js";
+import { spendOidcToken, verifyOidcToken, type VerifiedOidcToken } from "../../auth/oidc.js";
 
 /** Per-user limits from the API's documented resource limits. */
 export const LIMITS = {
@@ -85,6 +85,13 @@ interface Owner {
   verifiedTokens?: VerifiedTokens;
   /** The user registers these on themselves (see assertedBySelf): an OAuth provider from bare claims then logs nobody in. */
   bySelf?: boolean;
+  /**
+   * A verified token proves its provider at registration: true for a member's create_oauth_providers or
+   * create_users. A signup (create_sub_organization, anonymous through the auth proxy) registers it unproven:
+   * nobody who holds the key the token's nonce binds has signed anything yet, so the token may be anyone's;
+   * the login that follows, stamped by that key, proves it (src/auth/attested-stamp.ts).
+   */
+  registrationProves?: boolean;
 }
 
 /** OIDC tokens of OAuth provider registrations that verified, by the token's text. */
@@ -268,10 +275,10 @@ export async function addAuthenticators(
 }
 
 /**
- * Whether a registration's OIDC token proves its identity: the token verifies (Strongroom's or an
- * OIDC_ISSUERS issuer's: signature, iss, exp) and names that iss, sub and aud. Bare oidcClaims, and tokens that
- * do not verify, still register the provider (as the API allows) but unproven: the auth proxy's lookups
- * across sub-organizations do not find it until an oauth_login proves it.
+ * The registration's OIDC token, when it verifies (Strongroom's or an OIDC_ISSUERS issuer's: signature, iss,
+ * exp) and names that iss, sub and aud. Bare oidcClaims, and tokens that do not verify, still register the
+ * provider (as the API allows) but unproven: the auth proxy's lookups across sub-organizations do not find it
+ * until a login by the key a token's nonce binds proves it.
  */
 function oidcTokenProves(
   owner: Owner,
@@ -333,13 +340,20 @@ export async function addOauthProviders(
   for (const [index, input] of providers.entries()) {
     const at = `${field}[${index}]`;
     const identity = oidcIdentity(input, at);
-    const proven = oidcTokenProves(owner, input.oidcToken, identity);
+    const verified = oidcTokenProves(owner, input.oidcToken, identity);
+    if (verified && !(await spendOidcToken(tx, verified, "USAGE_TYPE_REGISTRATION", owner.organizationId, owner.now))) {
+      throw failedPrecondition(
+        `${at}.oidcToken: this OIDC token was already used (an OIDC token registers a provider, or logs in, once); sign in with the provider again for a new token`,
+        "OIDC_TOKEN_USED",
+      );
+    }
+    const proven = owner.registrationProves === true ? verified : undefined;
     const [existing] = await tx.query<{ id: string; user_id: string; unproven_claim: boolean }>(
       `SELECT id, user_id, self_asserted AND proven_at IS NULL AS unproven_claim
          FROM oauth_providers WHERE organization_id = $1 AND issuer = $2 AND subject = $3 AND audience = $4`,
       [owner.organizationId, identity.iss, identity.sub, identity.aud],
     );
-    if (existing?.unproven_claim && (proven || !owner.bySelf)) {
+    if (existing?.unproven_claim && (verified || !owner.bySelf)) {
       // Someone's unproven word about themselves gives way to a proof, or to another user's registration.
       await tx.query("DELETE FROM oauth_providers WHERE id = $1", [existing.id]);
     } else if (existing) {
@@ -363,7 +377,7 @@ export async function addOauthProviders(
         identity.sub,
         owner.now,
         proven ? owner.now : null,
-        owner.bySelf === true && !proven,
+        owner.bySelf === true && !verified,
       ],
     );
     ids.push(id);

@@ -31,7 +31,7 @@ export const createOauthProviders = defineActivity({
     await requireUser(tx, organization.id, userId);
     const { ids } = await addOauthProviders(
       tx,
-      { organizationId: organization.id, userId, now, verifiedTokens, bySelf: assertedBySelf(ctx, userId) },
+      { organizationId: organization.id, userId, now, verifiedTokens, bySelf: assertedBySelf(ctx, userId), registrationProves: true },
       oauthProviders,
       "oauthProviders",
     );

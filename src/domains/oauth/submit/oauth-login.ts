@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
-import { prepareOidcToken, userOfOidcToken } from "../oidc-login.js";
+import { linkLoginKey, loginOfOidcToken, prepareOidcToken } from "../oidc-login.js";
 import { checkLoginProfile, loginSession, sessionSeconds } from "../../sessions/sessions.js";
 
 export const oauthLogin = defineActivity({
@@ -29,7 +29,9 @@ export const oauthLogin = defineActivity({
   prepare: (services, params) => prepareOidcToken(services, params.oidcToken),
   async execute(ctx, params, token) {
     sessionSeconds(params.expirationSeconds); // a bad lifetime is the caller's error, before any lookup or delivery
-    const userId = await userOfOidcToken(ctx, token, params.publicKey, "publicKey");
-    return loginSession(ctx, ctx.organization.id, userId, params);
+    const login = await loginOfOidcToken(ctx, token, params.publicKey, "publicKey");
+    const session = await loginSession(ctx, ctx.organization.id, login.userId, params);
+    await linkLoginKey(ctx.tx, login, { organizationId: ctx.organization.id, publicKey: params.publicKey });
+    return session;
   },
 });

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Int64String, Name } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
 import { issueCredential } from "../../sessions/issue-credential.js";
-import { prepareOidcToken, userOfOidcToken } from "../oidc-login.js";
+import { linkLoginKey, loginOfOidcToken, prepareOidcToken } from "../oidc-login.js";
 import { sessionSeconds } from "../../sessions/sessions.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
@@ -31,7 +31,8 @@ export const oauth = defineActivity({
     // Malformed input is refused (400) before the user is looked up (issueCredential checks it again).
     requireTargetKey(params.targetPublicKey);
     sessionSeconds(params.expirationSeconds);
-    const userId = await userOfOidcToken(ctx, token, params.targetPublicKey, "targetPublicKey");
+    const login = await loginOfOidcToken(ctx, token, params.targetPublicKey, "targetPublicKey");
+    const { userId } = login;
     const { apiKeyId, credentialBundle } = await issueCredential(ctx, {
       userId,
       targetPublicKey: params.targetPublicKey,
@@ -40,6 +41,7 @@ export const oauth = defineActivity({
       expirationSeconds: params.expirationSeconds,
       invalidateExisting: params.invalidateExisting,
     });
+    await linkLoginKey(ctx.tx, login, { organizationId: ctx.organization.id, publicKey: params.targetPublicKey });
     return { userId, apiKeyId, credentialBundle };
   },
 });
