@@ -213,7 +213,8 @@ function checkApiKey(
  * A stamp the credential made was accepted: it is proven to be held by its owner, and the auth proxy's
  * account lookups by public key or credential id may find it from now on (registering someone else's
  * public key proves nothing). Once per credential. A session key that an OIDC token logged in (oauth_login,
- * oauth: the token's nonce binds this key) proves that token's OAuth provider with it.
+ * oauth: the token's nonce binds this key) proves that token's OAuth provider with it, and the email the token
+ * vouched for when it is the user's (as proveOauthProvider does for an attested stamp).
  */
 async function markProven(db: Queryable, table: "api_keys" | "authenticators", id: string, now: Date): Promise<void> {
   if (table === "authenticators") {
@@ -221,8 +222,10 @@ async function markProven(db: Queryable, table: "api_keys" | "authenticators", i
     return;
   }
   await db.query(
-    `WITH key AS (UPDATE api_keys SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL RETURNING proves_oauth_provider_id)
-     UPDATE oauth_providers SET proven_at = $2 WHERE id = (SELECT proves_oauth_provider_id FROM key) AND proven_at IS NULL`,
+    `WITH key AS (UPDATE api_keys SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL RETURNING proves_oauth_provider_id, proves_verified_email),
+          provider AS (UPDATE oauth_providers SET proven_at = $2 WHERE id = (SELECT proves_oauth_provider_id FROM key) AND proven_at IS NULL RETURNING user_id)
+     UPDATE users SET email_verified_at = $2, email_self_asserted = false
+      WHERE id = (SELECT user_id FROM provider) AND email_verified_at IS NULL AND lower(email) = lower((SELECT proves_verified_email FROM key))`,
     [id, now],
   );
 }

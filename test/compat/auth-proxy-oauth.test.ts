@@ -67,7 +67,7 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     await provider?.stop();
   });
 
-  it("signs up with an OIDC token, finds the account by it, and logs in with oauth_login without naming the organization", async () => {
+  it("signs up with an OIDC token, logs in naming the organization, is then found by the identity and logs in with oauth_login without naming it", async () => {
     const registration = await idToken({ sub: "google-user-1" });
     const signedUp = await http().proxySignupV2({
       userName: "oidc user",
@@ -75,6 +75,19 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
       authenticators: [],
       oauthProviders: [{ providerName: "google", oidcToken: registration }],
     });
+    // The signup alone proves nothing (anyone may hold a token): nobody who holds the key its nonce binds has signed.
+    expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: registration })).toEqual({});
+
+    // The login that follows the signup names its organization; the session key's first stamp proves the identity.
+    const firstKey = generateP256KeyPair();
+    const first = await http().proxyOAuthLogin({
+      oidcToken: await idToken({ sub: "google-user-1", nonce: nonceFor(firstKey.publicKey) }),
+      publicKey: firstKey.publicKey,
+      organizationId: signedUp.organizationId,
+    });
+    expect(claimsOf(first.session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId });
+    const firstClient = server.client({ apiPublicKey: firstKey.publicKey, apiPrivateKey: firstKey.privateKey }, signedUp.organizationId);
+    expect((await firstClient.getWhoami({})).userId).toBe(signedUp.userId);
     expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: registration })).toEqual({
       organizationId: signedUp.organizationId,
     });
@@ -148,7 +161,12 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
       authenticators: [],
       oauthProviders: [{ providerName: "x", oidcToken }],
     });
-    const { session } = await http().proxyOAuthLogin({ oidcToken, publicKey: sessionKey.publicKey });
+    // The login right after the signup names the new organization; the token that signed up logs in there once.
+    const { session } = await http().proxyOAuthLogin({
+      oidcToken,
+      publicKey: sessionKey.publicKey,
+      organizationId: signedUp.organizationId,
+    });
     expect(claimsOf(session)).toMatchObject({ organization_id: signedUp.organizationId, user_id: signedUp.userId });
   });
 
@@ -163,6 +181,14 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
       oauthProviders: [{ providerName: "google", oidcToken: registration }],
     });
     expect((await coreRefusal(http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com" }))).code).toBe(7);
+    // Her first login, naming the organization, and her session key's first stamp prove the identity and the email.
+    const sessionKey = generateP256KeyPair();
+    await http().proxyOAuthLogin({
+      oidcToken: await idToken({ sub: "olga", email: "olga@example.com", email_verified: true, nonce: nonceFor(sessionKey.publicKey) }),
+      publicKey: sessionKey.publicKey,
+      organizationId: signedUp.organizationId,
+    });
+    await server.client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, signedUp.organizationId).getWhoami({});
     expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: registration })).toEqual({
       organizationId: signedUp.organizationId,
     });

@@ -310,13 +310,22 @@ describe("account pre-hijacking through the auth proxy's lookups", () => {
     const captured = await coreRefusal(http().proxyOAuthLogin({ oidcToken, publicKey: victim.publicKey }));
     expect(captured.code).toBe(5);
 
-    // The victim's own signup with the verified token is found, and the login lands there.
+    // The victim's own signup with the verified token, and its login naming the new organization (the session
+    // key's first stamp proves the identity), is found; the victim's next login lands there.
     const own = await http().proxySignupV2({ apiKeys: [], authenticators: [], oauthProviders: [{ providerName: "google", oidcToken }] });
     expect(own.organizationId).not.toBe(trap.organizationId);
+    await http().proxyOAuthLogin({ oidcToken, publicKey: victim.publicKey, organizationId: own.organizationId });
+    await server.client({ apiPublicKey: victim.publicKey, apiPrivateKey: victim.privateKey }, own.organizationId).getWhoami({});
     expect(await http().proxyGetAccount({ filterType: "OIDC_TOKEN", filterValue: oidcToken })).toEqual({
       organizationId: own.organizationId,
     });
-    const { session } = await http().proxyOAuthLogin({ oidcToken, publicKey: victim.publicKey });
+    const nextKey = generateP256KeyPair();
+    const nextToken = await issueOidcToken(
+      server.services,
+      { sub: identity.sub, aud: CLIENT_ID, nonce: nonceFor(nextKey.publicKey) },
+      new Date(),
+    );
+    const { session } = await http().proxyOAuthLogin({ oidcToken: nextToken, publicKey: nextKey.publicKey });
     expect(claimsOf(session)).toMatchObject({ organization_id: own.organizationId, user_id: own.userId });
   });
 

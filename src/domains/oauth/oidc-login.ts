@@ -25,6 +25,8 @@ export interface OidcLogin {
   userId: string;
   providerId: string;
   providerProven: boolean;
+  /** The email the token vouches for, proven with the provider. */
+  verifiedEmail?: string;
 }
 
 /**
@@ -55,17 +57,16 @@ export async function loginOfOidcToken(
       "OIDC_TOKEN_USED",
     );
   }
-  return login;
+  return { ...login, ...(token.verifiedEmail ? { verifiedEmail: token.verifiedEmail } : {}) };
 }
 
 /** The login key an OIDC login registered proves its OAuth provider with its first accepted stamp (src/auth/authenticate.ts). */
 export async function linkLoginKey(tx: Queryable, login: OidcLogin, apiKey: { organizationId: string; publicKey: string }): Promise<void> {
   if (login.providerProven) return;
-  await tx.query("UPDATE api_keys SET proves_oauth_provider_id = $3 WHERE organization_id = $1 AND public_key = lower($2)", [
-    apiKey.organizationId,
-    apiKey.publicKey,
-    login.providerId,
-  ]);
+  await tx.query(
+    "UPDATE api_keys SET proves_oauth_provider_id = $3, proves_verified_email = $4 WHERE organization_id = $1 AND public_key = lower($2)",
+    [apiKey.organizationId, apiKey.publicKey, login.providerId, login.verifiedEmail ?? null],
+  );
 }
 
 /** The user with a provider of this identity (never one a user registered on themselves from bare claims and nobody proved). */

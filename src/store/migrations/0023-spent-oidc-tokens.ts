@@ -16,8 +16,10 @@ CREATE TABLE spent_oidc_tokens (
   expires_at timestamptz NOT NULL
 );
 
--- The OAuth provider whose token logged this session key in (oauth_login, oauth): the key's first accepted
--- stamp proves that its holder holds the key the token's nonce binds, which proves the provider.
+-- The OAuth provider whose token logged this session key in (oauth_login, oauth), and the email that token
+-- vouched for: the key's first accepted stamp shows that its holder holds the key the token's nonce binds,
+-- which proves the provider (and that email, when it is the user's).
 ALTER TABLE api_keys ADD COLUMN proves_oauth_provider_id text;
+ALTER TABLE api_keys ADD COLUMN proves_verified_email text;
 `,
 };
