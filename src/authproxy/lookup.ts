@@ -47,7 +47,12 @@ async function lookupParams(ctx: ProxyContext, filterType: string, filterValue: 
 }
 
 /** The oldest sub-organization of the config's organization holding this proven identity (see PROVEN). */
-export async function provenSuborg(ctx: ProxyContext, filterType: string, filterValue: string, field = "filterValue"): Promise<string | undefined> {
+export async function provenSuborg(
+  ctx: ProxyContext,
+  filterType: string,
+  filterValue: string,
+  field = "filterValue",
+): Promise<string | undefined> {
   const condition = PROVEN[filterType] ?? subOrganizationFilter(filterType).condition;
   const [organizationId] = await subOrganizationIds(
     ctx.services.db,

@@ -188,7 +188,9 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
       publicKey: sessionKey.publicKey,
       organizationId: signedUp.organizationId,
     });
-    await server.client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, signedUp.organizationId).getWhoami({});
+    await server
+      .client({ apiPublicKey: sessionKey.publicKey, apiPrivateKey: sessionKey.privateKey }, signedUp.organizationId)
+      .getWhoami({});
     expect(await http().proxyGetAccount({ filterType: "EMAIL", filterValue: "olga@example.com", oidcToken: registration })).toEqual({
       organizationId: signedUp.organizationId,
     });

@@ -26,7 +26,14 @@ export const createUsers = defineActivity({
   async execute({ tx, organization, now }, { users }, verifiedTokens) {
     const userIds: string[] = [];
     for (const [index, user] of users.entries()) {
-      userIds.push(await createUser(tx, { organizationId: organization.id, now, isRoot: false, verifiedTokens, registrationProves: true }, user, `users[${index}]`));
+      userIds.push(
+        await createUser(
+          tx,
+          { organizationId: organization.id, now, isRoot: false, verifiedTokens, registrationProves: true },
+          user,
+          `users[${index}]`,
+        ),
+      );
     }
     return { userIds };
   },
