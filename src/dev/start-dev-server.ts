@@ -26,6 +26,11 @@ export interface DevServerOptions {
   apiPrivateKey?: string;
   apiPublicKey?: string;
   seed?: SeedFixture;
+  /**
+   * Host names (no port) the /dev/ controls answer besides the loopback names, e.g. a container's service name;
+   * STRONGROOM_DEV_ALLOWED_HOSTS (comma-separated) in `env` adds to them.
+   */
+  allowedHosts?: string[];
   logLevel?: string;
   logStream?: NodeJS.WritableStream;
   /** Where delivered email and text messages are echoed (default: nowhere). */
@@ -130,6 +135,12 @@ async function createIdentity(services: Services, options: DevServerOptions, wit
   return identity;
 }
 
+/** The host names the /dev/ controls accept besides loopback names: the option's and STRONGROOM_DEV_ALLOWED_HOSTS'. */
+function devAllowedHosts(options: DevServerOptions, env: NodeJS.ProcessEnv): string[] {
+  const fromEnv = (env.STRONGROOM_DEV_ALLOWED_HOSTS ?? "").split(",");
+  return [...(options.allowedHosts ?? []), ...fromEnv].map((host) => host.trim().toLowerCase()).filter((host) => host !== "");
+}
+
 /**
  * A Strongroom for development and tests: the embedded store (in memory unless a data directory is given),
  * a root organization with a root user and API key (pinned or generated), the auth proxy enabled when it
@@ -157,7 +168,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     adjustServices: (services) => {
       services.messaging = inbox.messaging(services.messaging);
     },
-    extend: (app) => registerDevRoutes(app, { inbox, clock, reset: () => reset() }),
+    extend: (app) => registerDevRoutes(app, { inbox, clock, reset: () => reset(), allowedHosts: devAllowedHosts(options, env) }),
   });
   try {
     const { services } = server;

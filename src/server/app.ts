@@ -14,6 +14,7 @@ import { registerFrameRoutes } from "../frames/routes.js";
 import { registerConsoleRoutes } from "./console-routes.js";
 import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
 import { registerStrongroomQueries } from "./strongroom-queries.js";
+import { isDevControlsPath } from "../dev/routes.js";
 
 export interface AppOptions {
   logLevel?: string;
@@ -87,12 +88,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  await app.register(cors, {
+  const apiCors = {
     origin: true,
     methods: ["GET", "POST", "OPTIONS"],
     allowedHeaders: CORS_HEADERS,
     exposedHeaders: [EXPLANATION_HEADER],
     maxAge: 86400,
+  };
+  // The dev server's controls (/dev/, in `strongroom dev` and the test kit only) answer no web page: no CORS
+  // headers there, preflights included, so a browser never lets a page on another origin read or send to them.
+  await app.register(cors, {
+    delegator: (request, callback) => callback(null, isDevControlsPath(request.url) ? { origin: false } : apiCors),
   });
 
   app.addHook("onResponse", async (request, reply) => {

@@ -5,6 +5,7 @@ import { openServices } from "../open-services.js";
 import type { Services } from "../services.js";
 import { startBalanceWatcher } from "../domains/webhooks/balances.js";
 import { startDeliveryWorker } from "../domains/webhooks/worker.js";
+import { periodicSweep } from "../limits/sweep.js";
 import { buildAuthProxyApp } from "../authproxy/server.js";
 import { buildApp } from "./app.js";
 import { serveMetrics, type MetricsServer } from "./metrics.js";
@@ -115,7 +116,10 @@ export async function startServer(
     await services.db.close();
     throw error;
   }
-  const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"));
+  // The delivery worker's loop also prunes budget events no window counts any more.
+  const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"), [
+    periodicSweep(services),
+  ]);
   services.webhooks.wake = worker.wake;
   const watcher = config.evm.rpcUrl
     ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher"))

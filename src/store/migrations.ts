@@ -19,6 +19,7 @@ import { mfaPolicies } from "./migrations/0017-mfa-policies.js";
 import { identityLookups } from "./migrations/0019-identity-lookups.js";
 import { selfAssertedIdentities } from "./migrations/0020-self-asserted-identities.js";
 import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
+import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
 
 export interface Migration {
   version: number;
@@ -51,6 +52,7 @@ export const migrations: Migration[] = [
   identityLookups,
   selfAssertedIdentities,
   spentOidcTokens,
+  rateLimitSweep,
 ];
 
 /** The newest schema version this code knows. */

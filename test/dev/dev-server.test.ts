@@ -6,8 +6,16 @@ import { startDevServer, type DevServer } from "../../src/dev/start-dev-server.j
 const client = (dev: DevServer, key = { apiPublicKey: dev.apiPublicKey, apiPrivateKey: dev.apiPrivateKey }) =>
   new Turnkey({ apiBaseUrl: dev.baseUrl, ...key, defaultOrganizationId: dev.organizationId }).apiClient();
 
+/** The dev controls answer local tools only: they must send X-Strongroom-Dev (test/security/dev-controls.test.ts). */
+const DEV_HEADER = { "x-strongroom-dev": "1" };
+
 const post = (dev: DevServer, path: string, body?: unknown) =>
-  fetch(`${dev.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+  fetch(`${dev.baseUrl}${path}`, {
+    method: "POST",
+    headers: { ...DEV_HEADER, "content-type": "application/json" },
+    body: JSON.stringify(body ?? {}),
+  });
+const get = (dev: DevServer, path: string) => fetch(`${dev.baseUrl}${path}`, { headers: DEV_HEADER });
 
 describe("the dev server", () => {
   let dev: DevServer;
@@ -92,7 +100,7 @@ describe("the dev server", () => {
     await client(dev).initOtp({ otpType: "OTP_TYPE_EMAIL", contact: "bob@example.com", appName: "Acme" } as Parameters<
       ReturnType<Turnkey["apiClient"]>["initOtp"]
     >[0]);
-    const answer = await fetch(`${dev.baseUrl}/dev/inbox?to=bob@example.com`);
+    const answer = await get(dev, "/dev/inbox?to=bob@example.com");
     const { messages } = (await answer.json()) as { messages: { channel: string; to: string; text: string }[] };
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({ channel: "EMAIL", to: "bob@example.com" });
@@ -129,8 +137,8 @@ describe("the dev server", () => {
     const reset = await post(dev, "/dev/reset");
     expect(reset.status).toBe(200);
     expect((await api.getWallets({})).wallets.map((w) => w.walletName)).toEqual(["Main"]);
-    expect(((await (await fetch(`${dev.baseUrl}/dev/inbox`)).json()) as { messages: unknown[] }).messages).toEqual([]);
-    expect(((await (await fetch(`${dev.baseUrl}/dev/clock`)).json()) as { offsetSeconds: number }).offsetSeconds).toBe(0);
+    expect(((await (await get(dev, "/dev/inbox")).json()) as { messages: unknown[] }).messages).toEqual([]);
+    expect(((await (await get(dev, "/dev/clock")).json()) as { offsetSeconds: number }).offsetSeconds).toBe(0);
     // The same credentials still work, and the store still takes writes.
     await api.createWallet({ walletName: "After reset", accounts: [] });
     expect((await api.getWallets({})).wallets).toHaveLength(2);

@@ -1,5 +1,5 @@
 import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
@@ -31,8 +31,8 @@ async function proxyPost(baseUrl: string, configId: string, path: string, body: 
 }
 
 /** A server whose root organization has the auth proxy enabled (OTP codes delivered to `mail`, email only). */
-async function proxiedServer(env: Record<string, string>, mail?: Awaited<ReturnType<typeof startMailReceiver>>) {
-  const server = await startTestServer({ env: { ...(mail ? { SMTP_URL: mail.url } : {}), ...env } });
+async function proxiedServer(env: Record<string, string>, mail?: Awaited<ReturnType<typeof startMailReceiver>>, clock?: () => Date) {
+  const server = await startTestServer({ env: { ...(mail ? { SMTP_URL: mail.url } : {}), ...env }, ...(clock ? { clock } : {}) });
   await submitAsRoot(server, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
   const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
     otpLength: 6,
@@ -362,4 +362,60 @@ describe("unauthenticated signups have a bounded cost", () => {
     expect(created.addresses).toHaveLength(300);
     expect(completedMeanwhile).toBeGreaterThanOrEqual(5);
   });
+});
+
+describe("budget events are pruned once no window can count them", () => {
+  let mail: Awaited<ReturnType<typeof startMailReceiver>>;
+  let server: TestServer;
+  let configId: string;
+  let offsetMs = 0;
+  const WINDOW_SECONDS = 600;
+
+  beforeAll(async () => {
+    mail = await startMailReceiver();
+    ({ server, configId } = await proxiedServer(
+      { OTP_RATE_WINDOW_SECONDS: String(WINDOW_SECONDS), OTP_CODES_PER_CONTACT: "2", OTP_CODES_PER_ADDRESS: "100" },
+      mail,
+      () => new Date(Date.now() + offsetMs),
+    ));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await mail?.close();
+  });
+
+  const eventsOf = async (contact: string) =>
+    (
+      await server.services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM rate_limit_events WHERE key LIKE $1", [`%:${contact}`])
+    )[0]!.n;
+
+  async function sendCode(contact: string) {
+    const answer = await proxyPost(server.authProxyUrl, configId, "/v1/otp_init_v2", { otpType: "OTP_TYPE_EMAIL", contact });
+    if (answer.status === 200) await mail.next(contact);
+    return answer;
+  }
+
+  it("removes a contact's events past the window in the background, and keeps counting within it", async () => {
+    // A contact that asks for a code once and never again: its events are never counted again.
+    expect((await sendCode("once@example.com")).status).toBe(200);
+    expect(await eventsOf("once@example.com")).toBe(1);
+
+    // And many contacts like it (as a flood of one-off contacts leaves them): more than one batch of the sweep.
+    await server.services.db.query(
+      "INSERT INTO rate_limit_events (key, at) SELECT 'otp-contact:flood:' || i || '@example.com', $1 FROM generate_series(1, 2500) AS i",
+      [new Date(server.services.clock().getTime() - 1000)],
+    );
+
+    offsetMs += (WINDOW_SECONDS + 1) * 1000; // the server's clock, not a sleep
+    expect((await sendCode("regular@example.com")).status).toBe(200);
+    // The sweep runs in the background: the stale contact's events go, the one inside the window stays.
+    await vi.waitFor(async () => expect(await eventsOf("once@example.com")).toBe(0), { timeout: 15_000, interval: 100 });
+    expect(await eventsOf("regular@example.com")).toBe(1);
+    await vi.waitFor(async () => expect(await eventsOf("%@example.com")).toBe(1), { timeout: 15_000, interval: 100 });
+
+    // Within the window the budget still counts (2 codes per contact): the third is refused.
+    expect((await sendCode("regular@example.com")).status).toBe(200);
+    expectRateLimited(await sendCode("regular@example.com"), "codes");
+    expect(await eventsOf("regular@example.com")).toBe(2);
+  }, 60_000);
 });

@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { encryptOauth2ClientSecret, generateP256KeyPair } from "@turnkey/crypto";
+import { encryptOauth2ClientSecret, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 /**
@@ -139,4 +140,92 @@ describe("no network I/O while the store is held", () => {
     registrationIssuer.release();
     expect(await registration).toBe("answered");
   }, 60_000);
+});
+
+describe("import_wallet does not hold the store while it derives", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const ethereumAccounts = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      curve: "CURVE_SECP256K1" as const,
+      pathFormat: "PATH_FORMAT_BIP32" as const,
+      path: `m/44'/60'/0'/0/${i}`,
+      addressFormat: "ADDRESS_FORMAT_ETHEREUM" as const,
+    }));
+
+  /** A sub-organization with its own root user and key, as an anonymous signup makes one: the importing tenant. */
+  async function tenant() {
+    const key = generateP256KeyPair();
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: `importer ${Math.random()}`,
+      rootQuorumThreshold: 1,
+      rootUsers: [
+        {
+          userName: "importer",
+          apiKeys: [{ apiKeyName: "importer", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
+    });
+    const client = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }, subOrganizationId);
+    const { userId } = await client.getWhoami({ organizationId: subOrganizationId });
+    const bundleFor = async () => {
+      const { importBundle } = await client.initImportWallet({ userId });
+      return encryptWalletToBundle({
+        mnemonic: "test test test test test test test test test test test junk",
+        importBundle,
+        userId,
+        organizationId: subOrganizationId,
+        dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex,
+      });
+    };
+    return { client, userId, bundleFor };
+  }
+
+  it("another tenant's requests are served while a 500-account import derives", async () => {
+    const importer = await tenant();
+    const encryptedBundle = await importer.bundleFor();
+    let done = false;
+    const big = importer.client
+      .importWallet({ userId: importer.userId, walletName: "big import", encryptedBundle, accounts: ethereumAccounts(500) })
+      .finally(() => (done = true));
+    let servedMeanwhile = 0;
+    while (!done) {
+      // Another tenant (the root organization) reading the store.
+      await server.client().getWhoami({ organizationId: server.root.organizationId });
+      if (!done) servedMeanwhile++;
+    }
+    const imported = await big;
+    expect(imported.addresses).toHaveLength(500);
+    // The first address of the well-known test mnemonic: derived from the imported secret, not another one.
+    expect(imported.addresses[0]).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    expect(servedMeanwhile).toBeGreaterThanOrEqual(5);
+  }, 120_000);
+
+  it("refuses an import over create_wallet's 500 accounts with 400 naming the cap, importing nothing and keeping the import key", async () => {
+    const importer = await tenant();
+    const encryptedBundle = await importer.bundleFor();
+    const over = await refusal(
+      importer.client.importWallet({ userId: importer.userId, walletName: "too big", encryptedBundle, accounts: ethereumAccounts(501) }),
+    );
+    expect(over.code).toBe(3);
+    expect(over.message).toContain("accounts");
+    expect(over.message).toContain("500");
+    expect((await importer.client.getWallets({})).wallets).toEqual([]);
+    // The pending import is still there: the same bundle imports within the cap.
+    const imported = await importer.client.importWallet({
+      userId: importer.userId,
+      walletName: "within the cap",
+      encryptedBundle,
+      accounts: ethereumAccounts(2),
+    });
+    expect(imported.addresses).toHaveLength(2);
+  });
 });

@@ -13,6 +13,7 @@ interface DevFlags {
   apiPublicKey?: string;
   apiPrivateKey?: string;
   seed?: string;
+  allowedHosts?: string;
 }
 
 const port = (value: string) => Number(value);
@@ -35,6 +36,12 @@ export function devCommand(): Command {
         "STRONGROOM_SEED",
       ),
     )
+    .addOption(
+      new Option(
+        "--allowed-hosts <names>",
+        "comma-separated host names the /dev/ controls answer besides localhost, *.localhost, 127.0.0.0/8 and [::1] (e.g. a container's service name)",
+      ).env("STRONGROOM_DEV_ALLOWED_HOSTS"),
+    )
     .action(async (flags: DevFlags) => {
       try {
         const proxyOff = ["off", "none", "false", "disabled"].includes(flags.authProxyPort.toLowerCase());
@@ -47,6 +54,7 @@ export function devCommand(): Command {
           ...(flags.apiPrivateKey ? { apiPrivateKey: flags.apiPrivateKey } : {}),
           ...(flags.apiPublicKey ? { apiPublicKey: flags.apiPublicKey } : {}),
           ...(flags.seed ? { seed: readSeedFile(flags.seed) } : {}),
+          ...(flags.allowedHosts ? { allowedHosts: flags.allowedHosts.split(",") } : {}),
           logStream: process.stderr,
           echo: (text) => process.stderr.write(text),
           env: process.env,
@@ -58,7 +66,7 @@ export function devCommand(): Command {
         process.stdout.write(server.envLines());
         process.stderr.write(
           `strongroom dev: serving on ${server.baseUrl}${server.authProxyUrl ? ` (auth proxy on ${server.authProxyUrl})` : ""}; ` +
-            `inbox at ${server.baseUrl}/dev/inbox; ${flags.dataDir ? `data in ${flags.dataDir}` : "in memory: everything is gone on stop"}\n`,
+            `inbox: curl -H 'X-Strongroom-Dev: 1' ${server.baseUrl}/dev/inbox; ${flags.dataDir ? `data in ${flags.dataDir}` : "in memory: everything is gone on stop"}\n`,
         );
       } catch (error) {
         fail(error);

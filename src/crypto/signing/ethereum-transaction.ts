@@ -175,7 +175,7 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
   if (legacyChainId !== undefined) unsigned.push(canonical(legacyChainId), "0x", "0x");
   const envelope = (fields: Rlp[]) => {
     const rlp = decodeHex(toRlp(fields, "hex"), FIELD);
-    return layout.prefix === undefined ? rlp : new Uint8Array([layout.prefix, ...rlp]);
+    return layout.prefix === undefined ? rlp : prefixed(layout.prefix, rlp);
   };
   const body = unsigned.slice(0, count);
   return {
@@ -201,11 +201,22 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
       const signed = [...body, canonical(v), canonical(toInteger(r)), canonical(toInteger(s))];
       if (sidecars) {
         const rlp = toRlp([signed, ...sidecars], "bytes");
-        return `0x${bytesToHex(new Uint8Array([layout.prefix!, ...rlp]))}`;
+        return `0x${bytesToHex(prefixed(layout.prefix!, rlp))}`;
       }
       return `0x${bytesToHex(envelope(signed))}`;
     },
   };
+}
+
+/**
+ * The type byte before an RLP payload. Copied, not spread: spreading a megabyte of calldata into an array literal
+ * took most of a second, inside the activity's transaction.
+ */
+function prefixed(prefix: number, rlp: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(rlp.length + 1);
+  bytes[0] = prefix;
+  bytes.set(rlp, 1);
+  return bytes;
 }
 
 /** An RLP integer: big-endian, at most 32 bytes; empty is zero (leading zero bytes are read, not kept). */

@@ -39,13 +39,20 @@ export async function createImportBundle(
   );
 }
 
-/** Decrypts an import's encryptedBundle with the user's pending import key, which it then consumes. */
-export async function openImport(
-  tx: Queryable,
-  services: Services,
-  source: { userId: string; kind: ImportKind },
-  encryptedBundle: string,
-): Promise<Uint8Array> {
+/** The user's pending import key, sealed, read without consuming it (an import's `prepare` opens its bundle with it). */
+export async function findImportKey(
+  db: Queryable,
+  source: { organizationId: string; userId: string; kind: ImportKind },
+): Promise<string | undefined> {
+  const [row] = await db.query<{ sealed_private_key: string }>(
+    "SELECT sealed_private_key FROM import_keys WHERE user_id = $1 AND kind = $2 AND organization_id = $3",
+    [source.userId, source.kind, source.organizationId],
+  );
+  return row?.sealed_private_key;
+}
+
+/** Consumes the user's pending import key (in the import's transaction) and answers it, sealed. */
+export async function consumeImportKey(tx: Queryable, source: { userId: string; kind: ImportKind }): Promise<string> {
   const [row] = await tx.query<{ sealed_private_key: string }>(
     "DELETE FROM import_keys WHERE user_id = $1 AND kind = $2 RETURNING sealed_private_key",
     [source.userId, source.kind],
@@ -56,7 +63,17 @@ export async function openImport(
       `userId: user ${source.userId} has no pending import; call ${init} first and encrypt to its importBundle`,
       "REQUEST_INVALID",
     );
-  const privateKey = services.kek.open(row.sealed_private_key, `import-key:${source.userId}:${source.kind}`);
+  return row.sealed_private_key;
+}
+
+/** Decrypts an import's encryptedBundle with a (sealed) import key of the user; a bundle it cannot open is a 400. */
+export async function openImportBundle(
+  services: Services,
+  source: { userId: string; kind: ImportKind },
+  sealedImportKey: string,
+  encryptedBundle: string,
+): Promise<Uint8Array> {
+  const privateKey = services.kek.open(sealedImportKey, `import-key:${source.userId}:${source.kind}`);
   try {
     return await openEncryptedBundle(encryptedBundle, privateKey);
   } catch (error) {
@@ -65,4 +82,14 @@ export async function openImport(
     }
     throw error;
   }
+}
+
+/** Decrypts an import's encryptedBundle with the user's pending import key, which it then consumes. */
+export async function openImport(
+  tx: Queryable,
+  services: Services,
+  source: { userId: string; kind: ImportKind },
+  encryptedBundle: string,
+): Promise<Uint8Array> {
+  return openImportBundle(services, source, await consumeImportKey(tx, source), encryptedBundle);
 }

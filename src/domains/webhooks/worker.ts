@@ -182,11 +182,23 @@ export interface DeliveryWorker {
 }
 
 /** Sends the outbox: claims due deliveries, posts them signed, records the outcome; sleeps until woken or the next poll. */
-export function startDeliveryWorker(services: Services, onError: (error: unknown) => void): DeliveryWorker {
+export function startDeliveryWorker(
+  services: Services,
+  onError: (error: unknown) => void,
+  /** Periodic store housekeeping run on each turn of the loop (each decides itself whether it is due). */
+  housekeeping: Array<() => Promise<void>> = [],
+): DeliveryWorker {
   let running = true;
   let wakeUp: (() => void) | undefined;
   const loop = (async () => {
     while (running) {
+      for (const task of housekeeping) {
+        try {
+          await task();
+        } catch (error) {
+          if (running) onError(error);
+        }
+      }
       let claimed: DeliveryRow[] = [];
       try {
         claimed = await claim(services, 16);

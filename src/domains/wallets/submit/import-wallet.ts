@@ -1,13 +1,20 @@
 import { Type } from "@sinclair/typebox";
-import { InvalidMnemonicError, parseWalletSecret, walletSeed } from "../../../crypto/mnemonic.js";
-import { invalidArgument } from "../../../errors.js";
+import { InvalidMnemonicError, parseWalletSecret, walletSeedAsync } from "../../../crypto/mnemonic.js";
+import { failedPrecondition, invalidArgument } from "../../../errors.js";
 import { requireUser } from "../../users/user-records.js";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
-import { openImport } from "../import-keys.js";
-import { deriveAccounts, insertWallet, WalletAccounts, checkWalletAccounts } from "../wallets.js";
+import { consumeImportKey, findImportKey, openImportBundle } from "../import-keys.js";
+import { deriveAccounts, insertWallet, WalletAccounts, checkWalletAccounts, type DerivedAccount } from "../wallets.js";
 import { WalletResult } from "../wallet-records.js";
 import { mustExist } from "../../references.js";
+
+/** An import opened and derived before its transaction, with the import key it was opened with. */
+interface PreparedImport {
+  sealedImportKey: string;
+  secret: string;
+  accounts: DerivedAccount[];
+}
 
 export const importWallet = defineActivity({
   operation: "import_wallet",
@@ -30,9 +37,13 @@ export const importWallet = defineActivity({
     await mustExist(requireUser(db, organization.id, userId));
     checkWalletAccounts(accounts, "accounts");
   },
-  async execute({ tx, organization, now, services }, { userId, walletName, encryptedBundle, accounts }) {
-    await requireUser(tx, organization.id, userId);
-    const secret = new TextDecoder().decode(await openImport(tx, services, { userId, kind: "WALLET" }, encryptedBundle));
+  // The bundle is opened and the accounts derived before the transaction, with the pending import key as it was
+  // then; the transaction consumes that same key, so the import still happens once, for the key it was encrypted to.
+  async prepare(services, { userId, encryptedBundle, accounts }, organization): Promise<PreparedImport | undefined> {
+    const source = { userId, kind: "WALLET" as const };
+    const sealedImportKey = await findImportKey(services.db, { ...source, organizationId: organization.id });
+    if (sealedImportKey === undefined) return undefined;
+    const secret = new TextDecoder().decode(await openImportBundle(services, source, sealedImportKey, encryptedBundle));
     let parsed;
     try {
       parsed = parseWalletSecret(secret);
@@ -41,14 +52,30 @@ export const importWallet = defineActivity({
         throw invalidArgument(`encryptedBundle: ${error.message}`, [{ field: "encryptedBundle", description: error.message }]);
       throw error;
     }
-    // The mnemonic exists only inside the import bundle, opened here with the user's import key: derived in the transaction.
-    const derived = await deriveAccounts(walletSeed(parsed), accounts, "accounts");
+    return { sealedImportKey, secret, accounts: await deriveAccounts(await walletSeedAsync(parsed), accounts, "accounts") };
+  },
+  async execute({ tx, organization, now, services }, { userId, walletName, accounts }, prepared) {
+    await requireUser(tx, organization.id, userId);
+    const sealedImportKey = await consumeImportKey(tx, { userId, kind: "WALLET" });
+    if (prepared?.sealedImportKey !== sealedImportKey) {
+      throw failedPrecondition(
+        `userId: the pending import of user ${userId} changed while this import was prepared (init_import_wallet was called again); ` +
+          `encrypt the wallet to the new importBundle and import again`,
+        "REQUEST_INVALID",
+      );
+    }
     return insertWallet(
       tx,
       services,
-      { organizationId: organization.id, name: walletName === "" ? defaultWalletName(now) : walletName, secret, imported: true, now },
+      {
+        organizationId: organization.id,
+        name: walletName === "" ? defaultWalletName(now) : walletName,
+        secret: prepared.secret,
+        imported: true,
+        now,
+      },
       accounts,
-      derived,
+      prepared.accounts,
       {
         name: "walletName",
         accounts: "accounts",
