@@ -20,6 +20,7 @@ import { identityLookups } from "./migrations/0019-identity-lookups.js";
 import { selfAssertedIdentities } from "./migrations/0020-self-asserted-identities.js";
 import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
 import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
+import { proofSweep } from "./migrations/0025-proof-sweep.js";
 
 export interface Migration {
   version: number;
@@ -53,6 +54,7 @@ export const migrations: Migration[] = [
   selfAssertedIdentities,
   spentOidcTokens,
   rateLimitSweep,
+  proofSweep,
 ];
 
 /** The newest schema version this code knows. */

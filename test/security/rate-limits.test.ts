@@ -395,7 +395,7 @@ describe("budget events are pruned once no window can count them", () => {
     return answer;
   }
 
-  it("removes a contact's events past the window in the background, and keeps counting within it", async () => {
+  it("removes a contact's events past the window and spent proofs past their expiry in the background, and keeps counting within the window", async () => {
     // A contact that asks for a code once and never again: its events are never counted again.
     expect((await sendCode("once@example.com")).status).toBe(200);
     expect(await eventsOf("once@example.com")).toBe(1);
@@ -406,12 +406,38 @@ describe("budget events are pruned once no window can count them", () => {
       [new Date(server.services.clock().getTime() - 1000)],
     );
 
+    // Spent proofs: one whose token expires before the clock moves, one that outlives it.
+    const soon = new Date(server.services.clock().getTime() + 1000);
+    const later = new Date(server.services.clock().getTime() + 3600_000);
+    for (const [id, expiresAt] of [
+      ["expiring", soon],
+      ["living", later],
+    ] as const) {
+      await server.services.db.query(
+        "INSERT INTO consumed_verification_tokens (token_id, usage, organization_id, consumed_at, expires_at) VALUES ($1, 'login', $2, $3, $4)",
+        [id, server.root.organizationId, server.services.clock(), expiresAt],
+      );
+      await server.services.db.query(
+        "INSERT INTO spent_oidc_tokens (token_key, usage, organization_id, spent_at, expires_at) VALUES ($1, 'login', $2, $3, $4)",
+        [id, server.root.organizationId, server.services.clock(), expiresAt],
+      );
+    }
+    const spentProofs = async () =>
+      (
+        await server.services.db.query<{ id: string }>(
+          "SELECT token_id AS id FROM consumed_verification_tokens UNION ALL SELECT token_key FROM spent_oidc_tokens ORDER BY 1",
+        )
+      ).map((row) => row.id);
+    expect(await spentProofs()).toEqual(["expiring", "expiring", "living", "living"]);
+
     offsetMs += (WINDOW_SECONDS + 1) * 1000; // the server's clock, not a sleep
     expect((await sendCode("regular@example.com")).status).toBe(200);
     // The sweep runs in the background: the stale contact's events go, the one inside the window stays.
     await vi.waitFor(async () => expect(await eventsOf("once@example.com")).toBe(0), { timeout: 15_000, interval: 100 });
     expect(await eventsOf("regular@example.com")).toBe(1);
     await vi.waitFor(async () => expect(await eventsOf("%@example.com")).toBe(1), { timeout: 15_000, interval: 100 });
+    // Spent proofs go once their token has expired (it is refused as expired before its spend is looked up).
+    await vi.waitFor(async () => expect(await spentProofs()).toEqual(["living", "living"]), { timeout: 15_000, interval: 100 });
 
     // Within the window the budget still counts (2 codes per contact): the third is refused.
     expect((await sendCode("regular@example.com")).status).toBe(200);
