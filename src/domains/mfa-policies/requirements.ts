@@ -38,8 +38,10 @@ export interface MfaSubject {
  * Whether an MFA condition holds. An evaluation error — a keyword this activity does not have, such as `eth.tx`
  * in `activity.action == 'SIGN' && eth.tx.value > …` for an activity that signs nothing (evaluation never
  * short-circuits) — means the condition is about other activities: it does not apply, as an erroring policy
- * neither allows nor denies. A condition that could not be evaluated at all (out of budget, beyond the
- * language's limits) applies: that fails closed, requiring its steps.
+ * neither allows nor denies. Not failing closed is deliberate (SECURITY.md): with no short-circuit, the
+ * documented `… && eth.tx.value > …` would otherwise apply to every activity without a transaction, logins
+ * included. A condition that could not be evaluated at all (out of budget, beyond the language's limits)
+ * applies: that fails closed, requiring its steps.
  */
 function applies(policy: MfaPolicyRow, keywords: Record<string, Value>, now: Date, budget: Budget): boolean {
   try {

@@ -83,7 +83,7 @@ export async function loginSession(
   const requested = sessionSeconds(request.expirationSeconds);
   const seconds = profile?.expiration_seconds ? Math.min(requested, Number(profile.expiration_seconds)) : requested;
   if (request.invalidateExisting) await invalidateSessionKeys(tx, userId, ["CREDENTIAL_TYPE_LOGIN"]);
-  const [loginKeyId] = await addApiKeys(
+  await addApiKeys(
     tx,
     { organizationId, userId, now, sessionProfileId: profile?.id },
     [
