@@ -26,6 +26,8 @@ export interface AttestedUser {
   /** CREDENTIAL_TYPE_OTP_AUTH_KEY_P256 or CREDENTIAL_TYPE_OAUTH_KEY_P256: the key the OTP or OAuth login bound. */
   credentialType: string;
   authenticationType: AttestedAuthentication;
+  /** When the OAuth provider was registered (none for a verification token: each code is a fresh proof). */
+  createdAt?: Date;
 }
 
 const FIELD = "X-Stamp-Attested publicKeyAttestation";
@@ -166,8 +168,9 @@ async function byOidcToken(
       "ATTESTATION_INVALID",
     );
   }
-  type ProviderRow = UserRow & { provider_id: string; proven: boolean };
-  const columns = "p.id AS provider_id, p.proven_at IS NOT NULL AS proven, u.id, u.name, u.organization_id, u.is_root";
+  type ProviderRow = UserRow & { provider_id: string; proven: boolean; provider_created_at: Date };
+  const columns =
+    "p.id AS provider_id, p.proven_at IS NOT NULL AS proven, p.created_at AS provider_created_at, u.id, u.name, u.organization_id, u.is_root";
   // In the named organization: as oauth_login finds its user (never by a claim a user made about themselves).
   let [row] = await db.query<ProviderRow>(
     `SELECT ${columns} FROM oauth_providers p JOIN users u ON u.id = p.user_id
@@ -205,5 +208,6 @@ async function byOidcToken(
     credentialId: row.provider_id,
     credentialType: "CREDENTIAL_TYPE_OAUTH_KEY_P256",
     authenticationType: "AUTHENTICATION_TYPE_OAUTH",
+    createdAt: row.provider_created_at,
   };
 }

@@ -43,6 +43,11 @@ export interface Principal {
     type: string;
     publicKey: string;
     credentialId?: string;
+    /**
+     * When the API key, passkey or (attested OIDC token) OAuth provider was registered; none for a one-time
+     * code, which is a fresh proof by nature, or a read-only session, which proves nothing.
+     */
+    createdAt?: Date;
   };
   authenticationType: AuthenticationType;
   /** True when the credential belongs to the target organization's parent (read-only access). */
@@ -91,6 +96,7 @@ type StampKeyColumns = {
   stamp_key_credential_type: string;
   stamp_key_public_key: string;
   stamp_key_expires_at: Date | null;
+  stamp_key_created_at: Date;
   stamp_user_name: string;
   stamp_user_is_root: boolean;
   stamp_ip_allowlists: AllowlistRow[];
@@ -112,7 +118,7 @@ const apiKeyPrincipalSql = (withSnapshot: boolean) => `
 SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", "$3", (column) => `${column} = k.user_id`)},` : ""}
        k.id AS stamp_key_id, k.organization_id AS stamp_key_organization_id, k.user_id AS stamp_key_user_id,
        k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
-       k.expires_at AS stamp_key_expires_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root, k.proven_at IS NOT NULL AS stamp_key_proven,
+       k.expires_at AS stamp_key_expires_at, k.created_at AS stamp_key_created_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root, k.proven_at IS NOT NULL AS stamp_key_proven,
        k.session_profile_id AS stamp_session_profile_id, k.profile_name AS stamp_session_profile_name, k.profile_scope AS stamp_session_profile_scope,
        COALESCE((SELECT json_agg(json_build_object('public_key', l.public_key, 'enabled', l.enabled, 'on_evaluation_error', l.on_evaluation_error, 'rules', l.rules))
                    FROM ip_allowlists l WHERE l.organization_id = o.id AND l.public_key IN ('', $2)), '[]'::json) AS stamp_ip_allowlists,
@@ -151,6 +157,7 @@ async function authenticateApiKey(
     stamp_key_credential_type: credentialType,
     stamp_key_public_key: publicKey,
     stamp_key_expires_at: expiresAt,
+    stamp_key_created_at: keyCreatedAt,
     stamp_user_name: userName,
     stamp_user_is_root: isRoot,
     stamp_ip_allowlists: allowlists,
@@ -172,7 +179,13 @@ async function authenticateApiKey(
     if (!holder.proven) await markProven(db, "api_keys", holder.id, now);
     const principal: Principal = {
       user: { id: holder.user_id, name: holder.user_name, organizationId: holder.organization_id, isRoot: holder.is_root },
-      credential: { kind: "api-key", id: holder.id, type: holder.credential_type, publicKey: holder.public_key },
+      credential: {
+        kind: "api-key",
+        id: holder.id,
+        type: holder.credential_type,
+        publicKey: holder.public_key,
+        createdAt: holder.created_at,
+      },
       authenticationType: apiKeyAuthentication(holder.credential_type),
       viaParent: false,
       namedOrganizationId: organization.id,
@@ -183,7 +196,7 @@ async function authenticateApiKey(
   checkApiKey(stamp, { id: keyId, curve, expiresAt }, now);
   const principal: Principal = {
     user: { id: userId, name: userName, organizationId: keyOrganizationId, isRoot },
-    credential: { kind: "api-key", id: keyId, type: credentialType, publicKey },
+    credential: { kind: "api-key", id: keyId, type: credentialType, publicKey, createdAt: keyCreatedAt },
     authenticationType: apiKeyAuthentication(credentialType),
     viaParent: keyOrganizationId !== organization.id,
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
@@ -313,6 +326,7 @@ async function authenticateWebAuthn(
       type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR",
       publicKey: authenticator.public_key,
       credentialId: authenticator.credential_id,
+      createdAt: authenticator.created_at,
     },
     authenticationType: "AUTHENTICATION_TYPE_PASSKEY",
     viaParent: !inSubOrganization && authenticator.organization_id !== org.id,
@@ -425,7 +439,13 @@ export async function authenticate(
     }
     const principal: Principal = {
       user: attested.user,
-      credential: { kind: "attested", id: attested.credentialId, type: attested.credentialType, publicKey: stamp.publicKey },
+      credential: {
+        kind: "attested",
+        id: attested.credentialId,
+        type: attested.credentialType,
+        publicKey: stamp.publicKey,
+        ...(attested.createdAt ? { createdAt: attested.createdAt } : {}),
+      },
       authenticationType: attested.authenticationType,
       viaParent: false,
       ...(attested.organization.id !== named.id ? { namedOrganizationId: named.id } : {}),

@@ -1,5 +1,5 @@
 import { permissionDenied } from "../errors.js";
-import type { ActivityDefinition, SubmitOperation } from "../domains/activity-definition.js";
+import type { ActivityDefinition, EnrolledFactor, SubmitOperation } from "../domains/activity-definition.js";
 import type { OrganizationRow } from "../domains/organizations/organizations.js";
 import { conditionKeywordSets } from "../policy/keywords/index.js";
 import { compilePolicyExpression, evaluateExpression, type Expr } from "../policy/language/index.js";
@@ -52,6 +52,46 @@ export async function enforceSessionScope(
   if (!allowed) {
     throw permissionDenied(
       `${definition.type} is outside the scope of session profile ${JSON.stringify(profile.name)} (${profile.id}): its scope ${JSON.stringify(profile.scope)} ${why} for this request`,
+    );
+  }
+  enforceScopeInheritance(profile, definition as ActivityDefinition, params, principal.user.id);
+}
+
+/** What a credential under a profile may not create, whatever its scope: what has no way to carry the profile. */
+const CANNOT_CARRY_A_PROFILE: Partial<Record<EnrolledFactor, string>> = {
+  passkey: "a passkey",
+  "oauth-provider": "an OAuth provider",
+  contact: "an email or phone number (a one-time code sent to it logs in)",
+};
+
+/**
+ * A credential under a session profile creates only credentials bound by the same scope: the API keys and
+ * sessions it asks for carry its profile (ActivityContext.requesterSessionProfileId), a login it asks for may
+ * name no other profile, and what cannot carry a profile — a passkey, an OAuth provider, a contact that logs
+ * in — it may not create at all. Otherwise a profile allowing `stamp_login` (as refreshing a session needs)
+ * would mint an unscoped session, and the scope would bind nothing.
+ */
+function enforceScopeInheritance(
+  profile: NonNullable<Principal["sessionProfile"]>,
+  definition: ActivityDefinition,
+  params: Record<string, unknown>,
+  requesterUserId: string,
+): void {
+  const enrollment = definition.enrolls?.(params as never, requesterUserId);
+  if (!enrollment) return;
+  const under = `session profile ${JSON.stringify(profile.name)} (${profile.id})`;
+  const uncarried = enrollment.factors.flatMap((factor) => CANNOT_CARRY_A_PROFILE[factor] ?? []);
+  if (uncarried.length > 0) {
+    throw permissionDenied(
+      `${definition.type} would create ${uncarried.join(" and ")}, which cannot carry ${under}; a credential issued under a profile creates only credentials bound by its scope. Use a credential without a profile`,
+      "CREDENTIAL_NOT_ALLOWED",
+    );
+  }
+  const named = enrollment.sessionProfileId;
+  if (named !== undefined && named !== "" && named !== profile.id) {
+    throw permissionDenied(
+      `sessionProfileId: the request is signed by a credential issued under ${under}, and the session it creates carries that profile; it cannot be issued under profile ${JSON.stringify(named)}`,
+      "CREDENTIAL_NOT_ALLOWED",
     );
   }
 }

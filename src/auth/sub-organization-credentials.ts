@@ -76,6 +76,7 @@ export type ApiKeyHolder = Holder<{
   credential_type: string;
   public_key: string;
   expires_at: Date | null;
+  created_at: Date;
   user_name: string;
   is_root: boolean;
 }>;

@@ -12,6 +12,11 @@ export interface ActivityContext {
   requesterUserId: string;
   /** The root quorum's approvals allowed the activity (rather than a policy or the self-service permission). */
   byRootQuorum: boolean;
+  /**
+   * The session profile of the credential that submitted the activity (its first vote), if any: every API key
+   * or session the activity creates carries it (src/auth/session-scope.ts).
+   */
+  requesterSessionProfileId: string | undefined;
   now: Date;
   services: Services;
   /**
@@ -30,6 +35,23 @@ export interface ActivityContext {
    * FAILED status is recorded. It is dropped when the activity completes or the request is refused (400).
    */
   keepOnFailure(write: (tx: Queryable) => Promise<void>): void;
+}
+
+/**
+ * A credential an activity creates or changes, by how it authenticates later: a session or other expiring key
+ * issued by a login or authentication activity (`session`, which proves only AUTHENTICATION_TYPE_SESSION), a
+ * long-lived API key, a passkey, an OAuth provider (an OIDC token of it logs in and proves OAUTH), or an email
+ * or phone number (a one-time code sent to it logs in and proves EMAIL_OTP / SMS_OTP).
+ */
+export type EnrolledFactor = "session" | "api-key" | "passkey" | "oauth-provider" | "contact";
+
+/** What an activity enrolls (see ActivityDefinition.enrolls). */
+export interface Enrollment {
+  /** The user who gets the credentials; none when the activity finds the user itself (a login by token) or creates users. */
+  userId?: string;
+  factors: EnrolledFactor[];
+  /** The session profile a login names (`sessionProfileId`). */
+  sessionProfileId?: string;
 }
 
 /** What `validate` may use: committed reads, never a transaction. */
@@ -73,6 +95,13 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
    * that for themselves (the documented implicit permission).
    */
   selfServiceUserId?: (params: Static<S>, requesterUserId: string) => string | undefined;
+  /**
+   * The credentials the activity creates or changes, and whose: enrolling a factor on oneself must satisfy
+   * every one of one's MFA policies (src/domains/mfa-policies/requirements.ts), and a scoped credential may
+   * create only credentials that carry its profile (src/auth/session-scope.ts). None (or no factors): the
+   * activity gives nobody a way to authenticate.
+   */
+  enrolls?: (params: Static<S>, requesterUserId: string) => Enrollment | undefined;
   /**
    * Authentication activities (OTP, email auth, OAuth login) that a parent organization's user may submit
    * for one of its sub-organizations, as the API documents; the parent's policies and root quorum decide.

@@ -7,8 +7,8 @@ import {
   liveVotes,
   currentActivity,
   newVote,
-  requesterOf,
   setStatus,
+  submissionVoteOf,
   type StoredVote,
   type VoteInput,
   type VoteSelection,
@@ -170,9 +170,9 @@ async function votesThatCount(
   const alreadyVoted = () =>
     failedPrecondition(`user ${principal.user.id} has already voted on activity ${activity.id}; each user votes once`, "ALREADY_VOTED");
   if (selection !== "VOTE_SELECTION_APPROVED") throw alreadyVoted();
-  const progress = progressOf(await recordedRequirements(db, activity.id, principal.user.id), votes);
+  const progress = progressOf(await recordedRequirements(db, activity.id, principal.user.id), votes, activity.created_at);
   if (progress.every((p) => p.satisfied)) throw alreadyVoted();
-  const verdict = advances(progress, votes, principal.user.id, approvalOfPrincipal(principal).credential);
+  const verdict = advances(progress, votes, principal.user.id, approvalOfPrincipal(principal).credential, activity.created_at);
   if (verdict !== true)
     throw failedPrecondition(
       `approval of activity ${activity.id} refused: user ${principal.user.id} still has MFA to satisfy for it, and ${verdict}. Approve with a credential of a required type; the activity keeps waiting`,
@@ -212,9 +212,11 @@ async function recordVote(
       let outcome: HandlerOutcome | undefined;
       if (decision.outcome === "allow") {
         if (definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
+        const submission = await submissionVoteOf(tx, row.id);
         const allowed = {
           id: row.id,
-          requesterUserId: await requesterOf(tx, row.id),
+          requesterUserId: submission.user_id,
+          requesterSessionProfileId: submission.credential?.sessionProfileId,
           byRootQuorum: decision.byRootQuorum === true,
           organization,
           definition,

@@ -125,6 +125,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
       const allowed = {
         id: activityId,
         requesterUserId: principal.user.id,
+        requesterSessionProfileId: principal.sessionProfile?.id,
         byRootQuorum: decision.byRootQuorum === true,
         organization,
         definition,

@@ -26,6 +26,8 @@ export interface Approval {
     credentialId?: string;
     authenticationType?: string;
     sessionProfileId?: string;
+    /** When the credential was registered (ISO 8601): MFA takes no proof from one newer than the activity. */
+    createdAt?: string;
   };
 }
 

@@ -198,13 +198,14 @@ describe("MFA: an activity waits in AUTHENTICATORS_NEEDED until its requester pr
   it("takes a SESSION step pinned to a session profile only from a session issued under that profile", async () => {
     const { sessionProfileId } = await server.client().createSessionProfile({ sessionProfileName: `mfa ${randomUUID()}`, scope: "true" });
     await a.mfaPolicy([{ any: [{ type: "AUTHENTICATION_TYPE_SESSION", id: sessionProfileId }] }]);
+    // Logged in before the activity is submitted: a session created after it proves no step of it.
+    const profiled = generateP256KeyPair();
+    await a.sdk.stampLogin({ publicKey: profiled.publicKey, sessionProfileId });
     const { activity } = await a.createUserTag(a.clients.apiKey);
     expect(activity.status).toBe("ACTIVITY_STATUS_AUTHENTICATORS_NEEDED");
 
     const refused = await httpRefusal(a.approve(a.clients.session, activity.fingerprint));
     expect(refused.message).toContain(`AUTHENTICATION_TYPE_SESSION (${sessionProfileId})`);
-    const profiled = generateP256KeyPair();
-    await a.sdk.stampLogin({ publicKey: profiled.publicKey, sessionProfileId });
     const underProfile = new TurnkeyClient(
       { baseUrl: server.url },
       new ApiKeyStamper({ apiPublicKey: profiled.publicKey, apiPrivateKey: profiled.privateKey }),

@@ -37,15 +37,22 @@ export async function newVote(db: Queryable, activityId: string, selection: Vote
     public_key: principal.stamp.publicKey,
     signature: principal.stamp.signature,
     scheme: principal.stamp.scheme,
-    credential: {
-      id: principal.credential.id,
-      type: principal.credential.type,
-      publicKey: principal.credential.publicKey,
-      credentialId: principal.credential.credentialId,
-      authenticationType: principal.authenticationType,
-      ...(principal.sessionProfile ? { sessionProfileId: principal.sessionProfile.id } : {}),
-    },
+    credential: votedCredential(principal),
     created_at: vote.now,
+  };
+}
+
+/** The credential a vote records (and the submission's own approval uses): what policies and MFA read of it. */
+export function votedCredential(principal: Principal): Approval["credential"] {
+  const { credential } = principal;
+  return {
+    id: credential.id,
+    type: credential.type,
+    publicKey: credential.publicKey,
+    credentialId: credential.credentialId,
+    authenticationType: principal.authenticationType,
+    ...(principal.sessionProfile ? { sessionProfileId: principal.sessionProfile.id } : {}),
+    ...(credential.createdAt ? { createdAt: credential.createdAt.toISOString() } : {}),
   };
 }
 
@@ -96,10 +103,16 @@ export async function expireVotes(tx: Queryable, activityId: string): Promise<vo
 
 /** The user who submitted the activity: its first vote. */
 export async function requesterOf(db: Queryable, activityId: string): Promise<string> {
-  const [first] = await db.query<{ user_id: string }>("SELECT user_id FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1", [
-    activityId,
-  ]);
-  return first!.user_id;
+  return (await submissionVoteOf(db, activityId)).user_id;
+}
+
+/** The activity's first vote, its submission: who submitted it, and with which credential. */
+export async function submissionVoteOf(db: Queryable, activityId: string): Promise<Pick<StoredVote, "user_id" | "credential">> {
+  const [first] = await db.query<Pick<StoredVote, "user_id" | "credential">>(
+    "SELECT user_id, credential FROM votes WHERE activity_id = $1 ORDER BY created_at, id LIMIT 1",
+    [activityId],
+  );
+  return first!;
 }
 
 export async function recordEvaluations(

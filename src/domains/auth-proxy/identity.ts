@@ -41,7 +41,7 @@ export async function createProxyUser(
   const key = generateApiKeyPair();
   const userId = await createUser(
     tx,
-    { organizationId: target.organizationId, now: target.now, isRoot: false },
+    { organizationId: target.organizationId, now: target.now, isRoot: false, sessionProfileId: undefined },
     {
       userName: await freeUserName(tx, target.organizationId, target.configId),
       apiKeys: [{ apiKeyName: `Auth proxy key (config ${target.configId})`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],

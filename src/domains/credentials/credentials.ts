@@ -3,7 +3,7 @@ import { decodeJwt } from "jose";
 import { randomUUID } from "node:crypto";
 import { verifyAttestation } from "../../auth/webauthn.js";
 import { isValidPublicKey, type KeyCurve } from "../../crypto/public-keys.js";
-import { alreadyExists, failedPrecondition, invalidArgument, resourceExhausted } from "../../errors.js";
+import { alreadyExists, failedPrecondition, invalidArgument, permissionDenied, resourceExhausted } from "../../errors.js";
 import { API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS, ApiKeyCurve, Int64String, Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { API_KEY_MAX_SECONDS, boundedSeconds } from "./lifetimes.js";
@@ -81,6 +81,12 @@ interface Owner {
   organizationId: string;
   userId: string;
   now: Date;
+  /**
+   * The session profile of the credential that asked for these (ActivityContext.requesterSessionProfileId):
+   * API keys carry it; passkeys and OAuth providers cannot, so they are refused (src/auth/session-scope.ts
+   * refuses them at submission already).
+   */
+  sessionProfileId: string | undefined;
   /** The registrations' OIDC tokens that verified (see verifyRegistrationTokens): their providers are proven. */
   verifiedTokens?: VerifiedTokens;
   /** The user registers these on themselves (see assertedBySelf): an OAuth provider from bare claims then logs nobody in. */
@@ -198,8 +204,8 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
     }
     const id = randomUUID();
     await tx.query(
-      `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, curve, credential_type, expiration_seconds, expires_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+      `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, curve, credential_type, expiration_seconds, expires_at, created_at, updated_at, session_profile_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`,
       [
         id,
         owner.organizationId,
@@ -211,11 +217,21 @@ export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey
         key.expirationSeconds ?? null,
         expiresAt,
         owner.now,
+        owner.sessionProfileId ?? null,
       ],
     );
     ids.push(id);
   }
   return ids;
+}
+
+/** A credential that cannot carry a session profile is never made at the request of a credential that has one. */
+function refuseUnscopable(owner: Owner, what: string): void {
+  if (owner.sessionProfileId !== undefined)
+    throw permissionDenied(
+      `${what} cannot carry session profile ${owner.sessionProfileId}, so a credential issued under it cannot register them`,
+      "CREDENTIAL_NOT_ALLOWED",
+    );
 }
 
 /** Registers passkeys after verifying each attestation; at most 10 per user. */
@@ -225,6 +241,7 @@ export async function addAuthenticators(
   authenticators: AuthenticatorInput[],
   field: string,
 ): Promise<string[]> {
+  if (authenticators.length > 0) refuseUnscopable(owner, "passkeys");
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
     "SELECT count(*)::int AS count FROM authenticators WHERE user_id = $1",
@@ -324,6 +341,7 @@ export async function addOauthProviders(
   providers: OauthProviderInput[],
   field: string,
 ): Promise<{ ids: string[]; verifiedEmails: string[] }> {
+  if (providers.length > 0) refuseUnscopable(owner, "OAuth providers");
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
     "SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1",

@@ -49,6 +49,8 @@ export interface ProvingCredential {
   authenticationType?: string;
   /** The session profile a login key was issued under (Principal.sessionProfile). */
   sessionProfileId?: string;
+  /** When the credential was registered (ISO 8601); none for a one-time code, and in votes cast before it was kept. */
+  createdAt?: string;
 }
 
 /** What one stamp proves: the authentication method and the id a step may name. */
@@ -72,6 +74,14 @@ const API_KEY_CREDENTIAL_TYPES = new Set([
   "CREDENTIAL_TYPE_API_KEY_SECP256K1",
   "CREDENTIAL_TYPE_API_KEY_ED25519",
 ]);
+
+/**
+ * Whether the credential existed when the activity was submitted. One registered afterwards proves no step of
+ * it: otherwise whoever holds one factor could enroll another (or mint a session) once they see what the
+ * activity waits for, and prove that with it. A one-time code has no registration — each is a fresh proof.
+ */
+export const existedAtSubmission = (credential: ProvingCredential, submittedAt: Date) =>
+  credential.createdAt === undefined || Date.parse(credential.createdAt) <= submittedAt.getTime();
 
 /**
  * The MFA hook: which authentication method the credential that stamped a request (the submission or an

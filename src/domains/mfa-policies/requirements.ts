@@ -6,6 +6,7 @@ import { mfaPoliciesOf, type MfaPolicyRow } from "./mfa-policies.js";
 import {
   authenticationMethodOf,
   describeStep,
+  existedAtSubmission,
   matchSteps,
   type ProvenMethod,
   type ProvingCredential,
@@ -37,8 +38,10 @@ export interface MfaSubject {
  * Whether an MFA condition holds. An evaluation error — a keyword this activity does not have, such as `eth.tx`
  * in `activity.action == 'SIGN' && eth.tx.value > …` for an activity that signs nothing (evaluation never
  * short-circuits) — means the condition is about other activities: it does not apply, as an erroring policy
- * neither allows nor denies. A condition that could not be evaluated at all (out of budget, beyond the
- * language's limits) applies: that fails closed, requiring its steps.
+ * neither allows nor denies. Not failing closed is deliberate (SECURITY.md): with no short-circuit, the
+ * documented `… && eth.tx.value > …` would otherwise apply to every activity without a transaction, logins
+ * included. A condition that could not be evaluated at all (out of budget, beyond the language's limits)
+ * applies: that fails closed, requiring its steps.
  */
 function applies(policy: MfaPolicyRow, keywords: Record<string, Value>, now: Date, budget: Budget): boolean {
   try {
@@ -54,17 +57,30 @@ function applies(policy: MfaPolicyRow, keywords: Record<string, Value>, now: Dat
 }
 
 /**
+ * Whether the activity changes how `userId` authenticates beyond a session: their own MFA policies, or a
+ * factor enrolled on themselves — an API key, a passkey, an OAuth provider, an email or phone number. A login
+ * (a session) is not: it proves only SESSION, and every login needs some factor the user already has.
+ */
+function changesOwnFactors(subject: MfaSubject, userId: string): boolean {
+  if (subject.definition.resource === "MFA_POLICY") return subject.params.userId === userId;
+  const enrollment = subject.definition.enrolls?.(subject.params as never, userId);
+  return enrollment?.userId === userId && enrollment.factors.some((factor) => factor !== "session");
+}
+
+/**
  * The MFA a user's vote on an activity calls for. Normally the first of the user's policies, by `order`, whose
- * condition holds ("only one MFA policy is ever enforced per request"). But a user creating, changing or
- * deleting their own MFA policies must satisfy every one they have: otherwise adding a weaker policy ahead of a
- * stronger one, or deleting the stronger one, would let whoever holds one credential of theirs remove the
- * requirement the others protect — an MFA policy only ever adds requirements for its user.
+ * condition holds ("only one MFA policy is ever enforced per request"). But a user changing their own factors
+ * must satisfy every MFA policy they have, whatever the conditions say: creating, changing or deleting their
+ * own MFA policies (otherwise adding a weaker policy ahead of a stronger one, or deleting the stronger one,
+ * would let whoever holds one credential of theirs remove the requirement the others protect), and enrolling
+ * a factor on themselves (otherwise a stolen session would add an API key or passkey of the thief's and prove
+ * with it the step it lacks). An MFA policy only ever adds requirements for its user.
  */
 export async function requirementsFor(db: Queryable, subject: MfaSubject, userId: string, now: Date): Promise<MfaRequirement[]> {
   const policies = await mfaPoliciesOf(db, subject.organizationId, userId);
   if (policies.length === 0) return [];
   const requirement = (p: MfaPolicyRow): MfaRequirement => ({ userId, mfaPolicyId: p.id, steps: p.required_methods });
-  if (subject.definition.resource === "MFA_POLICY" && subject.params.userId === userId) return policies.map(requirement);
+  if (changesOwnFactors(subject, userId)) return policies.map(requirement);
   const keywords = await conditionKeywords(db, subject.organizationId, subject.definition, subject.params);
   const budget = Budget.forDecision();
   const first = policies.find((policy) => applies(policy, keywords, now, budget));
@@ -99,11 +115,15 @@ export interface MfaVote {
   credential: ProvingCredential | null;
 }
 
-/** Each requirement with the steps the users' approvals (those that still count) prove. */
-export function progressOf(requirements: MfaRequirement[], votes: MfaVote[]): MfaProgress[] {
+/**
+ * Each requirement with the steps the users' approvals (those that still count) prove: only with credentials
+ * that existed when the activity was submitted (`submittedAt`, see existedAtSubmission).
+ */
+export function progressOf(requirements: MfaRequirement[], votes: MfaVote[], submittedAt: Date): MfaProgress[] {
   return requirements.map((requirement) => {
     const proofs = votes
       .filter((v) => v.user_id === requirement.userId && v.selection === "VOTE_SELECTION_APPROVED" && v.credential)
+      .filter((v) => existedAtSubmission(v.credential!, submittedAt))
       .flatMap((v) => authenticationMethodOf(v.credential!) ?? []);
     const matched = matchSteps(requirement.steps, proofs);
     return { ...requirement, matched, satisfied: matched.every((m) => m !== undefined) };
@@ -117,14 +137,24 @@ export const unsatisfiedUsers = (progress: MfaProgress[]) => new Set(progress.fi
  * Whether one more approval, stamped with `credential`, proves a step the user still lacks; when not, the
  * sentence saying what would (for the refusal).
  */
-export function advances(progress: MfaProgress[], votes: MfaVote[], userId: string, credential: ProvingCredential): true | string {
+export function advances(
+  progress: MfaProgress[],
+  votes: MfaVote[],
+  userId: string,
+  credential: ProvingCredential,
+  submittedAt: Date,
+): true | string {
   const mine = progress.filter((p) => p.userId === userId && !p.satisfied);
   const extra: MfaVote = { user_id: userId, selection: "VOTE_SELECTION_APPROVED", credential };
-  const after = progressOf(mine, [...votes, extra]);
+  const after = progressOf(mine, [...votes, extra], submittedAt);
   const count = (p: MfaProgress[]) => p.reduce((n, r) => n + r.matched.filter(Boolean).length, 0);
   if (count(after) > count(mine)) return true;
   const method = authenticationMethodOf(credential);
-  const proves = method ? `proves ${method.type}` : "proves no authentication method";
+  const proves = !existedAtSubmission(credential, submittedAt)
+    ? `was created after the activity was submitted (at ${credential.createdAt}, the activity at ${submittedAt.toISOString()}), so it proves no step of it`
+    : method
+      ? `proves ${method.type}`
+      : "proves no authentication method";
   const missing = mine.flatMap((p) =>
     p.steps.filter((_, i) => !p.matched[i]).map((s) => `${describeStep(s)} (MFA policy ${p.mfaPolicyId})`),
   );

@@ -5,7 +5,8 @@ import type { ActivityContext } from "../activity-definition.js";
 import { addApiKeys, checkPublicKey } from "../credentials/credentials.js";
 import { boundedSeconds, SESSION_MAX_SECONDS } from "../credentials/lifetimes.js";
 import type { OrganizationRow } from "../organizations/organizations.js";
-import { checkLoginSessionProfile } from "../session-profiles/session-profiles.js";
+import { checkLoginSessionProfile, requireSessionProfile, type SessionProfileRow } from "../session-profiles/session-profiles.js";
+import { permissionDenied } from "../../errors.js";
 
 /** Documented default lifetime of sessions and their keys: 15 minutes. */
 export const DEFAULT_SESSION_SECONDS = 900;
@@ -43,25 +44,48 @@ export async function checkLoginProfile(db: Queryable, organization: Organizatio
   await checkLoginSessionProfile(db, organization, request.sessionProfileId);
 }
 
+/** The refusal of a login that names another profile than the one of the credential asking for it. */
+export const otherProfile = (inherited: string, named: string) =>
+  permissionDenied(
+    `sessionProfileId: the request is signed by a credential issued under session profile ${inherited}, and what it creates carries that profile; it cannot log in under profile ${named}`,
+    "CREDENTIAL_NOT_ALLOWED",
+  );
+
+/**
+ * The profile a credential asked for by a scoped credential carries: the asking credential's own (a session or
+ * key made by a scoped credential is bound by the same scope). None when the asking credential has none.
+ */
+export async function inheritedProfile(
+  db: Queryable,
+  organization: Pick<OrganizationRow, "id" | "parent_id">,
+  sessionProfileId: string | undefined,
+): Promise<SessionProfileRow | undefined> {
+  return sessionProfileId === undefined ? undefined : requireSessionProfile(db, organization, sessionProfileId);
+}
+
 /**
  * What every login activity (stamp, OTP, OAuth) ends with: the client's key registered as an expiring
  * CREDENTIAL_TYPE_LOGIN key of the user, and a session JWT naming it, signed by the server.
  */
 export async function loginSession(
-  ctx: Pick<ActivityContext, "tx" | "now" | "services" | "organization">,
+  ctx: Pick<ActivityContext, "tx" | "now" | "services" | "organization" | "requesterSessionProfileId">,
   organizationId: string,
   userId: string,
   request: LoginRequest,
 ): Promise<{ session: string }> {
   const { tx, now, services } = ctx;
-  // Under a session profile: its name is the session type, its scope binds the login key, and its lifetime is a ceiling.
-  const profile = await checkLoginSessionProfile(tx, ctx.organization, request.sessionProfileId);
+  // Under a session profile: its name is the session type, its scope binds the login key, and its lifetime is a
+  // ceiling. A login asked for by a credential under a profile is under that profile (see inheritedProfile).
+  const inherited = ctx.requesterSessionProfileId;
+  if (inherited !== undefined && request.sessionProfileId && request.sessionProfileId !== inherited)
+    throw otherProfile(inherited, request.sessionProfileId);
+  const profile = await checkLoginSessionProfile(tx, ctx.organization, inherited ?? request.sessionProfileId);
   const requested = sessionSeconds(request.expirationSeconds);
   const seconds = profile?.expiration_seconds ? Math.min(requested, Number(profile.expiration_seconds)) : requested;
   if (request.invalidateExisting) await invalidateSessionKeys(tx, userId, ["CREDENTIAL_TYPE_LOGIN"]);
-  const [loginKeyId] = await addApiKeys(
+  await addApiKeys(
     tx,
-    { organizationId, userId, now },
+    { organizationId, userId, now, sessionProfileId: profile?.id },
     [
       {
         apiKeyName: `Login - ${now.toISOString()}`,
@@ -73,7 +97,6 @@ export async function loginSession(
     ],
     "publicKey",
   );
-  if (profile) await tx.query("UPDATE api_keys SET session_profile_id = $2 WHERE id = $1", [loginKeyId, profile.id]);
   const session = issueSessionJwt(services.signer, {
     session_type: profile ? profile.name : "SESSION_TYPE_READ_WRITE",
     user_id: userId,

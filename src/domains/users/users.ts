@@ -80,7 +80,14 @@ export async function checkNewUser(db: Queryable, organizationId: string | undef
 /** Creates one user (its input checked by checkNewUser) with its credentials and tags; the caller's transaction holds it all. */
 export async function createUser(
   tx: Queryable,
-  target: { organizationId: string; now: Date; isRoot: boolean; verifiedTokens?: VerifiedTokens; registrationProves?: boolean },
+  target: {
+    organizationId: string;
+    now: Date;
+    isRoot: boolean;
+    verifiedTokens?: VerifiedTokens;
+    registrationProves?: boolean;
+    sessionProfileId: string | undefined;
+  },
   user: NewUser,
   field: string,
 ): Promise<string> {
@@ -100,7 +107,8 @@ export async function createUser(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
     [userId, organizationId, user.userName, user.userEmail || null, user.userPhoneNumber || null, target.isRoot, now],
   );
-  const owner = { organizationId, userId, now, verifiedTokens: target.verifiedTokens, registrationProves: target.registrationProves };
+  const { verifiedTokens, registrationProves, sessionProfileId } = target;
+  const owner = { organizationId, userId, now, verifiedTokens, registrationProves, sessionProfileId };
   await addApiKeys(tx, owner, user.apiKeys, `${field}.apiKeys`);
   await addAuthenticators(tx, owner, user.authenticators, `${field}.authenticators`);
   const { verifiedEmails } = await addOauthProviders(tx, owner, user.oauthProviders, `${field}.oauthProviders`);

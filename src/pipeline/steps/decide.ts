@@ -1,6 +1,6 @@
 import type { Principal } from "../../auth/authenticate.js";
 import { requireOrganization, type OrganizationRow } from "../../domains/organizations/organizations.js";
-import { approvalOf, requesterOf, type StoredVote } from "../../domains/activities/votes.js";
+import { approvalOf, requesterOf, votedCredential, type StoredVote } from "../../domains/activities/votes.js";
 import type { ActivityRow } from "../../domains/activities/record.js";
 import {
   progressOf,
@@ -18,14 +18,7 @@ export function approvalOfPrincipal(principal: Principal): Approval {
   return {
     userId: principal.user.id,
     isRoot: principal.user.isRoot,
-    credential: {
-      id: principal.credential.id,
-      type: principal.credential.type,
-      publicKey: principal.credential.publicKey,
-      credentialId: principal.credential.credentialId,
-      authenticationType: principal.authenticationType,
-      ...(principal.sessionProfile ? { sessionProfileId: principal.sessionProfile.id } : {}),
-    },
+    credential: votedCredential(principal),
   };
 }
 
@@ -69,7 +62,7 @@ export async function decideSubmission(
   if (decision.outcome === "deny") return { decision, requirements: [] };
   const requirements = await requirementsFor(db, { organizationId: organization.id, definition, params }, principal.user.id, now);
   const vote = { user_id: principal.user.id, selection: "VOTE_SELECTION_APPROVED", credential: approval.credential };
-  return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote])).size > 0), requirements };
+  return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote], now)).size > 0), requirements };
 }
 
 /**
@@ -100,7 +93,7 @@ export async function decideOnVotes(
     voter.firstVote && !recorded.some((r) => r.userId === voter.userId)
       ? await requirementsFor(db, { organizationId: organization.id, definition, params }, voter.userId, now)
       : [];
-  const pending = unsatisfiedUsers(progressOf([...recorded, ...requirements], votes));
+  const pending = unsatisfiedUsers(progressOf([...recorded, ...requirements], votes, row.created_at));
   const seen = new Set<string>();
   const approvals = votes.filter((v) => {
     if (v.selection !== "VOTE_SELECTION_APPROVED" || seen.has(v.user_id)) return false;

@@ -13,6 +13,8 @@ export type AfterCommitTask = () => Promise<void>;
 export interface AllowedActivity {
   id: string;
   requesterUserId: string;
+  /** The session profile of the credential the requester submitted it with (ActivityContext.requesterSessionProfileId). */
+  requesterSessionProfileId?: string;
   /** The root quorum's approvals allowed it (rather than a policy or the self-service permission). */
   byRootQuorum: boolean;
   organization: OrganizationRow;
@@ -81,6 +83,7 @@ export async function runHandler(
       organization: activity.organization,
       activityId: activity.id,
       requesterUserId: activity.requesterUserId,
+      requesterSessionProfileId: activity.requesterSessionProfileId,
       byRootQuorum: activity.byRootQuorum,
       now,
       services,

@@ -24,6 +24,7 @@ export const emailAuth = defineActivity({
     ...SenderParams,
   }),
   parentMayInitiate: true,
+  enrolls: () => ({ factors: ["session"] }),
   async validate(_ctx, params) {
     checkEmailedCredential(params);
   },

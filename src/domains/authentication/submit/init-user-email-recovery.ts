@@ -24,6 +24,8 @@ export const initUserEmailRecovery = defineActivity({
     ...SenderParams,
   }),
   parentMayInitiate: true,
+  // The recovery key proves no MFA step and may only stamp recover_user, which enrolls a passkey.
+  enrolls: () => ({ factors: ["session"] }),
   async validate(_ctx, params) {
     checkEmailedCredential(params);
   },

@@ -27,6 +27,7 @@ export const otpAuth = defineActivity({
   }),
   parentMayInitiate: true,
   lockKey: (params, tx) => otpGuessLockKey(tx, params.otpId),
+  enrolls: () => ({ factors: ["session"] }),
   async validate(_ctx, params) {
     sessionSeconds(params.expirationSeconds);
     requireTargetKey(params.targetPublicKey);

@@ -39,6 +39,7 @@ export const otpLogin = defineActivity({
   parentMayInitiate: true,
   // The token, its scope and the client's signature are input: checked at submission, and again at execution
   // (the claims are needed there, and the token may have expired meanwhile).
+  enrolls: (params) => ({ factors: ["session"], sessionProfileId: params.sessionProfileId }),
   async validate({ db, organization, services, now }, params) {
     checkLoginRequest(params);
     await checkLoginProfile(db, organization, params);

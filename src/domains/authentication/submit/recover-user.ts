@@ -19,6 +19,7 @@ export const recoverUser = defineActivity({
   parameters: Type.Object({ authenticator: AuthenticatorParams, userId: Id() }),
   // The request is stamped with the recovery credential, which is the user's own key.
   selfServiceUserId: (params) => params.userId,
+  enrolls: (params) => ({ userId: params.userId, factors: ["passkey"] }),
   async validate({ db, organization }, { authenticator, userId }) {
     await mustExist(requireUser(db, organization.id, userId));
     await checkNewCredentials(
@@ -26,9 +27,10 @@ export const recoverUser = defineActivity({
       { apiKeys: "apiKeys", authenticators: "authenticator", oauthProviders: "oauthProviders" },
     );
   },
-  async execute({ tx, organization, now }, { authenticator, userId }) {
+  async execute({ tx, organization, now, requesterSessionProfileId }, { authenticator, userId }) {
     await requireUser(tx, organization.id, userId);
-    const authenticatorId = await addAuthenticators(tx, { organizationId: organization.id, userId, now }, [authenticator], "authenticator");
+    const owner = { organizationId: organization.id, userId, now, sessionProfileId: requesterSessionProfileId };
+    const authenticatorId = await addAuthenticators(tx, owner, [authenticator], "authenticator");
     await tx.query("DELETE FROM api_keys WHERE user_id = $1 AND credential_type = $2", [userId, RECOVERY_CREDENTIAL]);
     return { authenticatorId };
   },

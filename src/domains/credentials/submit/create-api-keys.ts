@@ -18,12 +18,14 @@ export const createApiKeys = defineActivity({
   policyParams: { user_id: "userId" },
   parameters: Type.Object({ apiKeys: Type.Array(ApiKeyParams, { minItems: 1, maxItems: 20 }), userId: Id() }),
   selfServiceUserId: (params) => params.userId,
+  enrolls: (params) => ({ userId: params.userId, factors: ["api-key"] }),
   async validate({ db, organization }, { apiKeys, userId }) {
     await mustExist(requireUser(db, organization.id, userId));
     await checkNewCredentials({ apiKeys }, { apiKeys: "apiKeys", authenticators: "authenticators", oauthProviders: "oauthProviders" });
   },
-  async execute({ tx, organization, now }, { apiKeys, userId }) {
+  async execute({ tx, organization, now, requesterSessionProfileId }, { apiKeys, userId }) {
     await requireUser(tx, organization.id, userId);
-    return { apiKeyIds: await addApiKeys(tx, { organizationId: organization.id, userId, now }, apiKeys, "apiKeys") };
+    const owner = { organizationId: organization.id, userId, now, sessionProfileId: requesterSessionProfileId };
+    return { apiKeyIds: await addApiKeys(tx, owner, apiKeys, "apiKeys") };
   },
 });

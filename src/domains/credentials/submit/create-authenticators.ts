@@ -17,6 +17,7 @@ export const createAuthenticators = defineActivity({
   action: "CREATE",
   parameters: Type.Object({ authenticators: Type.Array(AuthenticatorParams, { minItems: 1, maxItems: 10 }), userId: Id() }),
   selfServiceUserId: (params) => params.userId,
+  enrolls: (params) => ({ userId: params.userId, factors: ["passkey"] }),
   async validate({ db, organization }, { authenticators, userId }) {
     await mustExist(requireUser(db, organization.id, userId));
     await checkNewCredentials(
@@ -24,10 +25,9 @@ export const createAuthenticators = defineActivity({
       { apiKeys: "apiKeys", authenticators: "authenticators", oauthProviders: "oauthProviders" },
     );
   },
-  async execute({ tx, organization, now }, { authenticators, userId }) {
+  async execute({ tx, organization, now, requesterSessionProfileId }, { authenticators, userId }) {
     await requireUser(tx, organization.id, userId);
-    return {
-      authenticatorIds: await addAuthenticators(tx, { organizationId: organization.id, userId, now }, authenticators, "authenticators"),
-    };
+    const owner = { organizationId: organization.id, userId, now, sessionProfileId: requesterSessionProfileId };
+    return { authenticatorIds: await addAuthenticators(tx, owner, authenticators, "authenticators") };
   },
 });

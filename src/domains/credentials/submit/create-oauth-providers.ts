@@ -18,6 +18,7 @@ export const createOauthProviders = defineActivity({
   action: "UPDATE",
   parameters: Type.Object({ userId: Id(), oauthProviders: Type.Array(OauthProviderParams, { minItems: 1, maxItems: 10 }) }),
   selfServiceUserId: (params) => params.userId,
+  enrolls: (params) => ({ userId: params.userId, factors: ["oauth-provider"] }),
   async validate({ db, organization }, { oauthProviders, userId }) {
     await mustExist(requireUser(db, organization.id, userId));
     await checkNewCredentials(
@@ -31,7 +32,15 @@ export const createOauthProviders = defineActivity({
     await requireUser(tx, organization.id, userId);
     const { ids } = await addOauthProviders(
       tx,
-      { organizationId: organization.id, userId, now, verifiedTokens, bySelf: assertedBySelf(ctx, userId), registrationProves: true },
+      {
+        organizationId: organization.id,
+        userId,
+        now,
+        verifiedTokens,
+        bySelf: assertedBySelf(ctx, userId),
+        registrationProves: true,
+        sessionProfileId: ctx.requesterSessionProfileId,
+      },
       oauthProviders,
       "oauthProviders",
     );

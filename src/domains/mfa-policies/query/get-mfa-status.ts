@@ -22,11 +22,14 @@ export const getMfaStatus = defineQuery({
   result: Type.Object({ mfaStatuses: Type.Array(MfaStatus) }),
   async execute({ organization, services, now }, { activityId, userId }) {
     const { db } = services;
-    const [activity] = await db.query("SELECT 1 FROM activities WHERE id = $1 AND organization_id = $2", [activityId, organization.id]);
+    const [activity] = await db.query<{ created_at: Date }>("SELECT created_at FROM activities WHERE id = $1 AND organization_id = $2", [
+      activityId,
+      organization.id,
+    ]);
     if (!activity)
       throw notFound(`activityId: no activity ${JSON.stringify(activityId)} in organization ${organization.id}`, "ACTIVITY_NOT_FOUND");
     const { votes } = await liveVotes(db, activityId, now);
-    const progress = progressOf(await recordedRequirements(db, activityId, userId), votes);
+    const progress = progressOf(await recordedRequirements(db, activityId, userId), votes, activity.created_at);
     return {
       mfaStatuses: progress.map((p) => ({
         mfaPolicyId: p.mfaPolicyId,

@@ -25,6 +25,7 @@ export const oauthLogin = defineActivity({
   policyParams: { session_profile_id: "sessionProfileId" },
   parentMayInitiate: true,
   validate: ({ db, organization }, params) => checkLoginProfile(db, organization, params),
+  enrolls: (params) => ({ factors: ["session"], sessionProfileId: params.sessionProfileId }),
   // The token is verified before the transaction: that may fetch the issuer's keys.
   prepare: (services, params) => prepareOidcToken(services, params.oidcToken),
   async execute(ctx, params, token) {

@@ -25,6 +25,7 @@ export const oauth = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
   }),
   parentMayInitiate: true,
+  enrolls: () => ({ factors: ["session"] }),
   // The token is verified before the transaction: that may fetch the issuer's keys.
   prepare: (services, params) => prepareOidcToken(services, params.oidcToken),
   async execute(ctx, params, token) {

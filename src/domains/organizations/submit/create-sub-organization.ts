@@ -93,7 +93,12 @@ export const createSubOrganization = defineActivity({
     const rootUserIds: string[] = [];
     for (const [index, user] of params.rootUsers.entries()) {
       rootUserIds.push(
-        await createUser(tx, { organizationId: subOrganizationId, now, isRoot: true, verifiedTokens }, user, `rootUsers[${index}]`),
+        await createUser(
+          tx,
+          { organizationId: subOrganizationId, now, isRoot: true, verifiedTokens, sessionProfileId: undefined },
+          user,
+          `rootUsers[${index}]`,
+        ),
       );
     }
     if (verified) await markContactVerified(tx, subOrganizationId, verified.verification_type, verified.contact, now);

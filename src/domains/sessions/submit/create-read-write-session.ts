@@ -31,6 +31,7 @@ export const createReadWriteSession = defineActivity({
     invalidateExisting: Type.Optional(Type.Boolean()),
   }),
   selfServiceUserId: (params, requesterUserId) => params.userId ?? requesterUserId,
+  enrolls: (params, requesterUserId) => ({ userId: params.userId ?? requesterUserId, factors: ["session"] }),
   async validate({ db, organization, requesterUserId }, params) {
     requireTargetKey(params.targetPublicKey);
     sessionSeconds(params.expirationSeconds);

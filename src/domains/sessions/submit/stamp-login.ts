@@ -22,6 +22,7 @@ export const stampLogin = defineActivity({
   }),
   policyParams: { session_profile_id: "sessionProfileId" },
   selfServiceUserId: (_params, requesterUserId) => requesterUserId,
+  enrolls: (params, requesterUserId) => ({ userId: requesterUserId, factors: ["session"], sessionProfileId: params.sessionProfileId }),
   async validate({ db, organization }, params) {
     checkLoginRequest(params);
     await checkLoginProfile(db, organization, params);

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../activity-definition.js";
 import { IdList, Int64String, Name } from "../../../schema/common.js";
 import { checkNewUser, createUser, type NewUser } from "../users.js";
+import { newUsersEnrollment } from "../../credentials/enrollment.js";
 
 /** The legacy API key shape (apiApiKeyParams): no curve, always P-256. */
 const LegacyApiKeyParams = Type.Object({
@@ -40,14 +41,20 @@ export const createApiOnlyUsers = defineActivity({
   resource: "USER",
   action: "CREATE",
   parameters: Type.Object({ apiOnlyUsers: Type.Array(ApiOnlyUserParams, { minItems: 1, maxItems: 100 }) }),
+  enrolls: (params) => newUsersEnrollment(params.apiOnlyUsers),
   async validate({ db, organization }, { apiOnlyUsers }) {
     for (const [index, user] of apiOnlyUsers.entries()) await checkNewUser(db, organization.id, asNewUser(user), `apiOnlyUsers[${index}]`);
   },
-  async execute({ tx, organization, now }, { apiOnlyUsers }) {
+  async execute({ tx, organization, now, requesterSessionProfileId }, { apiOnlyUsers }) {
     const userIds: string[] = [];
     for (const [index, user] of apiOnlyUsers.entries()) {
       userIds.push(
-        await createUser(tx, { organizationId: organization.id, now, isRoot: false }, asNewUser(user), `apiOnlyUsers[${index}]`),
+        await createUser(
+          tx,
+          { organizationId: organization.id, now, isRoot: false, sessionProfileId: requesterSessionProfileId },
+          asNewUser(user),
+          `apiOnlyUsers[${index}]`,
+        ),
       );
     }
     return { userIds };

@@ -3,6 +3,7 @@ import { defineActivity } from "../../activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
 import { UserParams, createUser, checkNewUser } from "../users.js";
 import { IdList } from "../../../schema/common.js";
+import { newUsersEnrollment } from "../../credentials/enrollment.js";
 
 export const createUsers = defineActivity({
   operation: "create_users",
@@ -15,6 +16,7 @@ export const createUsers = defineActivity({
   resource: "USER",
   action: "CREATE",
   parameters: Type.Object({ users: Type.Array(UserParams, { minItems: 1, maxItems: 100 }) }),
+  enrolls: (params) => newUsersEnrollment(params.users),
   async validate({ db, organization }, { users }) {
     for (const [index, user] of users.entries()) await checkNewUser(db, organization.id, user, `users[${index}]`);
   },
@@ -23,13 +25,20 @@ export const createUsers = defineActivity({
       services,
       users.flatMap((user) => user.oauthProviders),
     ),
-  async execute({ tx, organization, now }, { users }, verifiedTokens) {
+  async execute({ tx, organization, now, requesterSessionProfileId }, { users }, verifiedTokens) {
     const userIds: string[] = [];
     for (const [index, user] of users.entries()) {
       userIds.push(
         await createUser(
           tx,
-          { organizationId: organization.id, now, isRoot: false, verifiedTokens, registrationProves: true },
+          {
+            organizationId: organization.id,
+            now,
+            isRoot: false,
+            verifiedTokens,
+            registrationProves: true,
+            sessionProfileId: requesterSessionProfileId,
+          },
           user,
           `users[${index}]`,
         ),

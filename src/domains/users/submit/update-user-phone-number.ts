@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
 import { checkUserContact, updateUserContact } from "../contacts.js";
+import { contactEnrollment } from "../../credentials/enrollment.js";
 
 export const updateUserPhoneNumber = defineActivity({
   operation: "update_user_phone_number",
@@ -21,6 +22,7 @@ export const updateUserPhoneNumber = defineActivity({
   // Users may change their own contact only by proving the new one: a contact anyone could claim would let
   // them pass policies and receive logins keyed on it. Without a token it takes a policy or the root quorum.
   selfServiceUserId: (params) => (params.verificationToken !== undefined ? params.userId : undefined),
+  enrolls: (params) => contactEnrollment(params.userId, params.userPhoneNumber),
   async validate(ctx, { userId, userPhoneNumber, verificationToken }) {
     await checkUserContact(ctx, "phone", { userId, value: userPhoneNumber, verificationToken });
   },

@@ -7,6 +7,7 @@ import { assertUserNameFree, checkEmail, checkPhoneNumber } from "../users.js";
 import { assertedBySelf, selfAssertedAfter } from "../contacts.js";
 import { requireUserTag } from "../../tags.js";
 import { mustExist } from "../../references.js";
+import { contactEnrollment } from "../../credentials/enrollment.js";
 
 /**
  * The combined profile update. Fields left out stay as they are; an empty email or phone number removes it.
@@ -32,6 +33,7 @@ export const updateUser = defineActivity({
     userTagIds: Type.Optional(Type.Array(Id(), { maxItems: 100 })),
     userPhoneNumber: Type.Optional(Type.String({ maxLength: 32 })),
   }),
+  enrolls: (params) => contactEnrollment(params.userId, params.userEmail, params.userPhoneNumber),
   async validate({ db, organization }, { userId, userEmail, userTagIds, userPhoneNumber }) {
     await mustExist(requireUser(db, organization.id, userId));
     if (userEmail) checkEmail(userEmail, "userEmail");
