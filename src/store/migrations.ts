@@ -18,6 +18,7 @@ import { sessionProfiles } from "./migrations/0016-session-profiles.js";
 import { mfaPolicies } from "./migrations/0017-mfa-policies.js";
 import { identityLookups } from "./migrations/0019-identity-lookups.js";
 import { selfAssertedIdentities } from "./migrations/0020-self-asserted-identities.js";
+import { boundProofs } from "./migrations/0021-bound-proofs.js";
 
 export interface Migration {
   version: number;
@@ -49,6 +50,7 @@ export const migrations: Migration[] = [
   mfaPolicies,
   identityLookups,
   selfAssertedIdentities,
+  boundProofs,
 ];
 
 /** The newest schema version this code knows. */
