@@ -1,5 +1,10 @@
 import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import type { TObject, TSchema } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issueOidcToken } from "../../src/auth/oidc.js";
+import { activitiesByType } from "../../src/pipeline/registry.js";
 import { claimsOf, coreClient, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
 import { refusal } from "../helpers/refusal.js";
@@ -230,5 +235,113 @@ describe("verification tokens are proofs for one key, once, in one organization,
     const parentLog = JSON.stringify(await server.client().getActivities({}));
     expect(parentLog).toContain("ACTIVITY_TYPE_VERIFY_OTP_V2");
     expect(parentLog.includes(verificationToken), "the proxy's token is in the parent's activity log").toBe(false);
+  });
+
+  it("an update that waits for consensus keeps its token sealed, runs with it at the deciding approval, and spends it", async () => {
+    const approver = await addUser("approver", "approver@corp.example");
+    const root = await server.client().getWhoami({});
+    const rootKey = { publicKey: server.root.apiPublicKey, privateKey: server.root.apiPrivateKey! };
+    // The root user proves the approver's new address (a code verified with the root user's key) and sets it;
+    // with a second root user and a threshold of 2, the update waits for the other's approval.
+    const token = (await verifyCode(server.client(), "approver-new@corp.example", rootKey)).verificationToken;
+    const second = await addUser("second root", "second@corp.example");
+    await server.client().updateRootQuorum({ threshold: 2, userIds: [root.userId, second.userId] });
+    try {
+      const waiting = await server
+        .client()
+        .updateUserEmail({ userId: approver.userId, userEmail: "approver-new@corp.example", verificationToken: token });
+      expect(waiting.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+      const [row] = await server.services.db.query<{ intent: unknown; sealed_secret_params: string | null }>(
+        "SELECT intent, sealed_secret_params FROM activities WHERE id = $1",
+        [waiting.activity.id],
+      );
+      expect(JSON.stringify(row!.intent)).toContain('"verificationToken":"<redacted>"');
+      expect(row!.sealed_secret_params).toMatch(/^v1:/);
+      expect(row!.sealed_secret_params!.includes(token)).toBe(false);
+
+      const approved = await second.as().approveActivity({ fingerprint: waiting.activity.fingerprint });
+      expect(approved.activity.status, JSON.stringify(approved.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+      expect((await server.client().getUser({ userId: approver.userId })).user.userEmail).toBe("approver-new@corp.example");
+      const [done] = await server.services.db.query<{ sealed_secret_params: string | null }>(
+        "SELECT sealed_secret_params FROM activities WHERE id = $1",
+        [waiting.activity.id],
+      );
+      expect(done!.sealed_secret_params).toBeNull();
+      const [spent] = await server.services.db.query("SELECT usage FROM consumed_verification_tokens WHERE token_id = $1", [
+        claimsOf(token).id,
+      ]);
+      expect(spent).toEqual({ usage: "USAGE_TYPE_UPDATE_CONTACT" });
+      expect(JSON.stringify(await approver.as().getActivity({ activityId: waiting.activity.id })).includes(token)).toBe(false);
+    } finally {
+      const lowered = await server.client().updateRootQuorum({ threshold: 1, userIds: [root.userId] });
+      if (lowered.activity.status !== "ACTIVITY_STATUS_COMPLETED")
+        await second.as().approveActivity({ fingerprint: lowered.activity.fingerprint });
+    }
+  });
+
+  it("every other bearer secret an operation declares is stored redacted: OIDC tokens, login tokens, read-only sessions", async () => {
+    const member = await addUser("reader", "reader@corp.example");
+    const sessionKey = generateP256KeyPair();
+    const identity = { sub: "corp:root", aud: "corp-app" };
+    const root = await server.client().getWhoami({});
+    const registration = await issueOidcToken(
+      server.services,
+      { ...identity, nonce: bytesToHex(sha256(new TextEncoder().encode(generateP256KeyPair().publicKey))) },
+      new Date(),
+    );
+    const linked = await server
+      .client()
+      .createOauthProviders({ userId: root.userId, oauthProviders: [{ providerName: "corp", oidcToken: registration }] });
+    const loginToken = await issueOidcToken(
+      server.services,
+      { ...identity, nonce: bytesToHex(sha256(new TextEncoder().encode(sessionKey.publicKey))) },
+      new Date(),
+    );
+    const login = await server.client().oauthLogin({ oidcToken: loginToken, publicKey: sessionKey.publicKey });
+    expect(login.activity.status, JSON.stringify(login.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
+    const readOnly = await server.client().createReadOnlySession({});
+    expect(readOnly.session.length).toBeGreaterThan(20); // the submitter's own answer carries it
+
+    const seen = async (activityId: string) => (await member.as().getActivity({ activityId })).activity;
+    const linkedIntent = (await seen(linked.activity.id)).intent.createOauthProvidersIntentV2 as {
+      oauthProviders: Array<{ oidcToken?: string }>;
+    };
+    expect(linkedIntent.oauthProviders[0]!.oidcToken).toBe("<redacted>");
+    expect((await seen(login.activity.id)).intent.oauthLoginIntent?.oidcToken).toBe("<redacted>");
+    expect((await seen(readOnly.activity.id)).result.createReadOnlySessionResult?.session).toBe("<redacted>");
+    const log = JSON.stringify(await member.as().getActivities({}));
+    for (const secret of [registration, loginToken, readOnly.session]) expect(log.includes(secret)).toBe(false);
+  });
+
+  it("each declared secret path names a string field of the operation's parameters or result", () => {
+    const at = (schema: TSchema, path: string): TSchema | undefined =>
+      path.split(".").reduce<TSchema | undefined>((node, step) => {
+        const list = step.endsWith("[]");
+        const field = (node as TObject | undefined)?.properties?.[list ? step.slice(0, -2) : step];
+        return list ? (field as { items?: TSchema } | undefined)?.items : field;
+      }, schema);
+    const declared = [...activitiesByType.values()].filter((d) => d.secretFields);
+    expect(declared.map((d) => d.operation).sort()).toEqual(
+      [
+        "create_oauth_providers",
+        "create_read_only_session",
+        "create_sub_organization",
+        "create_users",
+        "oauth",
+        "oauth2_authenticate",
+        "oauth_login",
+        "otp_auth",
+        "otp_login",
+        "update_user_email",
+        "update_user_phone_number",
+        "verify_otp",
+      ].sort(),
+    );
+    for (const definition of declared) {
+      for (const path of definition.secretFields!.intent ?? [])
+        expect(at(definition.parameters, path)?.type, `${definition.operation} intent ${path}`).toBe("string");
+      for (const path of definition.secretFields!.result ?? [])
+        expect(at(definition.result, path)?.type, `${definition.operation} result ${path}`).toBe("string");
+    }
   });
 });
