@@ -3,6 +3,7 @@ import { requireOrganization, type OrganizationRow } from "../domains/organizati
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
 import { verifyP256Signature } from "./client-signature.js";
+import { sameP256PublicKey } from "../crypto/public-keys.js";
 import { loginNonce, proveOauthProvider, spendOidcToken, verifyOidcToken } from "./oidc.js";
 import type { AttestedStamp } from "./stamp.js";
 import { spendVerificationToken, verifyVerificationToken } from "./verification-token.js";
@@ -89,7 +90,7 @@ async function byVerificationToken(
   now: Date,
 ): Promise<AttestedUser> {
   const claims = await asAuthentication(verifyVerificationToken(services.signer, stamp.publicKeyAttestation, { now, field: FIELD }));
-  if (!claims.public_key || claims.public_key.toLowerCase() !== stamp.publicKey) {
+  if (!claims.public_key || !sameP256PublicKey(claims.public_key, stamp.publicKey)) {
     throw unauthenticated(
       `${FIELD}: the verification token is bound to public key ${String(claims.public_key)}, not the stamp's ${stamp.publicKey}`,
       "ATTESTATION_INVALID",

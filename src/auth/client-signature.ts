@@ -1,5 +1,5 @@
 import { verify } from "node:crypto";
-import { publicKeyObject } from "../crypto/public-keys.js";
+import { publicKeyObject, sameP256PublicKey } from "../crypto/public-keys.js";
 import { invalidArgument } from "../errors.js";
 
 /**
@@ -24,7 +24,7 @@ export function verifyClientSignature(
   const refuse = (why: string) => invalidArgument(`${expected.field}: ${why}`, [{ field: expected.field, description: why }]);
   if (clientSignature.scheme !== "CLIENT_SIGNATURE_SCHEME_API_P256")
     throw refuse(`unsupported scheme ${JSON.stringify(clientSignature.scheme)}; use CLIENT_SIGNATURE_SCHEME_API_P256`);
-  if (clientSignature.publicKey.toLowerCase() !== expected.publicKey.toLowerCase()) {
+  if (!sameP256PublicKey(clientSignature.publicKey, expected.publicKey)) {
     throw refuse(`signed by ${clientSignature.publicKey}, but the verification token is bound to ${expected.publicKey}`);
   }
   const valid = verifyP256Signature(clientSignature.publicKey, clientSignature.signature, Buffer.from(clientSignature.message, "utf8"));

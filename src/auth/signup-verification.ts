@@ -27,10 +27,10 @@ function canonical(value: unknown): string {
 
 /**
  * A signup (create_sub_organization) that carries a verification token: the token must be this server's,
- * unexpired, issued to this organization (or to no organization), and for the email or phone number of
- * one of the root users — "the root user associated with the verification token". When the token is bound
- * to a public key, a client signature by that key (usage USAGE_TYPE_SIGNUP) is required and must cover
- * exactly that user's email or phone number, API keys, authenticators and OAuth providers.
+ * unexpired, issued to this organization, and for the email or phone number of one of the root users — "the
+ * root user associated with the verification token". It names the key that verified the code (verify_otp always
+ * binds one), and a client signature by that key (usage USAGE_TYPE_SIGNUP) must cover exactly that user's email
+ * or phone number, API keys, authenticators and OAuth providers. The signup spends it (once, as a signup).
  */
 export async function verifySignupToken(
   signer: ServerKey,
@@ -61,13 +61,17 @@ export async function verifySignupToken(
     now: request.now,
     field: "verificationToken",
   });
-  if (claims.organization_id && claims.organization_id !== request.organizationId) {
+  if (claims.organization_id !== request.organizationId) {
     throw invalidField(
       "verificationToken",
-      `invalid verification token: it was issued to organization ${claims.organization_id}, not ${request.organizationId}`,
+      `invalid verification token: it was issued to organization ${String(claims.organization_id)}, not ${request.organizationId}`,
     );
   }
-  if (!claims.public_key) return claims;
+  if (!claims.public_key)
+    throw invalidField(
+      "verificationToken",
+      "invalid verification token: it names no public_key, so no client signature can be checked against it",
+    );
   if (!clientSignature || typeof clientSignature !== "object") {
     throw invalidField(
       "clientSignature",

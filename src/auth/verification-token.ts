@@ -68,8 +68,10 @@ export async function verifyVerificationToken(
 }
 
 /**
- * Spends a verification token for one login (or signup): its id is remembered until it would have expired
- * anyway. Answers false when it was spent already; one atomic insert, so two requests never both spend it.
+ * Spends a verification token for one use (`usage`: a login, a signup, a contact change): its id is remembered
+ * until it would have expired anyway. Answers false when it was spent for that use already; one atomic insert,
+ * so two requests never both spend it. @turnkey/core signs up with a token and then logs in with the same one,
+ * which is why each use is counted apart.
  */
 export async function spendVerificationToken(
   db: Queryable,
@@ -80,7 +82,7 @@ export async function spendVerificationToken(
 ): Promise<boolean> {
   const [fresh] = await db.query(
     `INSERT INTO consumed_verification_tokens (token_id, usage, organization_id, consumed_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (token_id) DO NOTHING RETURNING token_id`,
+     ON CONFLICT (token_id, usage) DO NOTHING RETURNING token_id`,
     [claims.id, usage, organizationId, now, new Date(Number(claims.exp))],
   );
   return fresh !== undefined;

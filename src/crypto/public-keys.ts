@@ -47,3 +47,16 @@ export function publicKeyObject(curve: KeyCurve, hex: string): KeyObject | undef
 export function isValidPublicKey(curve: KeyCurve, hex: string): boolean {
   return publicKeyObject(curve, hex) !== undefined;
 }
+
+/**
+ * Whether two hex P-256 public keys are the same point, whatever their encoding (compressed `02/03‖x` or
+ * uncompressed `04‖x‖y`, either case): false when either is not a valid P-256 key.
+ */
+export function sameP256PublicKey(a: string, b: string): boolean {
+  const first = publicKeyObject("p256", a);
+  const second = publicKeyObject("p256", b);
+  if (!first || !second) return false;
+  const point = (key: KeyObject) => key.export({ format: "jwk" });
+  const [x, y] = [point(first), point(second)];
+  return x.x === y.x && x.y === y.y;
+}

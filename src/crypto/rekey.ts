@@ -32,6 +32,8 @@ export const SEALED_COLUMNS: SealedColumn[] = [
     context: (r) => `secret-import-key:${r.target_public_key}`,
   },
   { table: "secrets", column: "sealed_value", key: ["id"], context: (r) => `secret:${r.id}` },
+  // Only while an activity holding bearer secrets waits for consensus (src/domains/activities/secret-fields.ts).
+  { table: "activities", column: "sealed_secret_params", key: ["id"], context: (r) => `activity-secret-params:${r.id}` },
 ];
 
 /** Rows re-sealed per column. */
@@ -46,7 +48,7 @@ export async function resealEverything(tx: Queryable, from: KeyEncryptionKey, to
   for (const sealed of SEALED_COLUMNS) {
     const keyList = sealed.key.join(", ");
     const rows = await tx.query<Record<string, string>>(
-      `SELECT ${keyList}, ${sealed.column} AS sealed FROM ${sealed.table} ORDER BY ${keyList} FOR UPDATE`,
+      `SELECT ${keyList}, ${sealed.column} AS sealed FROM ${sealed.table} WHERE ${sealed.column} IS NOT NULL ORDER BY ${keyList} FOR UPDATE`,
     );
     const where = sealed.key.map((column, i) => `${column} = $${i + 2}`).join(" AND ");
     for (const row of rows) {

@@ -60,7 +60,18 @@ export interface ValidationContext {
   services: Services;
   organization: OrganizationRow;
   requesterUserId: string;
+  /** The public key whose API-key stamp authenticated the request (an API key or a session key); none for a passkey. */
+  requesterApiPublicKey?: string;
   now: Date;
+}
+
+/**
+ * Paths of bearer secrets in an activity's parameters or result: a field name, `list[].field` for every item
+ * of a list, dotted for nested objects (`rootUsers[].oauthProviders[].oidcToken`).
+ */
+export interface SecretFields {
+  intent?: readonly string[];
+  result?: readonly string[];
 }
 
 /** What every operation of `/public/v1/submit/<operation>` declares, activity or vote. */
@@ -90,6 +101,14 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
   policyParams?: Record<string, string>;
   /** Only the root quorum may perform it, whatever policies say. */
   rootQuorumOnly?: boolean;
+  /**
+   * Bearer secrets (verification tokens, one-time codes, OIDC tokens, read-only session tokens) the activity's
+   * intent or result carries: stored as "<redacted>" wherever another member reads the activity (get_activity,
+   * list_activities, the first vote's signed body, webhook payloads). Only the submitter's synchronous answer
+   * carries the result's secrets; an activity that waits for consensus keeps its parameters sealed under the
+   * key-encryption key until it runs (src/domains/activities/secret-fields.ts).
+   */
+  secretFields?: SecretFields;
   /**
    * The user whose own credentials or profile the activity manages; requesters may always do
    * that for themselves (the documented implicit permission).

@@ -1,5 +1,6 @@
 import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
 import { loadActivityRecord } from "../domains/activities/record.js";
+import { openSecretParams, redactedResult } from "../domains/activities/secret-fields.js";
 import {
   expireVotes,
   findByFingerprint,
@@ -84,7 +85,7 @@ export async function castVote(
       "ORGANIZATION_MISMATCH",
     );
   }
-  const activity = storedActivity(target);
+  const activity = storedActivity(services, target);
   const claim = activity.definition.prepare
     ? await claimFingerprint(services.db, target.fingerprint, services.clock, undefined, { forVote: true })
     : undefined;
@@ -101,10 +102,19 @@ export async function castVote(
   return record;
 }
 
-function storedActivity(row: ActivityRow): StoredActivity {
+/** Its parameters as submitted: the stored intent, or, when it held bearer secrets, the sealed copy (secret-fields.ts). */
+function storedActivity(services: Services, row: ActivityRow): StoredActivity {
   const definition = activitiesByType.get(row.type);
   if (!definition) throw internalError(`activity ${row.id} has type ${row.type}, which this server no longer serves`);
-  return { row, definition, params: checkSchema(definition.parameters, row.intent[definition.intentKey]) as Record<string, unknown> };
+  const submitted = row.sealed_secret_params
+    ? openSecretParams(services.kek, row.id, row.sealed_secret_params)
+    : row.intent[definition.intentKey];
+  return { row, definition, params: checkSchema(definition.parameters, submitted) as Record<string, unknown> };
+}
+
+/** What is stored of an execution's outcome: a result's bearer secrets redacted (the approver's answer reads the stored activity). */
+function redactedOutcome(definition: ActivityDefinition, outcome: HandlerOutcome): HandlerOutcome {
+  return outcome.status === "ACTIVITY_STATUS_COMPLETED" ? { ...outcome, result: redactedResult(definition, outcome.result) } : outcome;
 }
 
 /** decide → prepare → record the vote; again from "decide" when the transaction's decision allows what was not prepared. */
@@ -226,7 +236,7 @@ async function recordVote(
         const proofs = row.generate_app_proofs ? proofContext(row.fingerprint, decision, [...counted, cast]) : undefined;
         outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "fail");
       }
-      tasks = await persistVoteOutcome(tx, row, cast, decision, outcome, now);
+      tasks = await persistVoteOutcome(tx, row, cast, decision, outcome && redactedOutcome(definition, outcome), now);
     }
     await claim?.release(tx);
     return tasks;

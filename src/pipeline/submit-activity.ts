@@ -2,6 +2,13 @@ import { v7 as uuidv7 } from "uuid";
 import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
 import { activityRecord, loadActivityRecord } from "../domains/activities/record.js";
 import { newVote, type StoredVote, type VoteInput } from "../domains/activities/votes.js";
+import {
+  holdsIntentSecrets,
+  redactedIntent,
+  redactedRequestBody,
+  redactedResult,
+  sealSecretParams,
+} from "../domains/activities/secret-fields.js";
 import { ApiError, GrpcCode, internalError } from "../errors.js";
 import type { Services } from "../services.js";
 import type { ActivityDefinition } from "../domains/activity-definition.js";
@@ -55,7 +62,13 @@ export async function submitActivity(services: Services, definition: ActivityDef
   checkTypeAndLiveness(definition, parsed.body, caller.now); // check type and liveness
   const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
   await enforceSessionScope(services.db, caller.principal, caller.organization, definition, params, caller.now); // authenticate: a session profile's scope
-  const vote: VoteInput = { principal: caller.principal, rawBody: request.rawBody, now: caller.now, onError: request.onError };
+  const vote: VoteInput = {
+    principal: caller.principal,
+    rawBody: request.rawBody,
+    recordedMessage: redactedRequestBody(definition, parsed.body, request.rawBody),
+    now: caller.now,
+    onError: request.onError,
+  };
   const submission: Submission = { services, definition, parsed, caller, params, vote };
   try {
     assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
@@ -150,8 +163,17 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
       decision,
       outcome,
     );
-    // persist
-    queued = await persistNewActivity(tx, row, first, decision, () =>
+    // persist: bearer secrets redacted, and sealed while the activity waits, so only this answer carries them.
+    const stored: ActivityRow = {
+      ...row,
+      intent: { [definition.intentKey]: redactedIntent(definition, parsed.body.parameters as Record<string, unknown>) },
+      result: redactedResult(definition, row.result),
+      sealed_secret_params:
+        WAITING_STATUSES.has(row.status) && holdsIntentSecrets(definition, params)
+          ? sealSecretParams(services.kek, activityId, params)
+          : null,
+    };
+    queued = await persistNewActivity(tx, stored, first, decision, () =>
       decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
     );
     await recordRequirements(tx, activityId, requirements);

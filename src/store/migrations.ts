@@ -18,6 +18,7 @@ import { sessionProfiles } from "./migrations/0016-session-profiles.js";
 import { mfaPolicies } from "./migrations/0017-mfa-policies.js";
 import { identityLookups } from "./migrations/0019-identity-lookups.js";
 import { selfAssertedIdentities } from "./migrations/0020-self-asserted-identities.js";
+import { boundProofs } from "./migrations/0021-bound-proofs.js";
 import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
 import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
 import { proofSweep } from "./migrations/0025-proof-sweep.js";
@@ -52,6 +53,7 @@ export const migrations: Migration[] = [
   mfaPolicies,
   identityLookups,
   selfAssertedIdentities,
+  boundProofs,
   spentOidcTokens,
   rateLimitSweep,
   proofSweep,

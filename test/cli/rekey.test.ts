@@ -18,7 +18,8 @@ async function sealedValues(store: StoreOptions): Promise<{ values: SealedValues
     const values: SealedValues = new Map();
     for (const column of SEALED_COLUMNS) {
       const rows = await db.query<Record<string, string>>(
-        `SELECT ${column.key.join(", ")}, ${column.column} AS sealed FROM ${column.table}`,
+        // A nullable column (activities.sealed_secret_params) holds a secret only in some rows.
+        `SELECT ${column.key.join(", ")}, ${column.column} AS sealed FROM ${column.table} WHERE ${column.column} IS NOT NULL`,
       );
       values.set(
         `${column.table}.${column.column}`,

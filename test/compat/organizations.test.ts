@@ -4,6 +4,7 @@ import { TurnkeyClient } from "@turnkey/http";
 import { TurnkeyRequestError } from "@turnkey/sdk-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
+import { getClientSignatureMessageForSignup, signWithApiKey } from "@turnkey/core";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -94,16 +95,34 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
   });
 
   it("finds sub-organizations by verified email or phone: proven at signup or by an update with a token, forgotten when the contact changes", async () => {
-    const token = async (verificationType: string, contact: string) =>
-      (await issueVerificationToken(server.services.signer, { verificationType, contact }, 300)).token;
+    // As verify_otp issues them: for an organization, bound to the client key that verified the code.
+    const token = async (verificationType: string, contact: string, organizationId: string, publicKey: string) =>
+      (await issueVerificationToken(server.services.signer, { verificationType, contact, organizationId, publicKey }, 300)).token;
     const verified = async (filterType: string, filterValue: string) =>
       (await server.client().getVerifiedSubOrgIds({ filterType, filterValue })).organizationIds;
 
+    // A signup with a token carries the client signature of the token's key over the root user (as @turnkey/core signs it).
+    const veraKey = generateP256KeyPair();
+    const veraUser = { ...rootUser("vera", generateP256KeyPair().publicKey), userEmail: "Vera@Example.com" };
+    const veraToken = await token("OTP_TYPE_EMAIL", "vera@example.com", server.root.organizationId, veraKey.publicKey);
+    const signup = getClientSignatureMessageForSignup({
+      verificationToken: veraToken,
+      email: veraUser.userEmail,
+      apiKeys: veraUser.apiKeys,
+      authenticators: [],
+      oauthProviders: [],
+    });
     const vera = await server.client().createSubOrganization({
       subOrganizationName: "Vera",
       rootQuorumThreshold: 1,
-      rootUsers: [{ ...rootUser("vera", generateP256KeyPair().publicKey), userEmail: "Vera@Example.com" }],
-      verificationToken: await token("OTP_TYPE_EMAIL", "vera@example.com"),
+      rootUsers: [veraUser],
+      verificationToken: veraToken,
+      clientSignature: {
+        publicKey: veraKey.publicKey,
+        scheme: "CLIENT_SIGNATURE_SCHEME_API_P256",
+        message: signup.message,
+        signature: await signWithApiKey({ content: signup.message, publicKey: veraKey.publicKey, privateKey: veraKey.privateKey }),
+      },
     });
     const unaKey = generateP256KeyPair();
     const una = await server
@@ -121,12 +140,12 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
     await asUna.updateUserEmail({
       userId: unaId,
       userEmail: "una@example.com",
-      verificationToken: await token("OTP_TYPE_EMAIL", "una@example.com"),
+      verificationToken: await token("OTP_TYPE_EMAIL", "una@example.com", una.subOrganizationId, unaKey.publicKey),
     });
     await asUna.updateUserPhoneNumber({
       userId: unaId,
       userPhoneNumber: "+15550001111",
-      verificationToken: await token("OTP_TYPE_SMS", "+15550001111"),
+      verificationToken: await token("OTP_TYPE_SMS", "+15550001111", una.subOrganizationId, unaKey.publicKey),
     });
     expect(await verified("EMAIL", "una@example.com")).toEqual([una.subOrganizationId]);
     expect(await verified("PHONE_NUMBER", "+15550001111")).toEqual([una.subOrganizationId]);

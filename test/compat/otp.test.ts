@@ -141,12 +141,18 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     expect(reused.result.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(reused.result.activity.failure?.message).toContain("already used");
 
-    // update_user_email: a token for that email works, a token for another email is refused.
+    // update_user_email: the login's token is bound to the key that verified the code, not to alice's session key.
+    const unbound = await refusal(alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: token }));
+    expect(unbound.code).toBe(3);
+    expect(unbound.message).toContain(`bound to public key ${key.publicKey}`);
+    // A code verified with the session key proves the email for an update that key stamps; one for another email is refused.
+    const fresh = await sendCode("alice@example.com");
+    const freshToken = (await verify(fresh.otpId, fresh.otpEncryptionTargetBundle, fresh.code, sessionKey)).result.verificationToken;
     expect(
-      (await alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: token })).activity.status,
+      (await alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: freshToken })).activity.status,
     ).toBe("ACTIVITY_STATUS_COMPLETED");
     const other = await sendCode("someone-else@example.com");
-    const otherToken = (await verify(other.otpId, other.otpEncryptionTargetBundle, other.code)).result.verificationToken;
+    const otherToken = (await verify(other.otpId, other.otpEncryptionTargetBundle, other.code, sessionKey)).result.verificationToken;
     const refused = await refusal(
       alice.updateUserEmail({ userId: aliceId, userEmail: "alice@example.com", verificationToken: otherToken }),
     );

@@ -85,7 +85,13 @@ describe("users and user tags through @turnkey/sdk-server", () => {
   it("updates and removes an email, checking verification tokens", async () => {
     const { token } = await issueVerificationToken(
       server.services.signer,
-      { verificationType: "OTP_TYPE_EMAIL", contact: "new@example.com" },
+      // As verify_otp issues it: for the organization, bound to the key that stamps the update (the root user's).
+      {
+        verificationType: "OTP_TYPE_EMAIL",
+        contact: "new@example.com",
+        organizationId: server.root.organizationId,
+        publicKey: server.root.apiPublicKey,
+      },
       300,
     );
     const ok = await server.client().updateUserEmail({ userId: bob.userId, userEmail: "new@example.com", verificationToken: token });
@@ -186,7 +192,12 @@ describe("users and user tags through @turnkey/sdk-server", () => {
   it("update_user_phone_number sets and removes a phone number, checking verification tokens", async () => {
     const { token } = await issueVerificationToken(
       server.services.signer,
-      { verificationType: "OTP_TYPE_SMS", contact: "+447700900123" },
+      {
+        verificationType: "OTP_TYPE_SMS",
+        contact: "+447700900123",
+        organizationId: server.root.organizationId,
+        publicKey: bob.key.publicKey,
+      },
       300,
     );
     const set = await asBob().updateUserPhoneNumber({ userId: bob.userId, userPhoneNumber: "+447700900123", verificationToken: token });

@@ -34,7 +34,7 @@ async function addUser(server: TestServer, userName: string, userEmail?: string)
       },
     ],
   });
-  return { userId: userIds[0]!, as: () => server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
+  return { userId: userIds[0]!, key, as: () => server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
 }
 
 /**
@@ -78,10 +78,15 @@ describe("contacts and identities a user asserts without proof grant nothing", (
       "ACTIVITY_STATUS_CONSENSUS_NEEDED",
     );
 
-    // With a verification token for the new value she may change it herself: a token proves control.
+    // With a verification token for the new value, bound to her key, she may change it herself: a token proves control.
     const { token } = await issueVerificationToken(
       server.services.signer,
-      { verificationType: "OTP_TYPE_EMAIL", contact: "mallory@home.example" },
+      {
+        verificationType: "OTP_TYPE_EMAIL",
+        contact: "mallory@home.example",
+        organizationId: server.root.organizationId,
+        publicKey: mallory.key.publicKey,
+      },
       300,
     );
     const proven = await mallory

@@ -18,8 +18,8 @@ export async function insertNewActivity(
 ): Promise<Subscriber[] | undefined> {
   const [written] = await tx.query<{ inserted: boolean; subscribers: Subscriber[] | null }>(
     `WITH activity AS (
-       INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, generate_app_proofs, app_proofs, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11, $11)
+       INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, failure, generate_app_proofs, app_proofs, created_at, updated_at, sealed_secret_params)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, $9, $10::jsonb, $11, $11, $24)
        ON CONFLICT (fingerprint) DO NOTHING RETURNING id
      ), vote AS (
        INSERT INTO votes (${VOTE_COLUMNS})
@@ -45,6 +45,7 @@ export async function insertNewActivity(
       ...voteValues(vote),
       randomUUID(),
       JSON.stringify(evaluations),
+      row.sealed_secret_params ?? null,
     ],
   );
   return written?.inserted ? (written.subscribers ?? []) : undefined;

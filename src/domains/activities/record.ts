@@ -18,6 +18,8 @@ export interface ActivityRow {
   app_proofs: unknown[];
   created_at: Date;
   updated_at: Date;
+  /** The full parameters, sealed, while an activity holding bearer secrets waits (secret-fields.ts). */
+  sealed_secret_params?: string | null;
 }
 
 export interface VoteRow {

@@ -14,6 +14,8 @@ export type VoteSelection = "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED
 export interface VoteInput {
   principal: Principal;
   rawBody: Buffer;
+  /** The body as the vote records it (its `message`), when it differs from `rawBody`: bearer secrets redacted. */
+  recordedMessage?: string;
   now: Date;
   onError: (error: unknown) => void;
 }
@@ -33,7 +35,7 @@ export async function newVote(db: Queryable, activityId: string, selection: Vote
     user_id: principal.user.id,
     user_snapshot: snapshot as unknown as Record<string, unknown>,
     selection,
-    message: vote.rawBody.toString("utf8"),
+    message: vote.recordedMessage ?? vote.rawBody.toString("utf8"),
     public_key: principal.stamp.publicKey,
     signature: principal.stamp.signature,
     scheme: principal.stamp.scheme,
@@ -132,7 +134,9 @@ export async function recordEvaluations(
 /** Sets an activity's status and queues its ACTIVITY_UPDATES webhooks in the same transaction. */
 export async function setStatus(tx: Queryable, activityId: string, status: string, now: Date, failure?: ApiError): Promise<ActivityRow> {
   const [row] = await tx.query<ActivityRow>(
-    "UPDATE activities SET status = $2, failure = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
+    `UPDATE activities SET status = $2, failure = $3::jsonb, updated_at = $4,
+            sealed_secret_params = CASE WHEN $2 IN ('ACTIVITY_STATUS_CONSENSUS_NEEDED', 'ACTIVITY_STATUS_AUTHENTICATORS_NEEDED') THEN sealed_secret_params END
+      WHERE id = $1 RETURNING *`,
     [activityId, status, failure ? JSON.stringify(failure.toBody()) : null, now],
   );
   await emitActivityUpdate(tx, row!, now);
@@ -148,7 +152,7 @@ export async function setCompleted(
   now: Date,
 ): Promise<void> {
   const [row] = await tx.query<ActivityRow>(
-    "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4 WHERE id = $1 RETURNING *",
+    "UPDATE activities SET status = 'ACTIVITY_STATUS_COMPLETED', result = $2::jsonb, app_proofs = $3::jsonb, updated_at = $4, sealed_secret_params = NULL WHERE id = $1 RETURNING *",
     [activityId, JSON.stringify(result), JSON.stringify(appProofs), now],
   );
   await emitActivityUpdate(tx, row!, now);

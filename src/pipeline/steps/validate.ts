@@ -17,7 +17,14 @@ export async function validateWithDefinition(
   params: Record<string, unknown>,
 ): Promise<unknown> {
   return definition.validate?.(
-    { db: services.db, services, organization: caller.organization, requesterUserId: caller.principal.user.id, now: caller.now },
+    {
+      db: services.db,
+      services,
+      organization: caller.organization,
+      requesterUserId: caller.principal.user.id,
+      ...(caller.principal.credential.kind === "api-key" ? { requesterApiPublicKey: caller.principal.credential.publicKey } : {}),
+      now: caller.now,
+    },
     params,
   );
 }

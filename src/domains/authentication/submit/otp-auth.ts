@@ -12,6 +12,7 @@ export const otpAuth = defineActivity({
   type: "ACTIVITY_TYPE_OTP_AUTH",
   intentKey: "otpAuthIntent",
   resultKey: "otpAuthResult",
+  secretFields: { intent: ["otpCode"] },
   result: Type.Object({ userId: Type.String(), apiKeyId: Type.String(), credentialBundle: Type.String() }),
   sdkMethod: "otpAuth",
   summary: "Legacy OTP login: check the code from init_otp_auth and return an expiring API key of the user as a credential bundle",

@@ -21,6 +21,7 @@ export const otpLogin = defineActivity({
   type: "ACTIVITY_TYPE_OTP_LOGIN_V2",
   intentKey: "otpLoginIntentV2",
   resultKey: "otpLoginResult",
+  secretFields: { intent: ["verificationToken"] },
   result: Type.Object({ session: Type.String() }),
   sdkMethod: "otpLogin",
   summary:

@@ -49,6 +49,7 @@ export const verifyOtp = defineActivity({
   type: "ACTIVITY_TYPE_VERIFY_OTP_V2",
   intentKey: "verifyOtpIntentV2",
   resultKey: "verifyOtpResult",
+  secretFields: { result: ["verificationToken"] },
   result: Type.Object({ verificationToken: Type.String() }),
   sdkMethod: "verifyOtp",
   summary: "Check a one-time code (encrypted to its init_otp bundle) and return a verification token bound to the client's key",

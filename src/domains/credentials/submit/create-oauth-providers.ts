@@ -11,6 +11,7 @@ export const createOauthProviders = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2",
   intentKey: "createOauthProvidersIntentV2",
   resultKey: "createOauthProvidersResultV2",
+  secretFields: { intent: ["oauthProviders[].oidcToken"] },
   result: Type.Object({ providerIds: IdList() }),
   sdkMethod: "createOauthProviders",
   summary: "Link OIDC identities (from a token's or given iss/sub/aud claims) to a user",

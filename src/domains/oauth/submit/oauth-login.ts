@@ -9,6 +9,7 @@ export const oauthLogin = defineActivity({
   type: "ACTIVITY_TYPE_OAUTH_LOGIN",
   intentKey: "oauthLoginIntent",
   resultKey: "oauthLoginResult",
+  secretFields: { intent: ["oidcToken"] },
   result: Type.Object({ session: Type.String() }),
   sdkMethod: "oauthLogin",
   summary:

@@ -11,6 +11,7 @@ export const oauth = defineActivity({
   type: "ACTIVITY_TYPE_OAUTH",
   intentKey: "oauthIntent",
   resultKey: "oauthResult",
+  secretFields: { intent: ["oidcToken"] },
   result: Type.Object({ userId: Type.String(), apiKeyId: Type.String(), credentialBundle: Type.String() }),
   sdkMethod: "oauth",
   summary:

@@ -16,6 +16,8 @@ export const oauth2Authenticate = defineActivity({
   type: "ACTIVITY_TYPE_OAUTH2_AUTHENTICATE",
   intentKey: "oauth2AuthenticateIntent",
   resultKey: "oauth2AuthenticateResult",
+  // The code and its PKCE verifier redeem the user's authorization once; the OIDC token logs them in.
+  secretFields: { intent: ["authCode", "codeVerifier"], result: ["oidcToken"] },
   result: Type.Object({ oidcToken: Type.String() }),
   sdkMethod: "oauth2Authenticate",
   summary: "Exchange an OAuth 2.0 authorization code (PKCE) with X or Discord and return an OIDC token issued by Strongroom for that user",

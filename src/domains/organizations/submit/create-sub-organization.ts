@@ -5,7 +5,7 @@ import { Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
 import { UserParams, checkNewUser, createUser } from "../../users/users.js";
-import { markContactVerified } from "../../users/contacts.js";
+import { consumeVerificationToken, markContactVerified } from "../../users/contacts.js";
 import { checkNewWallet, insertWallet, prepareNewWallet, WalletParams } from "../../wallets/wallets.js";
 import { verifySignupToken } from "../../../auth/signup-verification.js";
 import { WalletResult } from "../../wallets/wallet-records.js";
@@ -26,6 +26,7 @@ export const createSubOrganization = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8",
   intentKey: "createSubOrganizationIntentV8",
   resultKey: "createSubOrganizationResultV8",
+  secretFields: { intent: ["verificationToken", "rootUsers[].oauthProviders[].oidcToken"] },
   result: Type.Object({ subOrganizationId: Type.String(), wallet: Type.Optional(WalletResult), rootUserIds: IdList() }),
   sdkMethod: "createSubOrganization",
   summary: "Create a sub-organization with its root users, their credentials and its root quorum",
@@ -69,7 +70,8 @@ export const createSubOrganization = defineActivity({
       rootUsers.flatMap((user) => user.oauthProviders),
     ),
   }),
-  async execute({ tx, organization, now, services }, params, { wallet: preparedWallet, verifiedTokens }) {
+  async execute(ctx, params, { wallet: preparedWallet, verifiedTokens }) {
+    const { tx, organization, now, services } = ctx;
     if (organization.parent_id) {
       throw failedPrecondition(
         `organization ${organization.id} is itself a sub-organization (of ${organization.parent_id}); sub-organizations cannot create sub-organizations`,
@@ -83,6 +85,7 @@ export const createSubOrganization = defineActivity({
       rootUsers: params.rootUsers,
       now,
     });
+    if (verified) await consumeVerificationToken(ctx, verified, "USAGE_TYPE_SIGNUP");
     const subOrganizationId = randomUUID();
     const features = FEATURE_FLAGS.map(([flag, name]) => ({ name, value: params[flag] ? "false" : "true" }));
     await tx.query(

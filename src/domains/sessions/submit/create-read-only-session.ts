@@ -11,6 +11,7 @@ export const createReadOnlySession = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION",
   intentKey: "createReadOnlySessionIntent",
   resultKey: "createReadOnlySessionResult",
+  secretFields: { result: ["session"] },
   result: Type.Object({
     organizationId: Type.String(),
     organizationName: Type.String(),

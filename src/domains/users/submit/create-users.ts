@@ -10,6 +10,7 @@ export const createUsers = defineActivity({
   type: "ACTIVITY_TYPE_CREATE_USERS_V4",
   intentKey: "createUsersIntentV4",
   resultKey: "createUsersResult",
+  secretFields: { intent: ["users[].oauthProviders[].oidcToken"] },
   result: Type.Object({ userIds: IdList() }),
   sdkMethod: "createUsers",
   summary: "Create users, with their API keys, passkeys, OAuth providers and tags",

@@ -9,6 +9,7 @@ export const updateUserEmail = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
   intentKey: "updateUserEmailIntent",
   resultKey: "updateUserEmailResult",
+  secretFields: { intent: ["verificationToken"] },
   result: Type.Object({ userId: Type.String() }),
   sdkMethod: "updateUserEmail",
   summary: "Set or remove (empty string) a user's email, optionally proven by a verification token",

@@ -9,6 +9,7 @@ export const updateUserPhoneNumber = defineActivity({
   type: "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
   intentKey: "updateUserPhoneNumberIntent",
   resultKey: "updateUserPhoneNumberResult",
+  secretFields: { intent: ["verificationToken"] },
   result: Type.Object({ userId: Type.String() }),
   sdkMethod: "updateUserPhoneNumber",
   summary: "Set or remove (empty string) a user's phone number (E.164), optionally proven by a verification token",
