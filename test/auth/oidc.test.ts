@@ -48,12 +48,18 @@ describe("Strongroom's OIDC tokens and issuer configuration", () => {
       id_token_signing_alg_values_supported: ["ES256"],
     });
 
-    await expect(verifyOidcToken(services(issuer), token, now)).resolves.toEqual({
+    const verified = await verifyOidcToken(services(issuer), token, now);
+    expect(verified).toEqual({
       iss: issuer,
       sub: "discord:1",
       audiences: ["client"],
       nonce: "abc",
+      // Spent by this key until the token expires, with the clock tolerance the verification allows.
+      replayKey: expect.stringMatching(/^[0-9a-f]{64}$/),
+      expiresAt: new Date((payload.exp! + 30) * 1000),
     });
+    // The same token always has the same replay key: a second use is recognised.
+    expect((await verifyOidcToken(services(issuer), token, now)).replayKey).toBe(verified.replayKey);
     const later = new Date(now.getTime() + 6 * 60_000);
     await expect(verifyOidcToken(services(issuer), token, later)).rejects.toThrow(/oidcToken: the token expired at/);
     // Another Strongroom (another signer) with the same issuer URL does not accept it.
