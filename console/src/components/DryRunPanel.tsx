@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { ACTIVITY_TYPES } from "../api/operations.generated.js";
 import { messageOf } from "../api/requests.js";
 import { href } from "../routes.js";
 import { useSession } from "../session-context.js";
@@ -82,7 +83,7 @@ export function DryRunPanel({
 }) {
   const { connection, organizationId } = useSession();
   const [source, setSource] = useState<Source>(initialActivityId ? "past" : "draft");
-  const [type, setType] = useState("ACTIVITY_TYPE_CREATE_WALLET");
+  const [type, setType] = useState<string>(ACTIVITY_TYPES.create_wallet);
   const [parametersText, setParametersText] = useState('{\n  "walletName": "Treasury",\n  "accounts": []\n}');
   const [activityId, setActivityId] = useState(initialActivityId ?? "");
   const [policySet, setPolicySet] = useState<PolicySet>("with-draft");

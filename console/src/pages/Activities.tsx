@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { ACTIVITY_TYPES } from "../api/operations.generated.js";
 import { describeStatus, describeType, query, toDate, type Activity } from "../api/requests.js";
 import { ActivityDetail } from "../components/ActivityDetail.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
@@ -91,7 +92,7 @@ function ActivityLog() {
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Type
-          <input value={type} onChange={(e) => setType(e.target.value)} placeholder="ACTIVITY_TYPE_CREATE_WALLET" spellCheck={false} />
+          <input value={type} onChange={(e) => setType(e.target.value)} placeholder={ACTIVITY_TYPES.create_wallet} spellCheck={false} />
         </label>
         <label>
           Status

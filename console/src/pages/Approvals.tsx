@@ -75,8 +75,7 @@ function PendingActivity({ activity, onDecided }: { activity: Activity; onDecide
     setBusy(true);
     setError(undefined);
     try {
-      const type = operation === "approve_activity" ? "ACTIVITY_TYPE_APPROVE_ACTIVITY" : "ACTIVITY_TYPE_REJECT_ACTIVITY";
-      onDecided(await submit(connection.voter, operation, type, organizationId, { fingerprint: activity.fingerprint }));
+      onDecided(await submit(connection.voter, operation, organizationId, { fingerprint: activity.fingerprint }));
     } catch (e) {
       setError(messageOf(e));
     } finally {

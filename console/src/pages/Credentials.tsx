@@ -68,7 +68,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
   const deleteApiKey = (key: ApiKey) =>
     void action.run(
       () =>
-        submit(connection.client, "delete_api_keys", "ACTIVITY_TYPE_DELETE_API_KEYS", organizationId, {
+        submit(connection.client, "delete_api_keys", organizationId, {
           userId,
           apiKeyIds: [key.apiKeyId],
         }),
@@ -77,7 +77,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
   const deleteAuthenticator = (authenticator: Authenticator) =>
     void action.run(
       () =>
-        submit(connection.client, "delete_authenticators", "ACTIVITY_TYPE_DELETE_AUTHENTICATORS", organizationId, {
+        submit(connection.client, "delete_authenticators", organizationId, {
           userId,
           authenticatorIds: [authenticator.authenticatorId],
         }),
@@ -217,7 +217,7 @@ function NewApiKey({ userId, onCreated }: { userId: string; onCreated: () => voi
     const pair = source === "generate" ? generateApiKeyPair() : undefined;
     const activity = await action.run(
       () =>
-        submit(connection.client, "create_api_keys", "ACTIVITY_TYPE_CREATE_API_KEYS_V2", organizationId, {
+        submit(connection.client, "create_api_keys", organizationId, {
           userId,
           apiKeys: [
             {
@@ -324,7 +324,7 @@ function NewPasskey({
     event.preventDefault();
     await action.run(
       async () =>
-        submit(connection.client, "create_authenticators", "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2", organizationId, {
+        submit(connection.client, "create_authenticators", organizationId, {
           userId,
           authenticators: [await createPasskey({ userId, userName }, authenticatorName.trim(), existing)],
         }),

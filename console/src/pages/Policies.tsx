@@ -128,10 +128,7 @@ function PolicyCard({
   const action = useActivity();
 
   async function remove() {
-    await action.run(
-      () => submit(connection.client, "delete_policy", "ACTIVITY_TYPE_DELETE_POLICY", organizationId, { policyId: policy.policyId }),
-      onDeleted,
-    );
+    await action.run(() => submit(connection.client, "delete_policy", organizationId, { policyId: policy.policyId }), onDeleted);
     setConfirming(false);
   }
 

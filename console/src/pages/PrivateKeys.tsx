@@ -78,7 +78,7 @@ function CreatePrivateKey({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "create_private_keys", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2", organizationId, {
+        submit(connection.client, "create_private_keys", organizationId, {
           privateKeys: [{ privateKeyName: name.trim(), curve, addressFormats: formats, privateKeyTags: [] }],
         }),
       () => {
@@ -141,7 +141,7 @@ function PrivateKeyCard({ privateKey, onChanged }: { privateKey: PrivateKey; onC
   const remove = () =>
     void action.run(
       () =>
-        submit(connection.client, "delete_private_keys", "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS", organizationId, {
+        submit(connection.client, "delete_private_keys", organizationId, {
           privateKeyIds: [privateKey.privateKeyId],
           ...(withoutExport ? { deleteWithoutExport: true } : {}),
         }),

@@ -65,7 +65,7 @@ function RootQuorum({ quorum, users, onChanged }: { quorum: Quorum; users: User[
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "update_root_quorum", "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM", organizationId, {
+        submit(connection.client, "update_root_quorum", organizationId, {
           userIds,
           threshold: Number(threshold),
         }),
@@ -124,8 +124,8 @@ function Features({ features, onChanged }: { features: { name: string; value: st
     void action.run(
       () =>
         value === ""
-          ? submit(connection.client, "remove_organization_feature", "ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE", organizationId, { name })
-          : submit(connection.client, "set_organization_feature", "ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE", organizationId, {
+          ? submit(connection.client, "remove_organization_feature", organizationId, { name })
+          : submit(connection.client, "set_organization_feature", organizationId, {
               name,
               value,
             }),
@@ -190,7 +190,7 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
   const save = () =>
     void action.run(
       () =>
-        submit(connection.client, "set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", organizationId, {
+        submit(connection.client, "set_ip_allowlist", organizationId, {
           enabled,
           onEvaluationError,
           rules: rules.map((r) => ({ cidr: r.cidr, ...(r.label ? { label: r.label } : {}) })),
@@ -199,7 +199,7 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
     );
   const remove = () =>
     void action.run(
-      () => submit(connection.client, "remove_ip_allowlist", "ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST", organizationId, {}),
+      () => submit(connection.client, "remove_ip_allowlist", organizationId, {}),
       () => {
         setRules([]);
         setEnabled(false);

@@ -92,10 +92,7 @@ function UserRow({
   const action = useActivity();
 
   async function remove() {
-    await action.run(
-      () => submit(connection.client, "delete_users", "ACTIVITY_TYPE_DELETE_USERS", organizationId, { userIds: [user.userId] }),
-      onChanged,
-    );
+    await action.run(() => submit(connection.client, "delete_users", organizationId, { userIds: [user.userId] }), onChanged);
     setMode("view");
   }
 
@@ -179,7 +176,7 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
     event.preventDefault();
     const removedTags = user.userTags.filter((id) => !tagIds.includes(id));
     const updated = await action.run(() =>
-      submit(connection.client, "update_user", "ACTIVITY_TYPE_UPDATE_USER", organizationId, {
+      submit(connection.client, "update_user", organizationId, {
         userId: user.userId,
         ...(userName !== user.userName ? { userName } : {}),
         // An empty email or phone number removes it.
@@ -194,7 +191,7 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
     if (tagIds.length === 0) {
       for (const userTagId of removedTags) {
         const removed = await action.run(() =>
-          submit(connection.client, "update_user_tag", "ACTIVITY_TYPE_UPDATE_USER_TAG", organizationId, {
+          submit(connection.client, "update_user_tag", organizationId, {
             userTagId,
             addUserIds: [],
             removeUserIds: [user.userId],
@@ -265,7 +262,7 @@ function NewUser({ tags, onCreated }: { tags: Tag[]; onCreated: () => void }) {
     event.preventDefault();
     await action.run(
       () =>
-        submit(connection.client, "create_users", "ACTIVITY_TYPE_CREATE_USERS_V4", organizationId, {
+        submit(connection.client, "create_users", organizationId, {
           users: [
             {
               userName: userName.trim(),
@@ -329,7 +326,7 @@ function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "create_user_tag", "ACTIVITY_TYPE_CREATE_USER_TAG", organizationId, {
+        submit(connection.client, "create_user_tag", organizationId, {
           userTagName: name.trim(),
           userIds: [],
         }),
@@ -340,10 +337,7 @@ function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User
     );
   };
   const remove = (tag: Tag) =>
-    void action.run(
-      () => submit(connection.client, "delete_user_tags", "ACTIVITY_TYPE_DELETE_USER_TAGS", organizationId, { userTagIds: [tag.tagId] }),
-      onChanged,
-    );
+    void action.run(() => submit(connection.client, "delete_user_tags", organizationId, { userTagIds: [tag.tagId] }), onChanged);
 
   return (
     <Section title="User tags">

@@ -129,7 +129,7 @@ function CreateWallet({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", organizationId, {
+        submit(connection.client, "create_wallet", organizationId, {
           walletName: name.trim(),
           mnemonicLength: Number(mnemonicLength),
           accounts: [nextAccount(presetOf(preset), [])],
@@ -181,7 +181,7 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
   const addAccount = () =>
     void action.run(
       () =>
-        submit(connection.client, "create_wallet_accounts", "ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS", organizationId, {
+        submit(connection.client, "create_wallet_accounts", organizationId, {
           walletId: wallet.walletId,
           accounts: [nextAccount(presetOf(preset), accounts)],
         }),
@@ -192,7 +192,7 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
     event.preventDefault();
     const result = await action.run(
       () =>
-        submit(connection.client, "update_wallet", "ACTIVITY_TYPE_UPDATE_WALLET", organizationId, {
+        submit(connection.client, "update_wallet", organizationId, {
           walletId: wallet.walletId,
           walletName: newName.trim(),
         }),
@@ -204,7 +204,7 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
   const remove = () =>
     void action.run(
       () =>
-        submit(connection.client, "delete_wallets", "ACTIVITY_TYPE_DELETE_WALLETS", organizationId, {
+        submit(connection.client, "delete_wallets", organizationId, {
           walletIds: [wallet.walletId],
           ...(withoutExport ? { deleteWithoutExport: true } : {}),
         }),

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
+import { query, resultOf, submit, toDate, type ApiTimestamp } from "../api/requests.js";
 import { ActivityOutcome, completed, useActivity } from "../components/ActivityOutcome.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
 import { useLoader } from "../components/use-loader.js";
@@ -82,21 +82,15 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     void action.run(
       async () => {
-        const activity = await submit(
-          connection.client,
-          "create_webhook_endpoint",
-          "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT",
-          organizationId,
-          {
-            name: name.trim(),
-            url: url.trim(),
-            subscriptions: eventTypes.map((eventType) => ({ eventType })),
-          },
-        );
+        const activity = await submit(connection.client, "create_webhook_endpoint", organizationId, {
+          name: name.trim(),
+          url: url.trim(),
+          subscriptions: eventTypes.map((eventType) => ({ eventType })),
+        });
         // Endpoints are created active; a disabled one is paused right after, a second activity of its own.
-        const endpointId = (activity.result.createWebhookEndpointResult as { endpointId?: string } | undefined)?.endpointId;
+        const endpointId = resultOf<{ endpointId?: string }>(activity, "create_webhook_endpoint")?.endpointId;
         if (enabled || !completed(activity) || !endpointId) return activity;
-        return submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+        return submit(connection.client, "update_webhook_endpoint", organizationId, {
           endpointId,
           isActive: false,
         });
@@ -175,7 +169,7 @@ function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onCh
   const setActive = (isActive: boolean) =>
     void action.run(
       () =>
-        submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+        submit(connection.client, "update_webhook_endpoint", organizationId, {
           endpointId: endpoint.endpointId,
           isActive,
         }),
@@ -184,7 +178,7 @@ function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onCh
   const remove = () =>
     void action.run(
       () =>
-        submit(connection.client, "delete_webhook_endpoint", "ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT", organizationId, {
+        submit(connection.client, "delete_webhook_endpoint", organizationId, {
           endpointId: endpoint.endpointId,
         }),
       onChanged,
