@@ -2,6 +2,7 @@ import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { TurnkeyClient } from "@turnkey/http";
 import { IndexedDbStamper } from "@turnkey/indexed-db-stamper";
 import { WebauthnStamper } from "@turnkey/webauthn-stamper";
+import { ACTIVITY_TYPES } from "./operations.generated.js";
 
 /**
  * How the console talks to Strongroom: as a client of the public API, like any SDK user. Every request is stamped
@@ -53,7 +54,7 @@ export async function signInWithPasskey(organizationId: string): Promise<Connect
   const stamper = await sessionStamper();
   await stamper.resetKeyPair();
   const response = await passkeyClient().stampLogin({
-    type: "ACTIVITY_TYPE_STAMP_LOGIN",
+    type: ACTIVITY_TYPES.stamp_login,
     timestampMs: String(Date.now()),
     organizationId,
     parameters: { publicKey: stamper.getPublicKey()!, expirationSeconds: String(SESSION_SECONDS) },

@@ -1,4 +1,5 @@
 import type { TurnkeyClient } from "@turnkey/http";
+import { ACTIVITY_TYPES, RESULT_KEYS, type QueryOperation, type SubmitOperation } from "./operations.generated.js";
 
 /** An activity as the API returns it (the fields the console reads). */
 export interface Activity {
@@ -38,20 +39,19 @@ export interface ApiTimestamp {
 export const toDate = (timestamp: ApiTimestamp) => new Date(Number(timestamp.seconds) * 1000);
 
 /** A stamped query: POST /public/v1/query/<operation>. */
-export function query<T>(client: TurnkeyClient, operation: string, body: Record<string, unknown>): Promise<T> {
+export function query<T>(client: TurnkeyClient, operation: QueryOperation, body: Record<string, unknown>): Promise<T> {
   return client.request<Record<string, unknown>, T>(`/public/v1/query/${operation}`, body);
 }
 
-/** A stamped activity: POST /public/v1/submit/<operation>; answers the activity, whatever its status. */
+/** A stamped activity: POST /public/v1/submit/<operation>, with the type the server defines for it; answers the activity, whatever its status. */
 export async function submit(
   client: TurnkeyClient,
-  operation: string,
-  type: string,
+  operation: SubmitOperation,
   organizationId: string,
   parameters: Record<string, unknown>,
 ): Promise<Activity> {
   const response = await client.request<Record<string, unknown>, { activity: Activity }>(`/public/v1/submit/${operation}`, {
-    type,
+    type: ACTIVITY_TYPES[operation],
     timestampMs: String(Date.now()),
     organizationId,
     parameters,
@@ -59,12 +59,15 @@ export async function submit(
   return response.activity;
 }
 
+/** A submitted activity's result, where the server's definition of `operation` puts it. */
+export const resultOf = <T>(activity: Activity, operation: SubmitOperation) => activity.result[RESULT_KEYS[operation]] as T | undefined;
+
 /** The API's error message (TurnkeyRequestError carries the server's `message`), or the error's own. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** ACTIVITY_TYPE_CREATE_WALLET → "Create wallet". */
+/** create_wallet's activity type → "Create wallet" (a version suffix is dropped). */
 export function describeType(type: string): string {
   const words = type
     .replace(/^ACTIVITY_TYPE_/, "")

@@ -1,8 +1,10 @@
 import { useEffect, useState } from "react";
+import { ACTIVITY_TYPES } from "../api/operations.generated.js";
 import { messageOf } from "../api/requests.js";
 import { href } from "../routes.js";
 import { useSession } from "../session-context.js";
 import { ErrorNote } from "./common.js";
+import { DataTable } from "./DataTable.js";
 import type { Policy, PolicyDraft } from "./policy-expression.js";
 
 /** The Policies page's dry-run panel, set to evaluate a past activity. */
@@ -82,7 +84,7 @@ export function DryRunPanel({
 }) {
   const { connection, organizationId } = useSession();
   const [source, setSource] = useState<Source>(initialActivityId ? "past" : "draft");
-  const [type, setType] = useState("ACTIVITY_TYPE_CREATE_WALLET");
+  const [type, setType] = useState<string>(ACTIVITY_TYPES.create_wallet);
   const [parametersText, setParametersText] = useState('{\n  "walletName": "Treasury",\n  "accounts": []\n}');
   const [activityId, setActivityId] = useState(initialActivityId ?? "");
   const [policySet, setPolicySet] = useState<PolicySet>("with-draft");
@@ -198,29 +200,24 @@ export function DryRunPanel({
           <p data-testid="dry-run-reason">{answer.result.reason}</p>
           {answer.result.byRootQuorum && <p className="muted">The root quorum's approval suffices: no policy was consulted.</p>}
           {answer.result.policyEvaluations.length > 0 && (
-            <div className="table-scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Policy</th>
-                    <th scope="col">Outcome</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {answer.result.policyEvaluations.map((evaluation) => (
-                    <tr key={evaluation.policyId}>
-                      <td>
-                        {evaluation.policyName || evaluation.policyId}
-                        {evaluation.draftIndex !== undefined && evaluation.draftIndex === answer.draftIndex && (
-                          <span className="muted"> (your draft)</span>
-                        )}
-                      </td>
-                      <td>{describeOutcome(evaluation.outcome)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              rows={answer.result.policyEvaluations}
+              rowKey={(evaluation) => evaluation.policyId}
+              columns={[
+                {
+                  header: "Policy",
+                  cell: (evaluation) => (
+                    <>
+                      {evaluation.policyName || evaluation.policyId}
+                      {evaluation.draftIndex !== undefined && evaluation.draftIndex === answer.draftIndex && (
+                        <span className="muted"> (your draft)</span>
+                      )}
+                    </>
+                  ),
+                },
+                { header: "Outcome", cell: (evaluation) => describeOutcome(evaluation.outcome) },
+              ]}
+            />
           )}
         </section>
       )}

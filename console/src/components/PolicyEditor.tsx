@@ -1,3 +1,4 @@
+import { ACTIVITY_TYPES } from "../api/operations.generated.js";
 import { submit, type Activity } from "../api/requests.js";
 import { useSession } from "../session-context.js";
 import { ActivityOutcome, useActivity } from "./ActivityOutcome.js";
@@ -12,8 +13,7 @@ export function draftProblems(draft: PolicyDraft) {
 }
 
 /**
- * Creates a policy (create_policy, ACTIVITY_TYPE_CREATE_POLICY_V3) or changes one (update_policy,
- * ACTIVITY_TYPE_UPDATE_POLICY_V2; an emptied expression is cleared). Save stays disabled while the compiler finds
+ * Creates a policy (create_policy) or changes one (update_policy; an emptied expression is cleared). Save stays disabled while the compiler finds
  * a problem; a refusal by the server (a taken name, …) is shown and nothing is stored; an activity that waits for
  * consensus is shown as such.
  */
@@ -37,7 +37,7 @@ export function PolicyEditor({
     void action.run(
       () =>
         draft.policyId
-          ? submit(connection.client, "update_policy", "ACTIVITY_TYPE_UPDATE_POLICY_V2", organizationId, {
+          ? submit(connection.client, "update_policy", organizationId, {
               policyId: draft.policyId,
               policyName: draft.policyName.trim(),
               policyEffect: draft.effect,
@@ -45,7 +45,7 @@ export function PolicyEditor({
               policyConsensus: draft.consensus,
               policyNotes: draft.notes,
             })
-          : submit(connection.client, "create_policy", "ACTIVITY_TYPE_CREATE_POLICY_V3", organizationId, {
+          : submit(connection.client, "create_policy", organizationId, {
               policyName: draft.policyName.trim(),
               effect: draft.effect,
               ...(draft.condition.trim() ? { condition: draft.condition } : {}),
@@ -79,7 +79,7 @@ export function PolicyEditor({
       </div>
       <ExpressionField
         label="Condition"
-        hint="When the policy applies, e.g. activity.type == 'ACTIVITY_TYPE_CREATE_WALLET'. Empty: always."
+        hint={`When the policy applies, e.g. activity.type == '${ACTIVITY_TYPES.create_wallet}'. Empty: always.`}
         value={draft.condition}
         problem={problems.condition}
         onChange={(condition) => set({ condition })}

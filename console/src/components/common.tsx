@@ -28,3 +28,31 @@ export function Section({ title, actions, children }: { title: string; actions?:
     </section>
   );
 }
+
+export function RefreshButton({ onClick }: { onClick: () => void }) {
+  return (
+    <button className="secondary" onClick={onClick}>
+      Refresh
+    </button>
+  );
+}
+
+/** A row's Delete button, naming to screen readers what it deletes. */
+export function DeleteButton({
+  what,
+  onClick,
+  disabled,
+  label = "Delete",
+}: {
+  what: string;
+  onClick: () => void;
+  disabled?: boolean;
+  label?: string;
+}) {
+  return (
+    <button className="secondary" disabled={disabled} onClick={onClick}>
+      {label}
+      <span className="visually-hidden"> {what}</span>
+    </button>
+  );
+}

@@ -1,7 +1,9 @@
 import { useState } from "react";
+import { ACTIVITY_TYPES } from "../api/operations.generated.js";
 import { describeStatus, describeType, query, toDate, type Activity } from "../api/requests.js";
 import { ActivityDetail } from "../components/ActivityDetail.js";
 import { ErrorNote, Loading, Section } from "../components/common.js";
+import { DataTable } from "../components/DataTable.js";
 import { useLoader } from "../components/use-loader.js";
 import { href } from "../routes.js";
 import { useSession } from "../session-context.js";
@@ -91,7 +93,7 @@ function ActivityLog() {
       <form className="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Type
-          <input value={type} onChange={(e) => setType(e.target.value)} placeholder="ACTIVITY_TYPE_CREATE_WALLET" spellCheck={false} />
+          <input value={type} onChange={(e) => setType(e.target.value)} placeholder={ACTIVITY_TYPES.create_wallet} spellCheck={false} />
         </label>
         <label>
           Status
@@ -126,30 +128,16 @@ function ActivityLog() {
       </form>
       <Loading when={firstPage.loading} />
       <ErrorNote error={firstPage.error} />
-      <div className="table-scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">What</th>
-              <th scope="col">Status</th>
-              <th scope="col">Requested by</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((activity) => (
-              <tr key={activity.id}>
-                <td>{toDate(activity.createdAt).toLocaleString()}</td>
-                <td>
-                  <a href={href("activities", activity.id)}>{describeType(activity.type)}</a>
-                </td>
-                <td>{describeStatus(activity.status)}</td>
-                <td>{activity.votes[0]?.user?.userName ?? activity.votes[0]?.userId ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        rows={shown}
+        rowKey={(activity) => activity.id}
+        columns={[
+          { header: "When", cell: (activity) => toDate(activity.createdAt).toLocaleString() },
+          { header: "What", cell: (activity) => <a href={href("activities", activity.id)}>{describeType(activity.type)}</a> },
+          { header: "Status", cell: (activity) => describeStatus(activity.status) },
+          { header: "Requested by", cell: (activity) => activity.votes[0]?.user?.userName ?? activity.votes[0]?.userId ?? "" },
+        ]}
+      />
       {shown.length === 0 && !firstPage.loading && <p className="muted">No activity matches.</p>}
       <ErrorNote error={olderError} />
       {lastPageFull && (

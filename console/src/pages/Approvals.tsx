@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { describeType, messageOf, query, submit, toDate, type Activity } from "../api/requests.js";
 import { ActivityDetail } from "../components/ActivityDetail.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { CardList } from "../components/CardList.js";
+import { ErrorNote, RefreshButton, Section } from "../components/common.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
 
@@ -23,43 +24,33 @@ export function Approvals() {
 
   return (
     <>
-      <Section
-        title="Waiting for you and other approvers"
-        actions={
-          <button className="secondary" onClick={pending.reload}>
-            Refresh
-          </button>
-        }
-      >
-        <Loading when={pending.loading && !pending.data} />
-        <ErrorNote error={pending.error} />
-        {pending.data?.length === 0 && <p className="muted">Nothing waits for consensus.</p>}
-        <ul className="cards">
-          {pending.data?.map((activity) => (
-            <li key={activity.id}>
-              <PendingActivity
-                activity={activity}
-                onDecided={(result) => {
-                  setDecided((previous) => [result, ...previous]);
-                  pending.reload();
-                }}
-              />
-            </li>
-          ))}
-        </ul>
+      <Section title="Waiting for you and other approvers" actions={<RefreshButton onClick={pending.reload} />}>
+        <CardList loaded={pending} empty="Nothing waits for consensus." itemKey={(activity) => activity.id}>
+          {(activity) => (
+            <PendingActivity
+              activity={activity}
+              onDecided={(result) => {
+                setDecided((previous) => [result, ...previous]);
+                pending.reload();
+              }}
+            />
+          )}
+        </CardList>
       </Section>
       {decided.length > 0 && (
         <Section title="Decided here">
-          <ul className="cards">
-            {decided.map((activity) => (
-              <li key={`${activity.id}:${activity.status}`} data-testid="decided-activity">
-                <article className="card">
-                  <h3>{describeType(activity.type)}</h3>
-                  <ActivityDetail activity={activity} />
-                </article>
-              </li>
-            ))}
-          </ul>
+          <CardList
+            loaded={{ data: decided, loading: false }}
+            itemKey={(activity) => `${activity.id}:${activity.status}`}
+            itemTestId="decided-activity"
+          >
+            {(activity) => (
+              <article className="card">
+                <h3>{describeType(activity.type)}</h3>
+                <ActivityDetail activity={activity} />
+              </article>
+            )}
+          </CardList>
         </Section>
       )}
     </>
@@ -75,8 +66,7 @@ function PendingActivity({ activity, onDecided }: { activity: Activity; onDecide
     setBusy(true);
     setError(undefined);
     try {
-      const type = operation === "approve_activity" ? "ACTIVITY_TYPE_APPROVE_ACTIVITY" : "ACTIVITY_TYPE_REJECT_ACTIVITY";
-      onDecided(await submit(connection.voter, operation, type, organizationId, { fingerprint: activity.fingerprint }));
+      onDecided(await submit(connection.voter, operation, organizationId, { fingerprint: activity.fingerprint }));
     } catch (e) {
       setError(messageOf(e));
     } finally {

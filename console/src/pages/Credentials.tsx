@@ -3,7 +3,9 @@ import { createPasskey, generateApiKeyPair } from "../api/credentials.js";
 import { listUsers, type ApiKey, type Authenticator } from "../api/identity.js";
 import { query, submit, toDate } from "../api/requests.js";
 import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { DeleteButton, ErrorNote, Loading, Section } from "../components/common.js";
+import { Options } from "../components/choices.js";
+import { DataTable } from "../components/DataTable.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
 
@@ -68,7 +70,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
   const deleteApiKey = (key: ApiKey) =>
     void action.run(
       () =>
-        submit(connection.client, "delete_api_keys", "ACTIVITY_TYPE_DELETE_API_KEYS", organizationId, {
+        submit(connection.client, "delete_api_keys", organizationId, {
           userId,
           apiKeyIds: [key.apiKeyId],
         }),
@@ -77,7 +79,7 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
   const deleteAuthenticator = (authenticator: Authenticator) =>
     void action.run(
       () =>
-        submit(connection.client, "delete_authenticators", "ACTIVITY_TYPE_DELETE_AUTHENTICATORS", organizationId, {
+        submit(connection.client, "delete_authenticators", organizationId, {
           userId,
           authenticatorIds: [authenticator.authenticatorId],
         }),
@@ -91,40 +93,20 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
         <ErrorNote error={apiKeys.error} />
         {apiKeys.data?.length === 0 && <p className="muted">No API keys.</p>}
         {apiKeys.data && apiKeys.data.length > 0 && (
-          <div className="table-scroll">
-            <table className="compact" aria-label="API keys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Public key</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires after</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {apiKeys.data.map((key) => (
-                  <tr key={key.apiKeyId}>
-                    <th scope="row">{key.apiKeyName}</th>
-                    <td>
-                      <Abbreviated value={key.credential.publicKey} />
-                    </td>
-                    <td>{describeCredential(key.credential.type)}</td>
-                    <td>{toDate(key.createdAt).toLocaleDateString()}</td>
-                    <td>{key.expirationSeconds ? `${key.expirationSeconds} s` : "never"}</td>
-                    <td>
-                      <button className="secondary" disabled={action.busy} onClick={() => deleteApiKey(key)}>
-                        Delete<span className="visually-hidden"> API key {key.apiKeyName}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            compact
+            label="API keys"
+            rows={apiKeys.data}
+            rowKey={(key) => key.apiKeyId}
+            columns={[
+              { header: "Name", rowHeader: true, cell: (key) => key.apiKeyName },
+              { header: "Public key", cell: (key) => <Abbreviated value={key.credential.publicKey} /> },
+              { header: "Type", cell: (key) => describeCredential(key.credential.type) },
+              { header: "Created", cell: (key) => toDate(key.createdAt).toLocaleDateString() },
+              { header: "Expires after", cell: (key) => (key.expirationSeconds ? `${key.expirationSeconds} s` : "never") },
+            ]}
+            actions={(key) => <DeleteButton disabled={action.busy} onClick={() => deleteApiKey(key)} what={`API key ${key.apiKeyName}`} />}
+          />
         )}
         <NewApiKey userId={userId} onCreated={apiKeys.reload} />
       </Section>
@@ -133,38 +115,29 @@ function UserCredentials({ userId, userName }: { userId: string; userName: strin
         <ErrorNote error={authenticators.error} />
         {authenticators.data?.length === 0 && <p className="muted">No passkeys.</p>}
         {authenticators.data && authenticators.data.length > 0 && (
-          <div className="table-scroll">
-            <table className="compact" aria-label="Passkeys">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Credential ID</th>
-                  <th scope="col">Transports</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {authenticators.data.map((authenticator) => (
-                  <tr key={authenticator.authenticatorId}>
-                    <th scope="row">{authenticator.authenticatorName}</th>
-                    <td>
-                      <Abbreviated value={authenticator.credentialId} />
-                    </td>
-                    <td>{authenticator.transports.map((t) => t.replace(/^AUTHENTICATOR_TRANSPORT_/, "").toLowerCase()).join(", ")}</td>
-                    <td>{toDate(authenticator.createdAt).toLocaleDateString()}</td>
-                    <td>
-                      <button className="secondary" disabled={action.busy} onClick={() => deleteAuthenticator(authenticator)}>
-                        Delete<span className="visually-hidden"> passkey {authenticator.authenticatorName}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            compact
+            label="Passkeys"
+            rows={authenticators.data}
+            rowKey={(authenticator) => authenticator.authenticatorId}
+            columns={[
+              { header: "Name", rowHeader: true, cell: (authenticator) => authenticator.authenticatorName },
+              { header: "Credential ID", cell: (authenticator) => <Abbreviated value={authenticator.credentialId} /> },
+              {
+                header: "Transports",
+                cell: (authenticator) =>
+                  authenticator.transports.map((t) => t.replace(/^AUTHENTICATOR_TRANSPORT_/, "").toLowerCase()).join(", "),
+              },
+              { header: "Created", cell: (authenticator) => toDate(authenticator.createdAt).toLocaleDateString() },
+            ]}
+            actions={(authenticator) => (
+              <DeleteButton
+                disabled={action.busy}
+                onClick={() => deleteAuthenticator(authenticator)}
+                what={`passkey ${authenticator.authenticatorName}`}
+              />
+            )}
+          />
         )}
         <NewPasskey
           userId={userId}
@@ -217,7 +190,7 @@ function NewApiKey({ userId, onCreated }: { userId: string; onCreated: () => voi
     const pair = source === "generate" ? generateApiKeyPair() : undefined;
     const activity = await action.run(
       () =>
-        submit(connection.client, "create_api_keys", "ACTIVITY_TYPE_CREATE_API_KEYS_V2", organizationId, {
+        submit(connection.client, "create_api_keys", organizationId, {
           userId,
           apiKeys: [
             {
@@ -264,11 +237,7 @@ function NewApiKey({ userId, onCreated }: { userId: string; onCreated: () => voi
           <label>
             Curve
             <select value={curveType} onChange={(e) => setCurveType(e.target.value)}>
-              {CURVES.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.label}
-                </option>
-              ))}
+              <Options options={CURVES} />
             </select>
           </label>
         </>
@@ -324,7 +293,7 @@ function NewPasskey({
     event.preventDefault();
     await action.run(
       async () =>
-        submit(connection.client, "create_authenticators", "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2", organizationId, {
+        submit(connection.client, "create_authenticators", organizationId, {
           userId,
           authenticators: [await createPasskey({ userId, userName }, authenticatorName.trim(), existing)],
         }),

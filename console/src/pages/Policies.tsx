@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { query, submit, toDate, type Activity } from "../api/requests.js";
 import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { CardList } from "../components/CardList.js";
+import { Section } from "../components/common.js";
 import { DryRunPanel } from "../components/DryRunPanel.js";
 import { describeEffect, type Policy, type PolicyDraft } from "../components/policy-expression.js";
 import { draftProblems, PolicyEditor } from "../components/PolicyEditor.js";
@@ -62,26 +63,26 @@ export function Policies({ id }: { id?: string }) {
           </button>
         }
       >
-        <Loading when={policies.loading && !policies.data} />
-        <ErrorNote error={policies.error} />
         <ActivityOutcome activity={saved?.activity} done={saved?.done} />
-        {policies.data?.length === 0 && <p className="muted">No policy: only the root quorum and users' own credentials act.</p>}
-        <ul className="cards" aria-label="Policies">
-          {policies.data?.map((policy) => (
-            <li key={policy.policyId}>
-              <PolicyCard
-                policy={policy}
-                editing={draft?.policyId === policy.policyId}
-                onEdit={() => edit(draftOf(policy))}
-                onDeleted={(activity) => {
-                  if (draft?.policyId === policy.policyId) setDraft(undefined);
-                  setSaved({ activity, done: `Policy “${policy.policyName}” deleted.` });
-                  policies.reload();
-                }}
-              />
-            </li>
-          ))}
-        </ul>
+        <CardList
+          loaded={policies}
+          empty="No policy: only the root quorum and users' own credentials act."
+          itemKey={(policy) => policy.policyId}
+          label="Policies"
+        >
+          {(policy) => (
+            <PolicyCard
+              policy={policy}
+              editing={draft?.policyId === policy.policyId}
+              onEdit={() => edit(draftOf(policy))}
+              onDeleted={(activity) => {
+                if (draft?.policyId === policy.policyId) setDraft(undefined);
+                setSaved({ activity, done: `Policy “${policy.policyName}” deleted.` });
+                policies.reload();
+              }}
+            />
+          )}
+        </CardList>
       </Section>
       {draft && (
         <Section title={draft.policyId ? "Edit policy" : "New policy"}>
@@ -128,10 +129,7 @@ function PolicyCard({
   const action = useActivity();
 
   async function remove() {
-    await action.run(
-      () => submit(connection.client, "delete_policy", "ACTIVITY_TYPE_DELETE_POLICY", organizationId, { policyId: policy.policyId }),
-      onDeleted,
-    );
+    await action.run(() => submit(connection.client, "delete_policy", organizationId, { policyId: policy.policyId }), onDeleted);
     setConfirming(false);
   }
 

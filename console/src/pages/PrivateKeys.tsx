@@ -2,7 +2,10 @@ import { useState, type FormEvent } from "react";
 import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
 import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { ADDRESS_FORMATS, CURVES, describeFormat, formatsForCurve, type Curve } from "../components/address-formats.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { Checklist, Options } from "../components/choices.js";
+import { DeleteKeyMaterial } from "../components/DeleteKeyMaterial.js";
+import { CardList } from "../components/CardList.js";
+import { RefreshButton, Section } from "../components/common.js";
 import { Copyable } from "../components/CopyButton.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
@@ -39,24 +42,10 @@ export function PrivateKeys() {
   return (
     <>
       <CreatePrivateKey onCreated={keys.reload} />
-      <Section
-        title="Private keys"
-        actions={
-          <button className="secondary" onClick={keys.reload}>
-            Refresh
-          </button>
-        }
-      >
-        <Loading when={keys.loading && !keys.data} />
-        <ErrorNote error={keys.error} />
-        {keys.data?.length === 0 && <p className="muted">No private key yet.</p>}
-        <ul className="cards">
-          {keys.data?.map((key) => (
-            <li key={key.privateKeyId}>
-              <PrivateKeyCard privateKey={key} onChanged={keys.reload} />
-            </li>
-          ))}
-        </ul>
+      <Section title="Private keys" actions={<RefreshButton onClick={keys.reload} />}>
+        <CardList loaded={keys} empty="No private key yet." itemKey={(key) => key.privateKeyId}>
+          {(key) => <PrivateKeyCard privateKey={key} onChanged={keys.reload} />}
+        </CardList>
       </Section>
     </>
   );
@@ -78,7 +67,7 @@ function CreatePrivateKey({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "create_private_keys", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2", organizationId, {
+        submit(connection.client, "create_private_keys", organizationId, {
           privateKeys: [{ privateKeyName: name.trim(), curve, addressFormats: formats, privateKeyTags: [] }],
         }),
       () => {
@@ -99,27 +88,17 @@ function CreatePrivateKey({ onCreated }: { onCreated: () => void }) {
           <label>
             Curve
             <select value={curve} onChange={(e) => chooseCurve(e.target.value as Curve)}>
-              {CURVES.map((c) => (
-                <option key={c.value} value={c.value}>
-                  {c.label}
-                </option>
-              ))}
+              <Options options={CURVES} />
             </select>
           </label>
         </div>
-        <fieldset className="format-choice">
-          <legend>Address formats</legend>
-          {formatsForCurve(curve).map((format) => (
-            <label key={format} className="inline">
-              <input
-                type="checkbox"
-                checked={formats.includes(format)}
-                onChange={(e) => setFormats(e.target.checked ? [...formats, format] : formats.filter((f) => f !== format))}
-              />
-              {ADDRESS_FORMATS[format].label}
-            </label>
-          ))}
-        </fieldset>
+        <Checklist
+          inline
+          legend="Address formats"
+          options={formatsForCurve(curve).map((format) => ({ value: format, label: ADDRESS_FORMATS[format].label }))}
+          chosen={formats}
+          onChange={setFormats}
+        />
         <div className="actions">
           <button type="submit" disabled={action.busy}>
             {action.busy ? "Creating…" : "Create private key"}
@@ -134,14 +113,13 @@ function CreatePrivateKey({ onCreated }: { onCreated: () => void }) {
 function PrivateKeyCard({ privateKey, onChanged }: { privateKey: PrivateKey; onChanged: () => void }) {
   const { connection, organizationId } = useSession();
   const [deleting, setDeleting] = useState(false);
-  const [withoutExport, setWithoutExport] = useState(false);
   const action = useActivity();
   const neverExported = !privateKey.exported && !privateKey.imported;
 
-  const remove = () =>
+  const remove = (withoutExport: boolean) =>
     void action.run(
       () =>
-        submit(connection.client, "delete_private_keys", "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS", organizationId, {
+        submit(connection.client, "delete_private_keys", organizationId, {
           privateKeyIds: [privateKey.privateKeyId],
           ...(withoutExport ? { deleteWithoutExport: true } : {}),
         }),
@@ -175,17 +153,13 @@ function PrivateKeyCard({ privateKey, onChanged }: { privateKey: PrivateKey; onC
         </button>
       </div>
       {deleting && (
-        <div className="confirm">
-          {neverExported && (
-            <label className="inline">
-              <input type="checkbox" checked={withoutExport} onChange={(e) => setWithoutExport(e.target.checked)} />
-              This key was never exported: delete it for good
-            </label>
-          )}
-          <button className="danger" disabled={action.busy || (neverExported && !withoutExport)} onClick={remove}>
-            Delete private key
-          </button>
-        </div>
+        <DeleteKeyMaterial
+          record="private key"
+          warning="This key was never exported: delete it for good"
+          neverExported={neverExported}
+          busy={action.busy}
+          onDelete={remove}
+        />
       )}
       <ActivityOutcome activity={action.activity} error={action.error} />
     </article>

@@ -2,7 +2,9 @@ import { useState, type FormEvent } from "react";
 import { getRootQuorum, listUsers, type Quorum, type User } from "../api/identity.js";
 import { query, submit } from "../api/requests.js";
 import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { DeleteButton, ErrorNote, Loading, Section } from "../components/common.js";
+import { Checklist } from "../components/choices.js";
+import { DataTable } from "../components/DataTable.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
 
@@ -65,7 +67,7 @@ function RootQuorum({ quorum, users, onChanged }: { quorum: Quorum; users: User[
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "update_root_quorum", "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM", organizationId, {
+        submit(connection.client, "update_root_quorum", organizationId, {
           userIds,
           threshold: Number(threshold),
         }),
@@ -80,19 +82,12 @@ function RootQuorum({ quorum, users, onChanged }: { quorum: Quorum; users: User[
         approval. Changing it needs the root quorum itself.
       </p>
       <form className="inline-form" onSubmit={save} aria-label="Root quorum">
-        <fieldset className="choice">
-          <legend>Users in the root quorum</legend>
-          {users.map((user) => (
-            <label key={user.userId}>
-              <input
-                type="checkbox"
-                checked={userIds.includes(user.userId)}
-                onChange={(e) => setUserIds(e.target.checked ? [...userIds, user.userId] : userIds.filter((id) => id !== user.userId))}
-              />{" "}
-              {user.userName}
-            </label>
-          ))}
-        </fieldset>
+        <Checklist
+          legend="Users in the root quorum"
+          options={users.map((user) => ({ value: user.userId, label: user.userName }))}
+          chosen={userIds}
+          onChange={setUserIds}
+        />
         <label>
           Approvals needed (threshold)
           <input
@@ -124,8 +119,8 @@ function Features({ features, onChanged }: { features: { name: string; value: st
     void action.run(
       () =>
         value === ""
-          ? submit(connection.client, "remove_organization_feature", "ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE", organizationId, { name })
-          : submit(connection.client, "set_organization_feature", "ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE", organizationId, {
+          ? submit(connection.client, "remove_organization_feature", organizationId, { name })
+          : submit(connection.client, "set_organization_feature", organizationId, {
               name,
               value,
             }),
@@ -190,7 +185,7 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
   const save = () =>
     void action.run(
       () =>
-        submit(connection.client, "set_ip_allowlist", "ACTIVITY_TYPE_SET_IP_ALLOWLIST", organizationId, {
+        submit(connection.client, "set_ip_allowlist", organizationId, {
           enabled,
           onEvaluationError,
           rules: rules.map((r) => ({ cidr: r.cidr, ...(r.label ? { label: r.label } : {}) })),
@@ -199,7 +194,7 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
     );
   const remove = () =>
     void action.run(
-      () => submit(connection.client, "remove_ip_allowlist", "ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST", organizationId, {}),
+      () => submit(connection.client, "remove_ip_allowlist", organizationId, {}),
       () => {
         setRules([]);
         setEnabled(false);
@@ -217,34 +212,19 @@ function AllowlistEditor({ saved, onChanged }: { saved: Allowlist; onChanged: ()
       {rules.length === 0 ? (
         <p className="muted">No rules.</p>
       ) : (
-        <div className="table-scroll">
-          <table className="compact" aria-label="IP allowlist rules">
-            <thead>
-              <tr>
-                <th scope="col">CIDR block</th>
-                <th scope="col">Label</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.map((rule, index) => (
-                <tr key={`${rule.cidr}:${index}`}>
-                  <th scope="row">
-                    <code>{rule.cidr}</code>
-                  </th>
-                  <td>{rule.label}</td>
-                  <td>
-                    <button className="secondary" onClick={() => setRules(rules.filter((_, i) => i !== index))}>
-                      Remove<span className="visually-hidden"> rule {rule.cidr}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          compact
+          label="IP allowlist rules"
+          rows={rules}
+          rowKey={(rule, index) => `${rule.cidr}:${index}`}
+          columns={[
+            { header: "CIDR block", rowHeader: true, cell: (rule) => <code>{rule.cidr}</code> },
+            { header: "Label", cell: (rule) => rule.label },
+          ]}
+          actions={(rule) => (
+            <DeleteButton label="Remove" what={`rule ${rule.cidr}`} onClick={() => setRules(rules.filter((r) => r !== rule))} />
+          )}
+        />
       )}
       <form className="inline-form" onSubmit={add} aria-label="New rule">
         <label>

@@ -2,7 +2,9 @@ import { useState, type FormEvent } from "react";
 import { getRootQuorum, listUsers, listUserTags, type Tag, type User } from "../api/identity.js";
 import { submit } from "../api/requests.js";
 import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { DeleteButton, ErrorNote, Loading, RefreshButton, Section } from "../components/common.js";
+import { Checklist } from "../components/choices.js";
+import { DataTable } from "../components/DataTable.js";
 import { useLoader } from "../components/use-loader.js";
 import { href } from "../routes.js";
 import { useSession } from "../session-context.js";
@@ -13,53 +15,97 @@ export function Users() {
   const users = useLoader(() => listUsers(connection.client, organizationId), [organizationId]);
   const tags = useLoader(() => listUserTags(connection.client, organizationId), [organizationId]);
   const quorum = useLoader(() => getRootQuorum(connection.client, organizationId).then((c) => c.quorum), [organizationId]);
+  /** The users whose row has its editor or its delete confirmation open under it. */
+  const [opened, setOpened] = useState<Record<string, "edit" | "delete">>({});
   const reload = () => {
     users.reload();
     tags.reload();
     quorum.reload();
   };
   const tagName = new Map((tags.data ?? []).map((t) => [t.tagId, t.tagName]));
+  const open = (user: User, mode?: "edit" | "delete") => {
+    const { [user.userId]: _closed, ...others } = opened;
+    setOpened(mode ? { ...others, [user.userId]: mode } : others);
+  };
+  const inQuorum = (user: User) => (quorum.data ? (quorum.data.userIds.includes(user.userId) ? "Yes" : "No") : "");
 
   return (
     <>
-      <Section
-        title="Users"
-        actions={
-          <button className="secondary" onClick={reload}>
-            Refresh
-          </button>
-        }
-      >
+      <Section title="Users" actions={<RefreshButton onClick={reload} />}>
         <Loading when={users.loading && !users.data} />
         <ErrorNote error={users.error} />
-        <div className="table-scroll">
-          <table className="compact">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Contact</th>
-                <th scope="col">Tags</th>
-                <th scope="col">Credentials</th>
-                <th scope="col">Root quorum</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.data?.map((user) => (
-                <UserRow
-                  key={user.userId}
-                  user={user}
-                  tags={tags.data ?? []}
-                  tagName={tagName}
-                  inQuorum={quorum.data?.userIds.includes(user.userId)}
-                  onChanged={reload}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          compact
+          rows={users.data ?? []}
+          rowKey={(user) => user.userId}
+          rowLabel={(user) => user.userName}
+          columns={[
+            {
+              header: "Name",
+              rowHeader: true,
+              cell: (user) => (
+                <>
+                  {user.userName}
+                  {user.userId === connection.userId && <small className="muted"> (you)</small>}
+                </>
+              ),
+            },
+            {
+              header: "Contact",
+              cell: (user) => (
+                <>
+                  {user.userEmail && <div>{user.userEmail}</div>}
+                  {user.userPhoneNumber && <div>{user.userPhoneNumber}</div>}
+                </>
+              ),
+            },
+            {
+              header: "Tags",
+              cell: (user) =>
+                user.userTags.map((id) => (
+                  <span key={id} className="tag">
+                    {tagName.get(id) ?? id}
+                  </span>
+                )),
+            },
+            {
+              header: "Credentials",
+              cell: (user) => (
+                <>
+                  <div>{plural(user.apiKeys.length, "API key")}</div>
+                  <div>{plural(user.authenticators.length, "passkey")}</div>
+                </>
+              ),
+            },
+            { header: "Root quorum", cell: inQuorum },
+          ]}
+          actions={(user) => (
+            <div className="row-actions">
+              <button
+                className="secondary"
+                aria-expanded={opened[user.userId] === "edit"}
+                onClick={() => open(user, opened[user.userId] === "edit" ? undefined : "edit")}
+              >
+                Edit<span className="visually-hidden"> {user.userName}</span>
+              </button>
+              <DeleteButton what={user.userName} onClick={() => open(user, "delete")} />
+            </div>
+          )}
+          detail={(user) =>
+            opened[user.userId] === "edit" ? (
+              <EditUser
+                user={user}
+                tags={tags.data ?? []}
+                onDone={() => {
+                  open(user);
+                  reload();
+                }}
+              />
+            ) : opened[user.userId] === "delete" ? (
+              <DeleteUser key={user.userId} user={user} onCancel={() => open(user)} onDeleted={reload} />
+            ) : undefined
+          }
+        />
         {quorum.data && (
           <p className="muted">
             Root quorum: {quorum.data.threshold} of {quorum.data.userIds.length} must approve. <a href={href("settings")}>Change it</a>
@@ -74,95 +120,29 @@ export function Users() {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
-function UserRow({
-  user,
-  tags,
-  tagName,
-  inQuorum,
-  onChanged,
-}: {
-  user: User;
-  tags: Tag[];
-  tagName: Map<string, string>;
-  inQuorum?: boolean;
-  onChanged: () => void;
-}) {
+/** Asks before deleting; once the activity is sent, says what became of it (it may wait for approvals). */
+function DeleteUser({ user, onCancel, onDeleted }: { user: User; onCancel: () => void; onDeleted: () => void }) {
   const { connection, organizationId } = useSession();
-  const [mode, setMode] = useState<"view" | "edit" | "delete">("view");
   const action = useActivity();
-
-  async function remove() {
-    await action.run(
-      () => submit(connection.client, "delete_users", "ACTIVITY_TYPE_DELETE_USERS", organizationId, { userIds: [user.userId] }),
-      onChanged,
-    );
-    setMode("view");
-  }
+  const remove = () =>
+    void action.run(() => submit(connection.client, "delete_users", organizationId, { userIds: [user.userId] }), onDeleted);
 
   return (
     <>
-      <tr aria-label={user.userName}>
-        <th scope="row">
-          {user.userName}
-          {user.userId === connection.userId && <small className="muted"> (you)</small>}
-        </th>
-        <td>
-          {user.userEmail && <div>{user.userEmail}</div>}
-          {user.userPhoneNumber && <div>{user.userPhoneNumber}</div>}
-        </td>
-        <td>
-          {user.userTags.map((id) => (
-            <span key={id} className="tag">
-              {tagName.get(id) ?? id}
-            </span>
-          ))}
-        </td>
-        <td>
-          <div>{plural(user.apiKeys.length, "API key")}</div>
-          <div>{plural(user.authenticators.length, "passkey")}</div>
-        </td>
-        <td>{inQuorum === undefined ? "" : inQuorum ? "Yes" : "No"}</td>
-        <td>
-          <div className="row-actions">
-            <button className="secondary" aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "view" : "edit")}>
-              Edit<span className="visually-hidden"> {user.userName}</span>
-            </button>
-            <button className="secondary" onClick={() => setMode("delete")}>
-              Delete<span className="visually-hidden"> {user.userName}</span>
-            </button>
-          </div>
-        </td>
-      </tr>
-      {(mode !== "view" || action.error || action.activity) && (
-        <tr className="row-detail">
-          <td colSpan={6}>
-            {mode === "edit" && (
-              <EditUser
-                user={user}
-                tags={tags}
-                onDone={() => {
-                  setMode("view");
-                  onChanged();
-                }}
-              />
-            )}
-            {mode === "delete" && (
-              <div className="actions confirm" role="group" aria-label={`Delete ${user.userName}`}>
-                <span>
-                  Delete <strong>{user.userName}</strong> with all their credentials?
-                </span>
-                <button className="danger" disabled={action.busy} onClick={() => void remove()}>
-                  Confirm delete
-                </button>
-                <button className="secondary" onClick={() => setMode("view")}>
-                  Cancel
-                </button>
-              </div>
-            )}
-            <ActivityOutcome activity={action.activity} error={action.error} done={`Deleted ${user.userName}.`} />
-          </td>
-        </tr>
+      {!action.activity && (
+        <div className="actions confirm" role="group" aria-label={`Delete ${user.userName}`}>
+          <span>
+            Delete <strong>{user.userName}</strong> with all their credentials?
+          </span>
+          <button className="danger" disabled={action.busy} onClick={remove}>
+            Confirm delete
+          </button>
+          <button className="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
       )}
+      <ActivityOutcome activity={action.activity} error={action.error} done={`Deleted ${user.userName}.`} />
     </>
   );
 }
@@ -179,7 +159,7 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
     event.preventDefault();
     const removedTags = user.userTags.filter((id) => !tagIds.includes(id));
     const updated = await action.run(() =>
-      submit(connection.client, "update_user", "ACTIVITY_TYPE_UPDATE_USER", organizationId, {
+      submit(connection.client, "update_user", organizationId, {
         userId: user.userId,
         ...(userName !== user.userName ? { userName } : {}),
         // An empty email or phone number removes it.
@@ -194,7 +174,7 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
     if (tagIds.length === 0) {
       for (const userTagId of removedTags) {
         const removed = await action.run(() =>
-          submit(connection.client, "update_user_tag", "ACTIVITY_TYPE_UPDATE_USER_TAG", organizationId, {
+          submit(connection.client, "update_user_tag", organizationId, {
             userTagId,
             addUserIds: [],
             removeUserIds: [user.userId],
@@ -237,19 +217,7 @@ function EditUser({ user, tags, onDone }: { user: User; tags: Tag[]; onDone: () 
 function TagChoice({ tags, chosen, onChange }: { tags: Tag[]; chosen: string[]; onChange: (ids: string[]) => void }) {
   if (tags.length === 0) return null;
   return (
-    <fieldset className="choice">
-      <legend>Tags</legend>
-      {tags.map((tag) => (
-        <label key={tag.tagId}>
-          <input
-            type="checkbox"
-            checked={chosen.includes(tag.tagId)}
-            onChange={(e) => onChange(e.target.checked ? [...chosen, tag.tagId] : chosen.filter((id) => id !== tag.tagId))}
-          />{" "}
-          {tag.tagName}
-        </label>
-      ))}
-    </fieldset>
+    <Checklist legend="Tags" options={tags.map((tag) => ({ value: tag.tagId, label: tag.tagName }))} chosen={chosen} onChange={onChange} />
   );
 }
 
@@ -265,7 +233,7 @@ function NewUser({ tags, onCreated }: { tags: Tag[]; onCreated: () => void }) {
     event.preventDefault();
     await action.run(
       () =>
-        submit(connection.client, "create_users", "ACTIVITY_TYPE_CREATE_USERS_V4", organizationId, {
+        submit(connection.client, "create_users", organizationId, {
           users: [
             {
               userName: userName.trim(),
@@ -329,7 +297,7 @@ function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "create_user_tag", "ACTIVITY_TYPE_CREATE_USER_TAG", organizationId, {
+        submit(connection.client, "create_user_tag", organizationId, {
           userTagName: name.trim(),
           userIds: [],
         }),
@@ -340,10 +308,7 @@ function UserTags({ tags, users, error, onChanged }: { tags?: Tag[]; users: User
     );
   };
   const remove = (tag: Tag) =>
-    void action.run(
-      () => submit(connection.client, "delete_user_tags", "ACTIVITY_TYPE_DELETE_USER_TAGS", organizationId, { userTagIds: [tag.tagId] }),
-      onChanged,
-    );
+    void action.run(() => submit(connection.client, "delete_user_tags", organizationId, { userTagIds: [tag.tagId] }), onChanged);
 
   return (
     <Section title="User tags">

@@ -2,7 +2,9 @@ import { useState, type FormEvent } from "react";
 import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
 import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { describeFormat } from "../components/address-formats.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { DeleteKeyMaterial } from "../components/DeleteKeyMaterial.js";
+import { CardList } from "../components/CardList.js";
+import { RefreshButton, Section } from "../components/common.js";
 import { Copyable } from "../components/CopyButton.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
@@ -95,24 +97,10 @@ export function Wallets() {
   return (
     <>
       <CreateWallet onCreated={wallets.reload} />
-      <Section
-        title="Wallets"
-        actions={
-          <button className="secondary" onClick={wallets.reload}>
-            Refresh
-          </button>
-        }
-      >
-        <Loading when={wallets.loading && !wallets.data} />
-        <ErrorNote error={wallets.error} />
-        {wallets.data?.length === 0 && <p className="muted">No wallet yet.</p>}
-        <ul className="cards">
-          {wallets.data?.map(({ wallet, accounts }) => (
-            <li key={wallet.walletId}>
-              <WalletCard wallet={wallet} accounts={accounts} onChanged={wallets.reload} />
-            </li>
-          ))}
-        </ul>
+      <Section title="Wallets" actions={<RefreshButton onClick={wallets.reload} />}>
+        <CardList loaded={wallets} empty="No wallet yet." itemKey={({ wallet }) => wallet.walletId}>
+          {({ wallet, accounts }) => <WalletCard wallet={wallet} accounts={accounts} onChanged={wallets.reload} />}
+        </CardList>
       </Section>
     </>
   );
@@ -129,7 +117,7 @@ function CreateWallet({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     void action.run(
       () =>
-        submit(connection.client, "create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", organizationId, {
+        submit(connection.client, "create_wallet", organizationId, {
           walletName: name.trim(),
           mnemonicLength: Number(mnemonicLength),
           accounts: [nextAccount(presetOf(preset), [])],
@@ -174,14 +162,13 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
   const [renaming, setRenaming] = useState(false);
   const [newName, setNewName] = useState(wallet.walletName);
   const [deleting, setDeleting] = useState(false);
-  const [withoutExport, setWithoutExport] = useState(false);
   const action = useActivity();
   const neverExported = !wallet.exported && !wallet.imported;
 
   const addAccount = () =>
     void action.run(
       () =>
-        submit(connection.client, "create_wallet_accounts", "ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS", organizationId, {
+        submit(connection.client, "create_wallet_accounts", organizationId, {
           walletId: wallet.walletId,
           accounts: [nextAccount(presetOf(preset), accounts)],
         }),
@@ -192,7 +179,7 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
     event.preventDefault();
     const result = await action.run(
       () =>
-        submit(connection.client, "update_wallet", "ACTIVITY_TYPE_UPDATE_WALLET", organizationId, {
+        submit(connection.client, "update_wallet", organizationId, {
           walletId: wallet.walletId,
           walletName: newName.trim(),
         }),
@@ -201,10 +188,10 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
     if (result) setRenaming(false);
   }
 
-  const remove = () =>
+  const remove = (withoutExport: boolean) =>
     void action.run(
       () =>
-        submit(connection.client, "delete_wallets", "ACTIVITY_TYPE_DELETE_WALLETS", organizationId, {
+        submit(connection.client, "delete_wallets", organizationId, {
           walletIds: [wallet.walletId],
           ...(withoutExport ? { deleteWithoutExport: true } : {}),
         }),
@@ -257,17 +244,13 @@ function WalletCard({ wallet, accounts, onChanged }: { wallet: Wallet; accounts:
         </form>
       )}
       {deleting && (
-        <div className="confirm">
-          {neverExported && (
-            <label className="inline">
-              <input type="checkbox" checked={withoutExport} onChange={(e) => setWithoutExport(e.target.checked)} />
-              This wallet was never exported: delete its key material for good
-            </label>
-          )}
-          <button className="danger" disabled={action.busy || (neverExported && !withoutExport)} onClick={remove}>
-            Delete wallet
-          </button>
-        </div>
+        <DeleteKeyMaterial
+          record="wallet"
+          warning="This wallet was never exported: delete its key material for good"
+          neverExported={neverExported}
+          busy={action.busy}
+          onDelete={remove}
+        />
       )}
       <ActivityOutcome activity={action.activity} error={action.error} />
     </article>

@@ -1,7 +1,10 @@
 import { useState, type FormEvent } from "react";
-import { query, submit, toDate, type ApiTimestamp } from "../api/requests.js";
+import { query, resultOf, submit, toDate, type ApiTimestamp } from "../api/requests.js";
 import { ActivityOutcome, completed, useActivity } from "../components/ActivityOutcome.js";
-import { ErrorNote, Loading, Section } from "../components/common.js";
+import { Checklist } from "../components/choices.js";
+import { CardList } from "../components/CardList.js";
+import { ErrorNote, Loading, RefreshButton, Section } from "../components/common.js";
+import { DataTable, type Column } from "../components/DataTable.js";
 import { useLoader } from "../components/use-loader.js";
 import { useSession } from "../session-context.js";
 
@@ -32,6 +35,33 @@ const EVENT_TYPES = [
 ];
 const describeEvent = (eventType: string) => EVENT_TYPES.find((e) => e.value === eventType)?.label ?? eventType;
 const DELIVERIES_SHOWN = 20;
+const deliveryStatus = (delivery: Delivery) => delivery.status.replace(/^DELIVERY_STATUS_/, "").toLowerCase();
+
+const DELIVERY_COLUMNS: Column<Delivery>[] = [
+  { header: "Queued", cell: (delivery) => toDate(delivery.createdAt).toLocaleString() },
+  { header: "Event", cell: (delivery) => describeEvent(delivery.eventType) },
+  {
+    header: "Status",
+    cellClassName: (delivery) => `delivery-${deliveryStatus(delivery)}`,
+    cell: (delivery) => (
+      <>
+        {deliveryStatus(delivery)}
+        {delivery.deliveredAt ? ` ${toDate(delivery.deliveredAt).toLocaleTimeString()}` : ""}
+        {delivery.nextAttemptAt ? `, next try ${toDate(delivery.nextAttemptAt).toLocaleTimeString()}` : ""}
+      </>
+    ),
+  },
+  { header: "Attempts", cell: (delivery) => delivery.attempts },
+  {
+    header: "Last answer",
+    cell: (delivery) => (
+      <>
+        {delivery.lastStatusCode !== undefined ? `HTTP ${delivery.lastStatusCode}` : ""}
+        {delivery.lastError ? ` ${delivery.lastError}` : ""}
+      </>
+    ),
+  },
+];
 
 /** Webhook endpoints of the organization being viewed with their recent deliveries; create, pause or resume, delete. */
 export function Webhooks() {
@@ -47,24 +77,10 @@ export function Webhooks() {
   return (
     <>
       <CreateEndpoint onCreated={endpoints.reload} />
-      <Section
-        title="Endpoints"
-        actions={
-          <button className="secondary" onClick={endpoints.reload}>
-            Refresh
-          </button>
-        }
-      >
-        <Loading when={endpoints.loading && !endpoints.data} />
-        <ErrorNote error={endpoints.error} />
-        {endpoints.data?.length === 0 && <p className="muted">No webhook endpoint yet.</p>}
-        <ul className="cards">
-          {endpoints.data?.map((endpoint) => (
-            <li key={endpoint.endpointId}>
-              <EndpointCard endpoint={endpoint} onChanged={endpoints.reload} />
-            </li>
-          ))}
-        </ul>
+      <Section title="Endpoints" actions={<RefreshButton onClick={endpoints.reload} />}>
+        <CardList loaded={endpoints} empty="No webhook endpoint yet." itemKey={(endpoint) => endpoint.endpointId}>
+          {(endpoint) => <EndpointCard endpoint={endpoint} onChanged={endpoints.reload} />}
+        </CardList>
       </Section>
     </>
   );
@@ -82,21 +98,15 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     void action.run(
       async () => {
-        const activity = await submit(
-          connection.client,
-          "create_webhook_endpoint",
-          "ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT",
-          organizationId,
-          {
-            name: name.trim(),
-            url: url.trim(),
-            subscriptions: eventTypes.map((eventType) => ({ eventType })),
-          },
-        );
+        const activity = await submit(connection.client, "create_webhook_endpoint", organizationId, {
+          name: name.trim(),
+          url: url.trim(),
+          subscriptions: eventTypes.map((eventType) => ({ eventType })),
+        });
         // Endpoints are created active; a disabled one is paused right after, a second activity of its own.
-        const endpointId = (activity.result.createWebhookEndpointResult as { endpointId?: string } | undefined)?.endpointId;
+        const endpointId = resultOf<{ endpointId?: string }>(activity, "create_webhook_endpoint")?.endpointId;
         if (enabled || !completed(activity) || !endpointId) return activity;
-        return submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+        return submit(connection.client, "update_webhook_endpoint", organizationId, {
           endpointId,
           isActive: false,
         });
@@ -130,19 +140,7 @@ function CreateEndpoint({ onCreated }: { onCreated: () => void }) {
             />
           </label>
         </div>
-        <fieldset className="format-choice">
-          <legend>Event types</legend>
-          {EVENT_TYPES.map((type) => (
-            <label key={type.value} className="inline">
-              <input
-                type="checkbox"
-                checked={eventTypes.includes(type.value)}
-                onChange={(e) => setEventTypes(e.target.checked ? [...eventTypes, type.value] : eventTypes.filter((t) => t !== type.value))}
-              />
-              {type.label}
-            </label>
-          ))}
-        </fieldset>
+        <Checklist inline legend="Event types" options={EVENT_TYPES} chosen={eventTypes} onChange={setEventTypes} />
         <div className="actions">
           <label className="inline">
             <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
@@ -175,7 +173,7 @@ function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onCh
   const setActive = (isActive: boolean) =>
     void action.run(
       () =>
-        submit(connection.client, "update_webhook_endpoint", "ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT", organizationId, {
+        submit(connection.client, "update_webhook_endpoint", organizationId, {
           endpointId: endpoint.endpointId,
           isActive,
         }),
@@ -184,7 +182,7 @@ function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onCh
   const remove = () =>
     void action.run(
       () =>
-        submit(connection.client, "delete_webhook_endpoint", "ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT", organizationId, {
+        submit(connection.client, "delete_webhook_endpoint", organizationId, {
           endpointId: endpoint.endpointId,
         }),
       onChanged,
@@ -236,37 +234,12 @@ function EndpointCard({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onCh
       <ErrorNote error={deliveries.error} />
       {deliveries.data?.length === 0 && <p className="muted">Nothing sent yet.</p>}
       {deliveries.data && deliveries.data.length > 0 && (
-        <div className="table-scroll">
-          <table aria-label={`Deliveries to ${endpoint.name}`}>
-            <thead>
-              <tr>
-                <th scope="col">Queued</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.map((delivery) => (
-                <tr key={delivery.eventId}>
-                  <td>{toDate(delivery.createdAt).toLocaleString()}</td>
-                  <td>{describeEvent(delivery.eventType)}</td>
-                  <td className={`delivery-${delivery.status.replace(/^DELIVERY_STATUS_/, "").toLowerCase()}`}>
-                    {delivery.status.replace(/^DELIVERY_STATUS_/, "").toLowerCase()}
-                    {delivery.deliveredAt ? ` ${toDate(delivery.deliveredAt).toLocaleTimeString()}` : ""}
-                    {delivery.nextAttemptAt ? `, next try ${toDate(delivery.nextAttemptAt).toLocaleTimeString()}` : ""}
-                  </td>
-                  <td>{delivery.attempts}</td>
-                  <td>
-                    {delivery.lastStatusCode !== undefined ? `HTTP ${delivery.lastStatusCode}` : ""}
-                    {delivery.lastError ? ` ${delivery.lastError}` : ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label={`Deliveries to ${endpoint.name}`}
+          rows={deliveries.data}
+          rowKey={(delivery) => delivery.eventId}
+          columns={DELIVERY_COLUMNS}
+        />
       )}
     </article>
   );
