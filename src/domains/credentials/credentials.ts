@@ -281,7 +281,8 @@ export async function addAuthenticators(
   authenticators: AuthenticatorInput[],
   field: string,
 ): Promise<string[]> {
-  if (authenticators.length > 0) refuseUnscopable(owner, "passkeys");
+  if (authenticators.length === 0) return [];
+  refuseUnscopable(owner, "passkeys");
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
     "SELECT count(*)::int AS count FROM authenticators WHERE user_id = $1",
@@ -381,7 +382,8 @@ export async function addOauthProviders(
   providers: OauthProviderInput[],
   field: string,
 ): Promise<{ ids: string[]; verifiedEmails: string[] }> {
-  if (providers.length > 0) refuseUnscopable(owner, "OAuth providers");
+  if (providers.length === 0) return { ids: [], verifiedEmails: [] };
+  refuseUnscopable(owner, "OAuth providers");
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
     "SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1",
