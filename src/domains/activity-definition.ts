@@ -2,6 +2,7 @@ import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { OrganizationRow } from "./organizations/organizations.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
+import type { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 
 export interface ActivityContext {
   /** The activity's transaction: everything the handler writes goes through it. */
@@ -24,6 +25,8 @@ export interface ActivityContext {
    * runs long after, so `execute` must then look again.
    */
   validated?: unknown;
+  /** The request's parse of the transaction it signs, made once for all its steps (see ParsedTransactions). */
+  parsedTransactions: ParsedTransactions;
   /**
    * Work outside the database (sending an email, say) that must happen only once the activity's
    * transaction has committed; a failure there is logged, never undoes the activity.
@@ -63,6 +66,8 @@ export interface ValidationContext {
   /** The public key whose API-key stamp authenticated the request (an API key or a session key); none for a passkey. */
   requesterApiPublicKey?: string;
   now: Date;
+  /** The request's parse of the transaction it signs, which its decision and execution read again (see ParsedTransactions). */
+  parsedTransactions: ParsedTransactions;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
+import { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 import { loadActivityRecord } from "../domains/activities/record.js";
 import { openSecretParams, redactedResult } from "../domains/activities/secret-fields.js";
 import {
@@ -202,6 +203,7 @@ async function recordVote(
 ): Promise<AfterCommitTask[]> {
   const { definition, params } = activity;
   const { now } = vote;
+  const parsedTransactions = new ParsedTransactions();
   return services.db.transaction(async (tx) => {
     const row = await currentActivity(tx, activity.row.id, true);
     const { votes: counted, firstVote } = await votesThatCount(tx, row, vote, selection, true);
@@ -213,7 +215,7 @@ async function recordVote(
       const organization = await requireOrganization(tx, row.organization_id);
       const { decision, requirements } = await decideOnVotes(
         tx,
-        { row, definition, params, organization },
+        { row, definition, params, organization, parsedTransactions },
         [...counted, cast],
         { userId: vote.principal.user.id, firstVote },
         now,
@@ -232,6 +234,7 @@ async function recordVote(
           definition,
           params,
           prepared: prepared === NOT_PREPARED ? undefined : prepared,
+          parsedTransactions,
         };
         const proofs = row.generate_app_proofs ? proofContext(row.fingerprint, decision, [...counted, cast]) : undefined;
         outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "fail");

@@ -26,6 +26,7 @@ import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/pa
 import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { checkSchema, validateWithDefinition } from "./steps/validate.js";
+import { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 
 /** Everything the steps after validation read. */
 interface Submission {
@@ -37,6 +38,8 @@ interface Submission {
   vote: VoteInput;
   /** What the definition's `validate` answered. */
   validated?: unknown;
+  /** The transaction it signs, parsed once (at validation, outside any transaction) for every step. */
+  parsedTransactions: ParsedTransactions;
 }
 
 /**
@@ -69,10 +72,10 @@ export async function submitActivity(services: Services, definition: ActivityDef
     now: caller.now,
     onError: request.onError,
   };
-  const submission: Submission = { services, definition, parsed, caller, params, vote };
+  const submission: Submission = { services, definition, parsed, caller, params, vote, parsedTransactions: new ParsedTransactions() };
   try {
     assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
-    submission.validated = await validateWithDefinition(services, definition, caller, params); // validate: the definition's checks
+    submission.validated = await validateWithDefinition(services, definition, caller, params, submission.parsedTransactions); // validate: the definition's checks
     return await decidePrepareExecute(submission); // look up the fingerprint → decide → prepare → execute → persist → respond
   } catch (error) {
     // look up the fingerprint: the same body again (or a twin that got there first) is answered with its activity.
@@ -100,11 +103,11 @@ async function decidePrepareExecute(submission: Submission): Promise<ActivityOut
 
 /** The decision before preparing, and the preparation when it allows the activity (none without `prepare`). */
 async function decideThenPrepare(submission: Submission): Promise<{ claim?: Claim; prepared: Preparation }> {
-  const { services, definition, parsed, caller, params } = submission;
+  const { services, definition, parsed, caller, params, parsedTransactions } = submission;
   if (!definition.prepare) return { prepared: NOT_PREPARED };
   const { db } = services;
   await refuseSameBody(db, parsed.fingerprint); // look up the fingerprint
-  const { decision } = await decideSubmission(db, { definition, params, ...caller }); // decide, outside any transaction
+  const { decision } = await decideSubmission(db, { definition, params, ...caller, parsedTransactions }); // decide, outside any transaction
   if (decision.outcome !== "allow") return { prepared: NOT_PREPARED };
   // A twin of this body (another request, another process) may be preparing: wait for it, then answer its activity.
   const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, () => refuseSameBody(db, parsed.fingerprint));
@@ -121,7 +124,7 @@ async function decideThenPrepare(submission: Submission): Promise<{ claim?: Clai
 
 /** decide (again) → execute → persist, in one transaction; then respond. */
 async function executeAndPersist(submission: Submission, prepared: Preparation, claim: Claim | undefined): Promise<ActivityOutcome> {
-  const { services, definition, parsed, caller, params, vote } = submission;
+  const { services, definition, parsed, caller, params, vote, parsedTransactions } = submission;
   const { principal, organization, now } = caller;
   const activityId = uuidv7();
   // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
@@ -131,7 +134,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
   let first: StoredVote | undefined;
   const row = await services.db.transaction(async (tx) => {
     first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-    const { decision, requirements } = await decideSubmission(tx, { definition, params, ...caller }, first); // decide, again, in the transaction
+    const { decision, requirements } = await decideSubmission(tx, { definition, params, ...caller, parsedTransactions }, first); // decide, again, in the transaction
     if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
     let outcome: HandlerOutcome | undefined;
     if (decision.outcome === "allow") {
@@ -145,6 +148,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
         params,
         prepared: prepared === NOT_PREPARED ? undefined : prepared,
         validated: submission.validated,
+        parsedTransactions,
       };
       const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
       outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute

@@ -12,6 +12,7 @@ import {
   type Value,
 } from "./language/index.js";
 import { conditionKeywordSets } from "./keywords/index.js";
+import type { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 
 /** One approval that counts: who cast it and with which credential. */
 export interface Approval {
@@ -55,6 +56,8 @@ export interface DecisionInput {
    * expressions were checked as create_policy checks them); left out, the stored policies decide.
    */
   policies?: readonly DecisionPolicy[];
+  /** The request's parse of the transaction it signs, made before its transaction (see ParsedTransactions). */
+  parsedTransactions?: ParsedTransactions;
 }
 
 /** A policy as the decision reads it. */
@@ -194,7 +197,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const unevaluatedDenies: string[] = [];
   if (policies.length > 0) {
     const now = input.now.getTime();
-    const conditions = await conditionKeywordSets(tx, organization.id, definition, input.params);
+    const conditions = await conditionKeywordSets(tx, organization.id, definition, input.params, input.parsedTransactions);
     const consensus = await approverValues(tx, organization.id, approvals);
     // One budget for all the policies of the decision; each expression also has its own (budget.ts).
     const budget = Budget.forDecision();

@@ -29,6 +29,7 @@ import { publicKeyOf } from "../../src/crypto/keys.js";
 import { SigningInputError } from "../../src/crypto/signing/raw-payload.js";
 import { signTransaction } from "../../src/crypto/signing/transaction.js";
 import { ethereumTransaction } from "../../src/policy/keywords/ethereum.js";
+import { decodeEthereumTransaction } from "../../src/crypto/signing/ethereum-transaction.js";
 
 bitcoin.initEccLib(ecc);
 const ECPair = ECPairFactory(ecc);
@@ -251,7 +252,7 @@ describe("sign_transaction: unpopulated and partially filled Ethereum transactio
 
   it("policies see the values the transaction is signed with: an empty chain id or nonce is 0", () => {
     const unsigned = EthersTransaction.from({ type: 2, to, value: 1000n }).unsignedSerialized;
-    expect(ethereumTransaction(unsigned, account.address, undefined)).toMatchObject({
+    expect(ethereumTransaction(decodeEthereumTransaction(unsigned), account.address, undefined)).toMatchObject({
       chain_id: 0n,
       nonce: 0n,
       value: 1000n,
@@ -262,7 +263,11 @@ describe("sign_transaction: unpopulated and partially filled Ethereum transactio
       type: "TYPE_2",
     });
     const legacy = EthersTransaction.from({ type: 0, chainId: 5, to }).unsignedSerialized;
-    expect(ethereumTransaction(legacy, undefined, undefined)).toMatchObject({ chain_id: 5n, nonce: 0n, type: "LEGACY" });
+    expect(ethereumTransaction(decodeEthereumTransaction(legacy), undefined, undefined)).toMatchObject({
+      chain_id: 5n,
+      nonce: 0n,
+      type: "LEGACY",
+    });
   });
 
   it("refuses envelopes with the wrong number of fields, a field of the wrong shape, and integers over 256 bits", () => {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { encryptOauth2ClientSecret, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
+import { parseTransaction, recoverTransactionAddress, serializeTransaction } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -228,4 +229,65 @@ describe("import_wallet does not hold the store while it derives", () => {
     });
     expect(imported.addresses).toHaveLength(2);
   });
+});
+
+describe("sign_transaction does not hold the store while it decodes and hashes a large transaction", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("another tenant's requests are served while a sub-organization signs an Ethereum transaction with 900 kB of calldata", async () => {
+    // A sub-organization's root user, what an anonymous signup gets.
+    const key = generateP256KeyPair();
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: "signer",
+      rootQuorumThreshold: 1,
+      rootUsers: [
+        {
+          userName: "signer",
+          apiKeys: [{ apiKeyName: "signer", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
+    });
+    const signer = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }, subOrganizationId);
+    const { addresses } = await signer.createWallet({
+      walletName: "signer",
+      accounts: [
+        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+      ],
+    });
+    const unsignedTransaction = serializeTransaction({
+      type: "eip1559",
+      chainId: 1,
+      nonce: 0,
+      to: "0x3333333333333333333333333333333333333333",
+      data: `0x${"ab".repeat(900_000)}`,
+      gas: 30_000_000n,
+      maxFeePerGas: 1n,
+      maxPriorityFeePerGas: 1n,
+    }).slice(2);
+    let done = false;
+    const signing = signer
+      .signTransaction({ signWith: addresses[0]!, type: "TRANSACTION_TYPE_ETHEREUM", unsignedTransaction })
+      .finally(() => (done = true));
+    let servedMeanwhile = 0;
+    while (!done) {
+      // Another tenant (the root organization) reading the store.
+      await server.client().getWhoami({ organizationId: server.root.organizationId });
+      if (!done) servedMeanwhile++;
+    }
+    const { signedTransaction } = await signing;
+    // Signed by the account's key, over the whole calldata.
+    const signed = parseTransaction(`0x${signedTransaction}`);
+    expect(signed.data?.length).toBe(2 + 1_800_000);
+    expect(await recoverTransactionAddress({ serializedTransaction: `0x${signedTransaction}` as `0x02${string}` })).toBe(addresses[0]);
+    // 1 to 3 on the previous code, on PGlite: the transaction was decoded and hashed, twice, with every request waiting.
+    expect(servedMeanwhile).toBeGreaterThanOrEqual(5);
+  }, 120_000);
 });

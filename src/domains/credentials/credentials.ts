@@ -168,61 +168,101 @@ export interface NewApiKey extends ApiKeyInput {
 /**
  * Registers API keys for a user, enforcing key shape, uniqueness in the organization, and the
  * per-user limits: at most 10 long-lived keys (more is refused) and 10 expiring keys (a new
- * one beyond that replaces an expired key first, else the oldest).
+ * one beyond that replaces an expired key first, else the oldest). The keys are checked one by one, in
+ * order, against what the user and the organization hold (read once); then the replaced keys are deleted
+ * and the new ones inserted in one statement each, however many there are.
  */
 export async function addApiKeys(tx: Queryable, owner: Owner, apiKeys: NewApiKey[], field: string): Promise<string[]> {
-  const ids: string[] = [];
+  if (apiKeys.length === 0) return [];
   // Serialize concurrent changes to one user's keys, so the limits hold across processes.
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
+  const registered = await tx.query<{ id: string; public_key: string }>(
+    "SELECT id, public_key FROM api_keys WHERE organization_id = $1 AND public_key = ANY($2::text[])",
+    [owner.organizationId, apiKeys.map((key) => key.publicKey.toLowerCase())],
+  );
+  const idOfPublicKey = new Map(registered.map((row) => [row.public_key, row.id]));
+  const held = await tx.query<{ id: string; expires_at: Date | null }>(
+    "SELECT id, expires_at FROM api_keys WHERE user_id = $1 ORDER BY seq",
+    [owner.userId],
+  );
+  const longLived = held.filter((key) => key.expires_at === null).length;
+  const expiring = held.filter((key) => key.expires_at !== null);
+  const ids: string[] = [];
+  const rows: ApiKeyRow[] = [];
+  const replaced: string[] = [];
+  let longLivedCount = longLived;
   for (const [index, key] of apiKeys.entries()) {
     const at = `${field}[${index}]`;
     // Checked again here: sessions and logins register keys through this function too.
     const { spec, publicKey, seconds } = checkApiKey(key, at);
     const expiresAt = seconds === undefined ? null : new Date(owner.now.getTime() + seconds * 1000);
-    const [existing] = await tx.query<{ id: string }>("SELECT id FROM api_keys WHERE organization_id = $1 AND public_key = $2", [
-      owner.organizationId,
-      publicKey,
-    ]);
+    const existing = idOfPublicKey.get(publicKey);
     if (existing) {
       throw alreadyExists(
-        `${at}.publicKey: public key ${publicKey} is already registered in organization ${owner.organizationId} (API key ${existing.id})`,
+        `${at}.publicKey: public key ${publicKey} is already registered in organization ${owner.organizationId} (API key ${existing})`,
       );
     }
-    const current = await tx.query<{ id: string; expires_at: Date | null }>(
-      "SELECT id, expires_at FROM api_keys WHERE user_id = $1 AND (expires_at IS NULL) = $2 ORDER BY seq",
-      [owner.userId, expiresAt === null],
-    );
-    if (expiresAt === null && current.length >= LIMITS.longLivedApiKeysPerUser) {
+    if (expiresAt === null && longLivedCount >= LIMITS.longLivedApiKeysPerUser) {
       throw resourceExhausted(
         `user ${owner.userId} already has the maximum of ${LIMITS.longLivedApiKeysPerUser} long-lived API keys; delete one first`,
         "REQUEST_INVALID",
       );
     }
-    if (expiresAt !== null && current.length >= LIMITS.expiringApiKeysPerUser) {
-      const expired = current.find((k) => k.expires_at !== null && k.expires_at.getTime() <= owner.now.getTime());
-      await tx.query("DELETE FROM api_keys WHERE id = $1", [(expired ?? current[0]!).id]);
-    }
     const id = randomUUID();
-    await tx.query(
-      `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, curve, credential_type, expiration_seconds, expires_at, created_at, updated_at, session_profile_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)`,
-      [
-        id,
-        owner.organizationId,
-        owner.userId,
-        key.apiKeyName,
-        publicKey,
-        key.curveType,
-        key.credentialType ?? spec.credentialType,
-        key.expirationSeconds ?? null,
-        expiresAt,
-        owner.now,
-        owner.sessionProfileId ?? null,
-      ],
-    );
+    if (expiresAt !== null && expiring.length >= LIMITS.expiringApiKeysPerUser) {
+      const victim = expiring.find((k) => k.expires_at !== null && k.expires_at.getTime() <= owner.now.getTime()) ?? expiring[0]!;
+      expiring.splice(expiring.indexOf(victim), 1);
+      // A key of this same request that is replaced is never inserted (before, it was inserted and deleted again).
+      const pending = rows.findIndex((row) => row.id === victim.id);
+      if (pending >= 0) rows.splice(pending, 1);
+      else replaced.push(victim.id);
+    }
+    if (expiresAt === null) longLivedCount++;
+    else expiring.push({ id, expires_at: expiresAt });
+    idOfPublicKey.set(publicKey, id);
     ids.push(id);
+    rows.push({
+      id,
+      name: key.apiKeyName,
+      publicKey,
+      curve: key.curveType,
+      credentialType: key.credentialType ?? spec.credentialType,
+      expirationSeconds: key.expirationSeconds ?? null,
+      expiresAt,
+    });
   }
+  if (replaced.length > 0) await tx.query("DELETE FROM api_keys WHERE id = ANY($1::text[])", [replaced]);
+  await tx.query(
+    `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, curve, credential_type, expiration_seconds, expires_at, created_at, updated_at, session_profile_id)
+     SELECT k.id, $1::text, $2::text, k.name, k.public_key, k.curve, k.credential_type, k.expiration_seconds, k.expires_at, $3::timestamptz, $3::timestamptz, $4::text
+       FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+            WITH ORDINALITY AS k(id, name, public_key, curve, credential_type, expiration_seconds, expires_at, position)
+      ORDER BY k.position`,
+    [
+      owner.organizationId,
+      owner.userId,
+      owner.now,
+      owner.sessionProfileId ?? null,
+      rows.map((row) => row.id),
+      rows.map((row) => row.name),
+      rows.map((row) => row.publicKey),
+      rows.map((row) => row.curve),
+      rows.map((row) => row.credentialType),
+      rows.map((row) => row.expirationSeconds),
+      rows.map((row) => row.expiresAt?.toISOString() ?? null),
+    ],
+  );
   return ids;
+}
+
+interface ApiKeyRow {
+  id: string;
+  name: string;
+  publicKey: string;
+  curve: string;
+  credentialType: string;
+  expirationSeconds: string | null;
+  expiresAt: Date | null;
 }
 
 /** A credential that cannot carry a session profile is never made at the request of a credential that has one. */
@@ -241,7 +281,8 @@ export async function addAuthenticators(
   authenticators: AuthenticatorInput[],
   field: string,
 ): Promise<string[]> {
-  if (authenticators.length > 0) refuseUnscopable(owner, "passkeys");
+  if (authenticators.length === 0) return [];
+  refuseUnscopable(owner, "passkeys");
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
     "SELECT count(*)::int AS count FROM authenticators WHERE user_id = $1",
@@ -341,7 +382,8 @@ export async function addOauthProviders(
   providers: OauthProviderInput[],
   field: string,
 ): Promise<{ ids: string[]; verifiedEmails: string[] }> {
-  if (providers.length > 0) refuseUnscopable(owner, "OAuth providers");
+  if (providers.length === 0) return { ids: [], verifiedEmails: [] };
+  refuseUnscopable(owner, "OAuth providers");
   await tx.query("SELECT id FROM users WHERE id = $1 FOR UPDATE", [owner.userId]);
   const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
     "SELECT count(*)::int AS count FROM oauth_providers WHERE user_id = $1",

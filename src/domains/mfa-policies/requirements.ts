@@ -1,4 +1,5 @@
 import { conditionKeywords } from "../../policy/keywords/index.js";
+import type { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 import { Budget, compilePolicyExpression, evaluateExpression, PolicyEvaluationError, type Value } from "../../policy/language/index.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityDefinition } from "../activity-definition.js";
@@ -32,6 +33,8 @@ export interface MfaSubject {
   organizationId: string;
   definition: ActivityDefinition;
   params: Record<string, unknown>;
+  /** The request's parse of the transaction it signs (see ParsedTransactions). */
+  parsedTransactions?: ParsedTransactions;
 }
 
 /**
@@ -81,7 +84,7 @@ export async function requirementsFor(db: Queryable, subject: MfaSubject, userId
   if (policies.length === 0) return [];
   const requirement = (p: MfaPolicyRow): MfaRequirement => ({ userId, mfaPolicyId: p.id, steps: p.required_methods });
   if (changesOwnFactors(subject, userId)) return policies.map(requirement);
-  const keywords = await conditionKeywords(db, subject.organizationId, subject.definition, subject.params);
+  const keywords = await conditionKeywords(db, subject.organizationId, subject.definition, subject.params, subject.parsedTransactions);
   const budget = Budget.forDecision();
   const first = policies.find((policy) => applies(policy, keywords, now, budget));
   return first ? [requirement(first)] : [];

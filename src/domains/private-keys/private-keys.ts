@@ -116,12 +116,11 @@ export async function insertPrivateKey(
       key.now,
     ],
   );
-  for (const [position, { format, address }] of addresses.entries()) {
-    await tx.query(
-      "INSERT INTO private_key_addresses (private_key_id, organization_id, position, format, address) VALUES ($1, $2, $3, $4, $5)",
-      [privateKeyId, key.organizationId, position, format, address],
-    );
-  }
+  await tx.query(
+    `INSERT INTO private_key_addresses (private_key_id, organization_id, position, format, address)
+     SELECT $1::text, $2::text, a.position - 1, a.format, a.address FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS a(format, address, position)`,
+    [privateKeyId, key.organizationId, addresses.map((a) => a.format), addresses.map((a) => a.address)],
+  );
   for (const [index, tagId] of key.tagIds.entries()) {
     await requirePrivateKeyTag(tx, key.organizationId, tagId, `${fields.tags}[${index}]`);
     await tx.query("INSERT INTO private_key_tag_assignments (tag_id, private_key_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", [

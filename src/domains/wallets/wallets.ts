@@ -216,53 +216,67 @@ export async function insertWalletAccounts(
   field: string,
   persist = true,
 ): Promise<string[]> {
-  const addresses: string[] = [];
+  const addresses = accounts.map((_, index) => derivedAccounts[index]!.address);
+  if (!persist) return addresses;
+  // What the wallet and the organization hold, read once; then one insert for all the accounts.
+  const held = await tx.query<{ id: string; identity: string }>(
+    "SELECT id, curve || ' ' || path || ' ' || address_format AS identity FROM wallet_accounts WHERE wallet_id = $1",
+    [wallet.id],
+  );
+  const existingByIdentity = new Map(held.map((row) => [row.identity, row.id]));
+  const names = accounts.flatMap((account) => (account.name === undefined ? [] : [account.name]));
+  const takenNames = new Set(
+    names.length === 0
+      ? []
+      : (
+          await tx.query<{ name: string }>("SELECT name FROM wallet_accounts WHERE organization_id = $1 AND name = ANY($2::text[])", [
+            wallet.organizationId,
+            names,
+          ])
+        ).map((row) => row.name),
+  );
   const seen = new Set<string>();
+  const rows: (string | null)[][] = [];
   for (const [index, account] of accounts.entries()) {
     const at = `${field}[${index}]`;
     const derived = derivedAccounts[index]!;
-    addresses.push(derived.address);
-    if (!persist) continue;
     const identity = `${account.curve} ${account.path} ${account.addressFormat}`;
-    const [existing] = await tx.query<{ id: string }>(
-      "SELECT id FROM wallet_accounts WHERE wallet_id = $1 AND curve = $2 AND path = $3 AND address_format = $4",
-      [wallet.id, account.curve, account.path, account.addressFormat],
-    );
+    const existing = existingByIdentity.get(identity);
     if (existing || seen.has(identity)) {
       throw alreadyExists(
-        `${at}: wallet ${wallet.id} already has an ${account.addressFormat} account at ${account.path} on ${account.curve}${existing ? ` (account ${existing.id})` : ""}`,
+        `${at}: wallet ${wallet.id} already has an ${account.addressFormat} account at ${account.path} on ${account.curve}${existing ? ` (account ${existing})` : ""}`,
       );
     }
     seen.add(identity);
     if (account.name !== undefined) {
-      const [named] = await tx.query<{ id: string }>("SELECT id FROM wallet_accounts WHERE organization_id = $1 AND name = $2", [
-        wallet.organizationId,
-        account.name,
-      ]);
-      if (named)
+      if (takenNames.has(account.name))
         throw alreadyExists(
           `${at}.name: a wallet account named ${JSON.stringify(account.name)} already exists in organization ${wallet.organizationId}`,
         );
+      takenNames.add(account.name);
     }
     const accountId = randomUUID();
-    await tx.query(
-      `INSERT INTO wallet_accounts (id, organization_id, wallet_id, curve, path_format, path, address_format, address, public_key, sealed_private_key, name, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
-      [
-        accountId,
-        wallet.organizationId,
-        wallet.id,
-        account.curve,
-        account.pathFormat,
-        account.path,
-        account.addressFormat,
-        derived.address,
-        derived.publicKey,
-        services.kek.seal(derived.privateKey, `wallet-account:${accountId}`),
-        account.name ?? null,
-        now,
-      ],
-    );
+    rows.push([
+      accountId,
+      account.curve,
+      account.pathFormat,
+      account.path,
+      account.addressFormat,
+      derived.address,
+      derived.publicKey,
+      services.kek.seal(derived.privateKey, `wallet-account:${accountId}`),
+      account.name ?? null,
+    ]);
   }
+  if (rows.length === 0) return addresses;
+  const column = (i: number) => rows.map((row) => row[i] ?? null);
+  await tx.query(
+    `INSERT INTO wallet_accounts (id, organization_id, wallet_id, curve, path_format, path, address_format, address, public_key, sealed_private_key, name, created_at, updated_at)
+     SELECT a.id, $1::text, $2::text, a.curve, a.path_format, a.path, a.address_format, a.address, a.public_key, a.sealed_private_key, a.name, $3::timestamptz, $3::timestamptz
+       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+            WITH ORDINALITY AS a(id, curve, path_format, path, address_format, address, public_key, sealed_private_key, name, position)
+      ORDER BY a.position`,
+    [wallet.organizationId, wallet.id, now, ...Array.from({ length: 9 }, (_, i) => column(i))],
+  );
   return addresses;
 }

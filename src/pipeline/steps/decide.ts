@@ -12,6 +12,7 @@ import {
 import { decide, type Approval, type Decision, type DecisionPolicy } from "../../policy/decide.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 
 /** The approval a request's own stamp carries: its user and credential. */
 export function approvalOfPrincipal(principal: Principal): Approval {
@@ -52,15 +53,26 @@ export async function decideSubmission(
     now: Date;
     /** A dry run's drafted policy set, in place of the deciding organization's (see decide). */
     policies?: readonly DecisionPolicy[];
+    /** The request's parse of the transaction it signs, shared by its steps (see ParsedTransactions). */
+    parsedTransactions?: ParsedTransactions;
   },
   first?: StoredVote,
 ): Promise<GatedDecision> {
-  const { definition, params, principal, organization, now, policies } = submission;
+  const { definition, params, principal, organization, now, policies, parsedTransactions } = submission;
   const deciding = principal.viaParent ? await requireOrganization(db, principal.user.organizationId) : organization;
   const approval = first ? { ...approvalOf(first), isRoot: principal.user.isRoot } : approvalOfPrincipal(principal);
-  const decision = await decide(db, { definition, params, organization: deciding, approvals: [approval], now, policies });
+  const decision = await decide(db, {
+    definition,
+    params,
+    organization: deciding,
+    approvals: [approval],
+    now,
+    policies,
+    parsedTransactions,
+  });
   if (decision.outcome === "deny") return { decision, requirements: [] };
-  const requirements = await requirementsFor(db, { organizationId: organization.id, definition, params }, principal.user.id, now);
+  const subject = { organizationId: organization.id, definition, params, parsedTransactions };
+  const requirements = await requirementsFor(db, subject, principal.user.id, now);
   const vote = { user_id: principal.user.id, selection: "VOTE_SELECTION_APPROVED", credential: approval.credential };
   return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote], now)).size > 0), requirements };
 }
@@ -81,17 +93,19 @@ export async function decideOnVotes(
     organization: OrganizationRow;
     /** A dry run's drafted policy set, in place of the organization's (see decide). */
     policies?: readonly DecisionPolicy[];
+    /** The vote's parse of the transaction the activity signs, shared by its steps (see ParsedTransactions). */
+    parsedTransactions?: ParsedTransactions;
   },
   votes: StoredVote[],
   voter: { userId: string; firstVote: boolean },
   now: Date,
 ): Promise<GatedDecision> {
-  const { row, definition, params, organization, policies } = activity;
+  const { row, definition, params, organization, policies, parsedTransactions } = activity;
   const requester = await requesterOf(db, row.id);
   const recorded = await recordedRequirements(db, row.id);
   const requirements =
     voter.firstVote && !recorded.some((r) => r.userId === voter.userId)
-      ? await requirementsFor(db, { organizationId: organization.id, definition, params }, voter.userId, now)
+      ? await requirementsFor(db, { organizationId: organization.id, definition, params, parsedTransactions }, voter.userId, now)
       : [];
   const pending = unsatisfiedUsers(progressOf([...recorded, ...requirements], votes, row.created_at));
   const seen = new Set<string>();
@@ -100,7 +114,8 @@ export async function decideOnVotes(
     seen.add(v.user_id);
     return v.user_id === requester || !pending.has(v.user_id);
   });
-  const decision = await decide(db, { definition, params, organization, approvals: approvals.map(approvalOf), now, policies });
+  const approving = approvals.map(approvalOf);
+  const decision = await decide(db, { definition, params, organization, approvals: approving, now, policies, parsedTransactions });
   return { decision: gate(decision, pending.has(requester)), requirements };
 }
 

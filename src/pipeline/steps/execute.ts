@@ -1,4 +1,5 @@
 import { appProofsFor, type ProofContext } from "../../domains/activities/app-proofs.js";
+import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 import type { StoredVote } from "../../domains/activities/votes.js";
 import type { OrganizationRow } from "../../domains/organizations/organizations.js";
 import { alreadyExists, ApiError, GrpcCode, internalError } from "../../errors.js";
@@ -24,6 +25,8 @@ export interface AllowedActivity {
   prepared?: unknown;
   /** What the definition's `validate` answered, at submission only (see ActivityContext.validated). */
   validated?: unknown;
+  /** The request's parse of the transaction it signs (see ParsedTransactions); none: a new one. */
+  parsedTransactions?: ParsedTransactions;
 }
 
 /** What running an allowed activity's handler came to; a failed one's writes are rolled back. */
@@ -88,6 +91,7 @@ export async function runHandler(
       now,
       services,
       validated: activity.validated,
+      parsedTransactions: activity.parsedTransactions ?? new ParsedTransactions(),
       afterCommit: (task: AfterCommitTask) => void afterCommit.push(task),
       keepOnFailure: (write: (tx: Queryable) => Promise<void>) => void failureWrites.push(write),
     };

@@ -3,6 +3,7 @@ import { validate } from "../../schema/validate.js";
 import type { Services } from "../../services.js";
 import type { ActivityDefinition } from "../../domains/activity-definition.js";
 import type { Caller } from "./authenticate.js";
+import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 
 /** Step "validate", first half: the operation's parameters against its schema (400 naming the field). */
 export function checkSchema<S extends TObject>(schema: S, parameters: unknown): Static<S> {
@@ -15,6 +16,7 @@ export async function validateWithDefinition(
   definition: ActivityDefinition,
   caller: Caller,
   params: Record<string, unknown>,
+  parsedTransactions: ParsedTransactions = new ParsedTransactions(),
 ): Promise<unknown> {
   return definition.validate?.(
     {
@@ -24,6 +26,7 @@ export async function validateWithDefinition(
       requesterUserId: caller.principal.user.id,
       ...(caller.principal.credential.kind === "api-key" ? { requesterApiPublicKey: caller.principal.credential.publicKey } : {}),
       now: caller.now,
+      parsedTransactions,
     },
     params,
   );

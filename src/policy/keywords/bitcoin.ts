@@ -6,18 +6,8 @@ type Network = typeof NETWORK;
 
 const ADDRESS_TYPES: Record<string, string> = { pkh: "P2PKH", sh: "P2SH", wpkh: "P2WPKH", wsh: "P2WSH", tr: "P2TR" };
 
-/** bitcoin.tx from a PSBT (hex): standard fields only; fee = inputs minus outputs where the inputs carry their amounts. */
-export function bitcoinTransaction(unsignedTransaction: string, network: Network = NETWORK): Value | undefined {
-  let psbt: Transaction;
-  try {
-    psbt = Transaction.fromPSBT(Buffer.from(unsignedTransaction.replace(/^0x/i, ""), "hex"), {
-      allowUnknownOutputs: true,
-      allowUnknownInputs: true,
-      allowLegacyWitnessUtxo: true,
-    });
-  } catch {
-    return undefined;
-  }
+/** bitcoin.tx from a parsed PSBT: standard fields only; fee = inputs minus outputs where the inputs carry their amounts. */
+export function bitcoinTransaction(psbt: Transaction, network: Network = NETWORK): Value {
   let inputTotal = 0n;
   const inputs: Value[] = [];
   for (let i = 0; i < psbt.inputsLength; i++) {

@@ -1,5 +1,5 @@
 import { decodeFunctionData, toFunctionSelector, type Abi } from "viem";
-import { decodeEthereumTransaction, type EthereumTransaction } from "../../crypto/signing/ethereum-transaction.js";
+import type { EthereumTransaction } from "../../crypto/signing/ethereum-transaction.js";
 import type { Value } from "../language/index.js";
 
 const TYPE_NAMES: Record<string, string> = { legacy: "LEGACY", eip2930: "TYPE_1", eip1559: "TYPE_2", eip4844: "TYPE_3", eip7702: "TYPE_4" };
@@ -14,16 +14,10 @@ export function toPolicyValue(value: unknown): Value {
 }
 
 /**
- * eth.tx from an unsigned transaction (hex), read as it is signed (an empty RLP integer is 0); the ABI, when one
+ * eth.tx from an unsigned transaction, decoded as it is signed (an empty RLP integer is 0); the ABI, when one
  * is uploaded for `to`, names the call and its arguments.
  */
-export function ethereumTransaction(unsignedTransaction: string, from: string | undefined, abi: Abi | undefined): Value | undefined {
-  let tx: EthereumTransaction;
-  try {
-    tx = decodeEthereumTransaction(unsignedTransaction);
-  } catch {
-    return undefined;
-  }
+export function ethereumTransaction(tx: EthereumTransaction, from: string | undefined, abi: Abi | undefined): Value {
   const data = tx.data;
   const record: Record<string, Value> = {
     from: (from ?? "").toLowerCase(),

@@ -1,5 +1,6 @@
 import type { Abi } from "viem";
 import { BITCOIN_NETWORKS } from "../../crypto/addresses/bitcoin.js";
+import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 import type { ActivityDefinition } from "../../domains/activity-definition.js";
 import type { Queryable } from "../../store/database.js";
 import type { Value } from "../language/index.js";
@@ -92,13 +93,15 @@ const OMITTED_PARAMS: Record<string, string> = { session_profile_id: "" };
 /**
  * The condition keywords for one activity: activity metadata and exposed params, the wallet, account or
  * private key it targets, and the parsed transaction or payload it signs. Keywords an activity has no
- * value for stay absent, so a policy that reads them errors (MissingField), as documented.
+ * value for stay absent, so a policy that reads them errors (MissingField), as documented. `parsed` is the
+ * request's parse of its transaction (see ParsedTransactions), made once for all its steps.
  */
 export async function conditionKeywords(
   tx: Queryable,
   organizationId: string,
   definition: ActivityDefinition,
   params: Params,
+  parsed: ParsedTransactions = new ParsedTransactions(),
 ): Promise<Record<string, Value>> {
   const exposed = definition.policyParams ?? {};
   const keywords: Record<string, Value> = {
@@ -132,7 +135,7 @@ export async function conditionKeywords(
   ) {
     const target = await signingTarget(tx, organizationId, (params.address ?? params.signWith) as string);
     Object.assign(keywords, target.keywords);
-    if (op === "sign_transaction") Object.assign(keywords, await transactionKeywords(tx, organizationId, params, target));
+    if (op === "sign_transaction") Object.assign(keywords, await transactionKeywords(tx, organizationId, params, target, parsed));
     if (op === "sign_raw_payload") {
       if (params.encoding === "PAYLOAD_ENCODING_EIP712") assign(keywords, "eth", "eip_712", eip712TypedData(String(params.payload)));
       if (params.encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION")
@@ -153,8 +156,9 @@ export async function conditionKeywordSets(
   organizationId: string,
   definition: ActivityDefinition,
   params: Params,
+  parsed: ParsedTransactions = new ParsedTransactions(),
 ): Promise<Record<string, Value>[]> {
-  const keywords = await conditionKeywords(tx, organizationId, definition, params);
+  const keywords = await conditionKeywords(tx, organizationId, definition, params, parsed);
   const secrets = await secretValues(tx, organizationId, definition.operation, params);
   return secrets.length === 0 ? [keywords] : secrets.map((secret) => ({ ...keywords, secret }));
 }
@@ -186,14 +190,16 @@ async function transactionKeywords(
   organizationId: string,
   params: Params,
   target: { address?: string; addressFormat?: string },
+  parsed: ParsedTransactions,
 ): Promise<Record<string, Value>> {
   const unsigned = String(params.unsignedTransaction ?? "");
   const keywords: Record<string, Value> = {};
   switch (params.type) {
     case "TRANSACTION_TYPE_ETHEREUM": {
-      const probe = ethereumTransaction(unsigned, target.address, undefined) as Record<string, Value> | undefined;
-      const abi = await uploadedAbi(tx, organizationId, probe?.to as string | undefined);
-      assign(keywords, "eth", "tx", abi ? ethereumTransaction(unsigned, target.address, abi) : probe);
+      const decoded = parsedOrUndefined(() => parsed.ethereum(unsigned));
+      if (!decoded) break;
+      const abi = await uploadedAbi(tx, organizationId, decoded.to);
+      assign(keywords, "eth", "tx", ethereumTransaction(decoded, target.address, abi));
       break;
     }
     case "TRANSACTION_TYPE_SOLANA":
@@ -205,9 +211,19 @@ async function transactionKeywords(
     case "TRANSACTION_TYPE_BITCOIN": {
       const network = /BITCOIN_(MAINNET|TESTNET|SIGNET|REGTEST)_/.exec(target.addressFormat ?? "")?.[1] as
         keyof typeof BITCOIN_NETWORKS | undefined;
-      assign(keywords, "bitcoin", "tx", bitcoinTransaction(unsigned, BITCOIN_NETWORKS[network ?? "MAINNET"]));
+      const psbt = parsedOrUndefined(() => parsed.psbt(unsigned));
+      if (psbt) assign(keywords, "bitcoin", "tx", bitcoinTransaction(psbt, BITCOIN_NETWORKS[network ?? "MAINNET"]));
       break;
     }
   }
   return keywords;
+}
+
+/** A transaction that does not parse has no keywords (a policy reading them errors); signing refuses it. */
+function parsedOrUndefined<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch {
+    return undefined;
+  }
 }

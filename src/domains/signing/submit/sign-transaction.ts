@@ -2,7 +2,6 @@ import { Type } from "@sinclair/typebox";
 import { TRANSACTION_TYPES, signTransaction as sign } from "../../../crypto/signing/transaction.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../activity-definition.js";
-import { parsePsbt } from "../../../crypto/signing/bitcoin.js";
 import { dryRunSigning, resolveSigningKey, signingInput } from "../signing-keys.js";
 
 export const signTransaction = defineActivity({
@@ -21,16 +20,21 @@ export const signTransaction = defineActivity({
     unsignedTransaction: Type.String({ minLength: 1 }),
     type: StringEnum(TRANSACTION_TYPES),
   }),
-  async validate({ db, organization }, { signWith, unsignedTransaction, type }) {
-    return dryRunSigning(db, organization.id, signWith, (key) =>
+  async validate({ db, organization, parsedTransactions }, { signWith, unsignedTransaction, type }) {
+    const found = await dryRunSigning(db, organization.id, signWith, (key) => {
+      if (key.curve !== "CURVE_SECP256K1") return sign(key, type, unsignedTransaction, parsedTransactions);
       // Which of a PSBT's inputs the key can spend takes the key itself: execution finds that out.
-      type === "TRANSACTION_TYPE_BITCOIN" && key.curve === "CURVE_SECP256K1"
-        ? parsePsbt(unsignedTransaction)
-        : sign(key, type, unsignedTransaction),
-    );
+      if (type === "TRANSACTION_TYPE_BITCOIN") return parsedTransactions.psbt(unsignedTransaction);
+      // Once decoded, signing its digest cannot fail; the digest is hashed below, in slices.
+      if (type === "TRANSACTION_TYPE_ETHEREUM") return parsedTransactions.ethereum(unsignedTransaction);
+      return sign(key, type, unsignedTransaction, parsedTransactions);
+    });
+    // Before the transaction: a megabyte of calldata takes about 100 ms to hash, and execute only signs the digest.
+    if (type === "TRANSACTION_TYPE_ETHEREUM") await parsedTransactions.hashEthereum(unsignedTransaction);
+    return found;
   },
-  async execute({ tx, organization, services, validated }, { signWith, unsignedTransaction, type }) {
+  async execute({ tx, organization, services, validated, parsedTransactions }, { signWith, unsignedTransaction, type }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);
-    return { signedTransaction: signingInput(() => sign(key, type, unsignedTransaction)) };
+    return { signedTransaction: signingInput(() => sign(key, type, unsignedTransaction, parsedTransactions)) };
   },
 });
