@@ -1,11 +1,13 @@
 import { ApiKeyStamper, SignatureFormat } from "@turnkey/api-key-stamper";
 import { getClientSignatureMessageForLogin, getClientSignatureMessageForSignup } from "@turnkey/core";
-import { encryptOtpCodeToBundle, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
+import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
 import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
+import { encryptedWalletForRootUser } from "../helpers/wallet-import.js";
 
 const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 type KeyPair = { publicKey: string; privateKey: string };
@@ -124,25 +126,12 @@ describe("import_wallet with an empty walletName, as @turnkey/react-wallet-kit's
   });
   afterAll(async () => server.close());
 
-  const ETH = {
-    curve: "CURVE_SECP256K1",
-    pathFormat: "PATH_FORMAT_BIP32",
-    path: "m/44'/60'/0'/0/0",
-    addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-  } as const;
-
   async function importAs(walletName: string) {
-    const mnemonic = "test test test test test test test test test test test junk";
-    const userId = server.root.userId;
-    const { importBundle } = await server.client().initImportWallet({ userId });
-    const encryptedBundle = await encryptWalletToBundle({
+    const { userId, mnemonic, encryptedBundle } = await encryptedWalletForRootUser(server);
+    return {
       mnemonic,
-      importBundle,
-      userId,
-      organizationId: server.root.organizationId,
-      dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex,
-    });
-    return { mnemonic, imported: await server.client().importWallet({ userId, walletName, encryptedBundle, accounts: [ETH] }) };
+      imported: await server.client().importWallet({ userId, walletName, encryptedBundle, accounts: [ETHEREUM_ACCOUNT] }),
+    };
   }
 
   it("is imported under a default name; a name that is only too long is still refused", async () => {

@@ -6,13 +6,8 @@ import { initRootOrganization } from "../../src/domains/organizations/init-root-
 import { generatePrivateKey } from "../../src/crypto/keys.js";
 import { startLoggedServer } from "../helpers/logged-server.js";
 import { refusal } from "../helpers/refusal.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
 
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 const SOL = {
   curve: "CURVE_ED25519",
   pathFormat: "PATH_FORMAT_BIP32",
@@ -66,7 +61,7 @@ describe("key material at rest, in logs and in responses", () => {
         });
 
       // Created: a wallet (its mnemonic and both account keys) and two private keys.
-      const wallet = record(await client.createWallet({ walletName: "w", accounts: [ETH, SOL], mnemonicLength: 24 }));
+      const wallet = record(await client.createWallet({ walletName: "w", accounts: [ETHEREUM_ACCOUNT, SOL], mnemonicLength: 24 }));
       secrets.push({
         text: await open(
           record(await client.exportWallet({ walletId: wallet.walletId, targetPublicKey: target.publicKeyUncompressed })).exportBundle,
@@ -110,7 +105,7 @@ describe("key material at rest, in logs and in responses", () => {
         await client.importWallet({
           userId,
           walletName: "imported",
-          accounts: [ETH],
+          accounts: [ETHEREUM_ACCOUNT],
           encryptedBundle: await encryptWalletToBundle({
             mnemonic,
             importBundle: walletBundle,

@@ -1,7 +1,8 @@
-import { encryptWalletToBundle } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { encryptedWalletForRootUser } from "../helpers/wallet-import.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
 
 describe("request handling", () => {
   let server: TestServer;
@@ -32,23 +33,12 @@ describe("request handling", () => {
   it("answers a resubmitted body with its activity even when running it again would now be refused", async () => {
     // An import consumes the pending import key; after a new init_import_wallet the old bundle no longer
     // decrypts (400). The same body again is still the same, completed activity.
-    const userId = server.root.userId;
-    const { importBundle } = await server.client().initImportWallet({ userId });
-    const mnemonic = "test test test test test test test test test test test junk";
-    const encryptedBundle = await encryptWalletToBundle({
-      mnemonic,
-      importBundle,
-      userId,
-      organizationId: server.root.organizationId,
-      dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex,
-    });
+    const { userId, encryptedBundle } = await encryptedWalletForRootUser(server);
     const body = activityBody("ACTIVITY_TYPE_IMPORT_WALLET", server.root.organizationId, {
       userId,
       walletName: "imported once",
       encryptedBundle,
-      accounts: [
-        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-      ],
+      accounts: [ETHEREUM_ACCOUNT],
     });
     const first = await submit("import_wallet", body);
     expect(first.status).toBe(200);
