@@ -1,6 +1,5 @@
-import { encryptOauth2ClientSecret } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCountingOAuthProvider, type CountingOAuthProvider } from "../helpers/counting-oauth-provider.js";
+import { createXCredential, startCountingOAuthProvider, type CountingOAuthProvider } from "../helpers/counting-oauth-provider.js";
 import { refusal } from "../helpers/refusal.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -25,11 +24,7 @@ describe("outside calls of oauth2_authenticate", () => {
   beforeAll(async () => {
     provider = await startCountingOAuthProvider();
     server = await startTestServer({ env: provider.env });
-    const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { encryptionPublicKey: string };
-    const encryptedClientSecret = await encryptOauth2ClientSecret("client-secret", keys.encryptionPublicKey);
-    credentialId = (
-      await server.client().createOauth2Credential({ provider: "OAUTH2_PROVIDER_X", clientId: CLIENT_ID, encryptedClientSecret })
-    ).oauth2CredentialId;
+    credentialId = await createXCredential(server, CLIENT_ID);
   });
   afterAll(async () => {
     await server?.close();
