@@ -1,15 +1,14 @@
 import { ApiKeyStamper, SignatureFormat } from "@turnkey/api-key-stamper";
 import { getClientSignatureMessageForLogin, getClientSignatureMessageForSignup } from "@turnkey/core";
-import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
+import { generateP256KeyPair } from "@turnkey/crypto";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
-import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
+import { claimsOf, coreClient, coreRefusal, emailedVerificationToken, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
 import { encryptedWalletForRootUser } from "../helpers/wallet-import.js";
 
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 type KeyPair = { publicKey: string; privateKey: string };
 
 /**
@@ -43,17 +42,7 @@ describe("client signatures in either encoding the SDKs produce (raw r‖s from 
   });
 
   /** otp_init_v2 → the emailed code → otp_verify_v2 with the code bound to `key`: a verification token. */
-  async function verifiedToken(email: string, key: KeyPair): Promise<string> {
-    const { otpId, otpEncryptionTargetBundle } = await http().proxyInitOtpV2({ otpType: "OTP_TYPE_EMAIL", contact: email });
-    const code = codeIn((await mail.next(email)).parsed.text ?? "")!;
-    const encryptedOtpBundle = await encryptOtpCodeToBundle(
-      code,
-      otpEncryptionTargetBundle,
-      key.publicKey,
-      server.services.signer.publicKeyHex,
-    );
-    return (await http().proxyVerifyOtpV2({ otpId, encryptedOtpBundle })).verificationToken;
-  }
+  const verifiedToken = (email: string, key: KeyPair) => emailedVerificationToken(server, http(), mail, email, key.publicKey);
 
   for (const format of [SignatureFormat.Raw, SignatureFormat.Der]) {
     it(`signup_v2 and otp_login_v2 (auth proxy) and otp_login (public API) accept a ${format} client signature`, async () => {

@@ -8,15 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MNEMONIC_LANGUAGES, WORDLISTS } from "../../src/crypto/mnemonic.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { ETHEREUM_ACCOUNT, ethereumAccountAt } from "../helpers/wallet-accounts.js";
+import { SOLANA_ACCOUNT, ETHEREUM_ACCOUNT, ethereumAccountAt } from "../helpers/wallet-accounts.js";
 import { encryptedWalletForRootUser } from "../helpers/wallet-import.js";
 
-const SOL = {
-  curve: "CURVE_ED25519",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/501'/0'/0'",
-  addressFormat: "ADDRESS_FORMAT_SOLANA",
-} as const;
 const BTC = {
   curve: "CURVE_SECP256K1",
   pathFormat: "PATH_FORMAT_BIP32",
@@ -51,7 +45,7 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   it("creates a wallet whose accounts are the addresses its exported mnemonic derives elsewhere", async () => {
     const created = await server
       .client()
-      .createWallet({ walletName: "main", accounts: [ETHEREUM_ACCOUNT, ethereumAccountAt(1), SOL, BTC] });
+      .createWallet({ walletName: "main", accounts: [ETHEREUM_ACCOUNT, ethereumAccountAt(1), SOLANA_ACCOUNT, BTC] });
     expect(created.addresses).toHaveLength(4);
     const mnemonic = await exportMnemonic(created.walletId);
     expect(mnemonic.split(" ")).toHaveLength(12);
@@ -77,7 +71,7 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
       .getWalletAccounts({ walletId: created.walletId, paginationOptions: { limit: "2", after: accounts[0]!.walletAccountId } });
     expect(page.accounts.map((a) => a.address)).toEqual(created.addresses.slice(1, 3));
 
-    const byPath = await server.client().getWalletAccount({ walletId: created.walletId, path: SOL.path });
+    const byPath = await server.client().getWalletAccount({ walletId: created.walletId, path: SOLANA_ACCOUNT.path });
     expect(byPath.account.address).toBe(created.addresses[2]);
     const byAddress = await server.client().getWalletAccount({ walletId: created.walletId, address: created.addresses[3]! });
     expect(byAddress.account.path).toBe(BTC.path);
@@ -91,7 +85,9 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     const badLength = await refusal(server.client().createWallet({ walletName: "x", accounts: [], mnemonicLength: 13 }));
     expect(badLength.code).toBe(3);
     expect(badLength.message).toContain("mnemonicLength");
-    const badCurve = await refusal(server.client().createWallet({ walletName: "x", accounts: [{ ...SOL, curve: "CURVE_SECP256K1" }] }));
+    const badCurve = await refusal(
+      server.client().createWallet({ walletName: "x", accounts: [{ ...SOLANA_ACCOUNT, curve: "CURVE_SECP256K1" }] }),
+    );
     expect(badCurve.code).toBe(3);
     expect(badCurve.message).toContain("accounts[0]");
     expect(badCurve.message).toContain("CURVE_ED25519");
@@ -146,7 +142,9 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   });
 
   it("exports one wallet account's key", async () => {
-    const { addresses } = await server.client().createWallet({ walletName: "account export", accounts: [ETHEREUM_ACCOUNT, SOL] });
+    const { addresses } = await server
+      .client()
+      .createWallet({ walletName: "account export", accounts: [ETHEREUM_ACCOUNT, SOLANA_ACCOUNT] });
     const target = generateP256KeyPair();
     const { exportBundle } = await server
       .client()
@@ -287,7 +285,7 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
           oauthProviders: [],
         },
       ],
-      wallet: { walletName: "default", accounts: [ETHEREUM_ACCOUNT, SOL] },
+      wallet: { walletName: "default", accounts: [ETHEREUM_ACCOUNT, SOLANA_ACCOUNT] },
     });
     expect(sub.wallet?.addresses).toHaveLength(2);
     const owner = server.client({ apiPublicKey: root.publicKey, apiPrivateKey: root.privateKey }, sub.subOrganizationId);
