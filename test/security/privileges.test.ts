@@ -22,13 +22,11 @@ describe("root-quorum-only activities", () => {
 
   it("refuses delete_sub_organization to a non-root user whom a policy allows every DELETE (403), keeping the organization and its never-exported wallet", async () => {
     const alice = generateP256KeyPair();
-    const { subOrganizationId } = await server
-      .client()
-      .createSubOrganization({
-        subOrganizationName: "victim",
-        rootQuorumThreshold: 1,
-        rootUsers: [userWithApiKey("alice", alice.publicKey)],
-      });
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: "victim",
+      rootQuorumThreshold: 1,
+      rootUsers: [userWithApiKey("alice", alice.publicKey)],
+    });
     const asAlice = server.client(credentialsOf(alice), subOrganizationId);
     const mallory = generateP256KeyPair();
     const { userIds } = await asAlice.createUsers({ users: [{ ...userWithApiKey("mallory", mallory.publicKey), userTags: [] }] });
