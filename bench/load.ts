@@ -17,7 +17,7 @@ import { execSync, spawn } from "node:child_process";
 import { createPublicKey, randomBytes, verify } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { cpuMs, percentile, perSecond, startStrongroom, type Strongroom } from "./support.js";
+import { cpuMs, percentile, perSecond, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
 const CONNECTIONS = [1, 50] as const;
 const ETH = {
@@ -212,7 +212,7 @@ const SCENARIOS: Scenario[] = (process.env.BENCH_SCENARIOS?.split(",") as Scenar
 /** Requests per measured run: at 1 connection, at 50. */
 const AMOUNTS: Record<Scenario, [number, number]> = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [40, 99] };
 
-async function strongroomRuns(strongroom: Strongroom, stamper: ApiKeyStamper) {
+async function strongroomRuns(strongroom: BuiltServerProcess, stamper: ApiKeyStamper) {
   const { organizationId, userId } = strongroom.root;
   const client = strongroom.client();
   let serial = 0;
@@ -303,7 +303,7 @@ async function main() {
   const perStore: Record<string, Record<string, Measured[]>> = {};
   for (const { name, databaseUrl } of stores) {
     const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
-    const strongroom = await startStrongroom({}, { databaseUrl, nodeArgs });
+    const strongroom = await startBuiltServerProcess({}, { databaseUrl, nodeArgs });
     try {
       const stamper = new ApiKeyStamper({ apiPublicKey: strongroom.root.apiPublicKey, apiPrivateKey: strongroom.root.apiPrivateKey });
       bare ??= await bareRoute(stamper, strongroom.root.organizationId);

@@ -8,7 +8,7 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { randomBytes } from "node:crypto";
 import { compilePolicyExpression, evaluateExpression, type Value } from "../src/policy/language/index.js";
-import { machine, percentile, sequentialLatencies, startStrongroom, store } from "./support.js";
+import { machine, percentile, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
 
 const ETH = {
   curve: "CURVE_SECP256K1",
@@ -34,7 +34,7 @@ function otherPolicies(walletId: string) {
 }
 
 async function main() {
-  const strongroom = await startStrongroom();
+  const strongroom = await startBuiltServerProcess();
   try {
     const root = strongroom.client();
     const key = generateP256KeyPair();

@@ -2,15 +2,16 @@ import { Turnkey } from "@turnkey/sdk-server";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
+import { freePort, waitUntilHealthy } from "../test/helpers/processes.js";
 
 /** BENCH_CLI points at another build (e.g. of an earlier commit) to compare against. */
 const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
 
-export interface Strongroom {
+/** A built Strongroom serving in a process of its own (not the in-process test kit of `strongroom/testing`). */
+export interface BuiltServerProcess {
   url: string;
   pid: number;
   root: { organizationId: string; userId: string; apiPublicKey: string; apiPrivateKey: string };
@@ -18,72 +19,38 @@ export interface Strongroom {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function adminQuery(baseUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  await client.query(sql);
-  await client.end();
-}
-
 /**
- * Strongroom built from this checkout, in a process of its own, on a fresh data directory — or, with
- * DATABASE_URL (or `databaseUrl`), on a fresh database created beside the one it names (dropped
- * afterwards). `databaseUrl: null` forces the embedded PGlite store.
+ * Strongroom built from this checkout (`dist/`, or BENCH_CLI), in a process of its own whose CPU time can be
+ * read, on a fresh data directory — or, with DATABASE_URL (or `databaseUrl`), on a fresh database created
+ * beside the one it names (dropped afterwards). `databaseUrl: null` forces the embedded PGlite store.
+ * For an in-process server from the sources, the test kit's `startStrongroom` (src/testing) is the one to use.
  */
-export async function startStrongroom(
+export async function startBuiltServerProcess(
   extraEnv: Record<string, string> = {},
   options: { databaseUrl?: string | null; nodeArgs?: string[] } = {},
-): Promise<Strongroom> {
+): Promise<BuiltServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
   const baseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
-  const database = `strongroom_bench_${randomBytes(6).toString("hex")}`;
-  let databaseUrl: string | undefined;
-  if (baseUrl) {
-    await adminQuery(baseUrl, `CREATE DATABASE ${database}`);
-    const url = new URL(baseUrl);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
-  }
+  const database = baseUrl ? await freshPostgresDatabase(baseUrl, "strongroom_bench") : undefined;
   const { DATABASE_URL: _inherited, ...inheritedEnv } = process.env;
   const env = {
     ...inheritedEnv,
     STRONGROOM_DATA_DIR: dataDir,
     STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "warn",
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...(database ? { DATABASE_URL: database.url } : {}),
     ...extraEnv,
   };
   const root = JSON.parse(
     execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" }),
-  ) as Strongroom["root"];
+  ) as BuiltServerProcess["root"];
   const port = await freePort();
   const server = spawn("node", [...(options.nodeArgs ?? []), CLI, "serve", "--port", String(port)], {
     env,
     stdio: ["ignore", "ignore", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (
-      (await fetch(`${url}/health`)
-        .then((r) => r.ok)
-        .catch(() => false)) === true
-    )
-      break;
-    if (i > 1200) {
-      server.kill();
-      throw new Error("the server did not start within a minute");
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntilHealthy(url, server, 60_000);
   return {
     url,
     pid: server.pid!,
@@ -99,7 +66,7 @@ export async function startStrongroom(
       server.kill();
       await new Promise((r) => server.once("exit", r));
       rmSync(dataDir, { recursive: true, force: true });
-      if (baseUrl) await adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await database?.drop();
     },
   };
 }

@@ -10,7 +10,7 @@ import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createPublicKey, randomBytes, verify } from "node:crypto";
 import { createKeyEncryptionKey } from "../src/crypto/key-encryption.js";
-import { machine, percentile, perSecond, sequentialLatencies, startStrongroom, store } from "./support.js";
+import { machine, percentile, perSecond, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
 
 const ETH = {
   curve: "CURVE_SECP256K1",
@@ -44,7 +44,7 @@ function bareOperations() {
 }
 
 async function main() {
-  const strongroom = await startStrongroom();
+  const strongroom = await startBuiltServerProcess();
   try {
     const client = strongroom.client();
 

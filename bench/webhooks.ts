@@ -4,10 +4,10 @@
  *   npm run bench:webhooks
  */
 import { createServer } from "node:http";
-import { machine, percentile, sequentialLatencies, startStrongroom, store } from "./support.js";
+import { machine, percentile, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
 
 async function main() {
-  const strongroom = await startStrongroom({ STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1", STRONGROOM_WEBHOOK_POLL_MS: "50" });
+  const strongroom = await startBuiltServerProcess({ STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1", STRONGROOM_WEBHOOK_POLL_MS: "50" });
   let delivered = 0;
   let lastDelivery = 0;
   const receiver = createServer((req, res) => {

@@ -1,8 +1,9 @@
-import { OAuth2Server } from "oauth2-mock-server";
+import type { OAuth2Server } from "oauth2-mock-server";
 import type { Page, Request, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "./harness.js";
 import { authState, inKit, openKitApp, startKitWorld, waitForAuthenticated, type KitWorld } from "./kit-setup.js";
+import { startOidcProvider } from "../helpers/oidc-provider.js";
 
 const CLIENT_ID = "browser-test-client";
 const GOOGLE_AUTHORIZE = "https://accounts.google.com/o/oauth2/v2/auth";
@@ -56,11 +57,8 @@ describe.skipIf(!hasChromium)(
     }
 
     beforeAll(async () => {
-      provider = new OAuth2Server();
-      await provider.issuer.keys.generate("ES256");
-      await provider.start(0, "127.0.0.1");
-      const issuer = `http://127.0.0.1:${provider.address().port}`;
-      provider.issuer.url = issuer;
+      let issuer: string;
+      ({ provider, issuer } = await startOidcProvider());
       world = await startKitWorld({
         env: { OIDC_ISSUERS: issuer },
         // The kit takes its Google client id and redirect URI from the auth proxy's wallet kit settings.

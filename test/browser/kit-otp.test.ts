@@ -3,13 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMailReceiver } from "../helpers/mail-receiver.js";
+import { startMailReceiver, verificationCodeIn } from "../helpers/mail-receiver.js";
 import { buildTestApp, hasChromium, saveScreenshot } from "./harness.js";
 import { inKit, openKitApp, startKitWorld, waitForAuthenticated, type KitWorld } from "./kit-setup.js";
 
 const HOSTED_TLS_FETCHER_SIGN_KEY =
   "046b4f88421f76b6ba418afc2ea1d8ced671337d7db6b80478a60d8531bf8f17fa9a512f0fef96fc0c9b4cd9dff70b34992e520ce04c79d931f6ff6296b547d201";
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 
 describe.skipIf(!hasChromium)("email OTP with the wallet kit in Chromium, through Strongroom's Vite plugin", () => {
   let world: KitWorld;
@@ -32,7 +31,7 @@ describe.skipIf(!hasChromium)("email OTP with the wallet kit in Chromium, throug
   /** Asks for a code by email and reads it from the real SMTP receiver. */
   async function emailedCode(contact: string) {
     const started = await inKit(page, (kit, arg) => kit.initOtp(arg), { otpType: OtpType.Email, contact });
-    const code = codeIn((await mail.next(contact)).parsed.text ?? "");
+    const code = verificationCodeIn((await mail.next(contact)).parsed.text ?? "");
     expect(code).toMatch(/^[0-9]{6}$/);
     return { ...started, otpCode: code!, contact, otpType: OtpType.Email };
   }

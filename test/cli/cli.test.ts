@@ -1,22 +1,16 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { Turnkey } from "@turnkey/sdk-server";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { embeddedCliEnv, repoRoot, runCli } from "../helpers/processes.js";
 
-const repoRoot = join(import.meta.dirname, "../..");
 /** The CLI always runs embedded here: DATABASE_URL and the master key come only from each test. */
-const baseEnv = () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
-  delete env.DATABASE_URL;
-  delete env.STRONGROOM_MASTER_KEY;
-  return env;
-};
-const cli = (args: string[], env: NodeJS.ProcessEnv = baseEnv()) =>
-  spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env, encoding: "utf8", timeout: 60_000 });
+const baseEnv = embeddedCliEnv;
+const cli = (args: string[], env: NodeJS.ProcessEnv = baseEnv()) => runCli(args, env);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -7,15 +7,9 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort, runCli } from "../helpers/processes.js";
+import { embeddedCliEnv, freePort, repoRoot, runCli } from "../helpers/processes.js";
 
-const repoRoot = join(import.meta.dirname, "../..");
-const baseEnv = () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
-  delete env.DATABASE_URL;
-  delete env.STRONGROOM_MASTER_KEY;
-  return env;
-};
+const baseEnv = embeddedCliEnv;
 
 function spawnCli(
   args: string[],

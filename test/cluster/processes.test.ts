@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initRoot, sdkClient, sharedPostgres, type RootCredentials } from "../helpers/cluster.js";
 import { startServerProcess, type ServerProcess } from "../helpers/processes.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 /**
  * Three `strongroom serve` processes on one PostgreSQL, driven at once through the official SDK with
@@ -21,19 +22,8 @@ describe.skipIf(!process.env.DATABASE_URL)("three processes on one PostgreSQL (n
 
   /** A user of the root organization with one API key (created through process 0). */
   async function addUser(name: string) {
-    const key = generateP256KeyPair();
-    const { userIds } = await clients()[0]!.createUsers({
-      users: [
-        {
-          userName: name,
-          apiKeys: [{ apiKeyName: `${name} key`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    return { userId: userIds[0]!, credentials: { apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey } };
+    const { userId, credentials } = await createUserWithApiKey(clients()[0]!, name);
+    return { userId, credentials };
   }
 
   beforeAll(async () => {

@@ -3,17 +3,17 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { ApiKeyStamper, SignatureFormat } from "@turnkey/api-key-stamper";
 import { getClientSignatureMessageForSignup, StamperType, TurnkeyClient } from "@turnkey/core";
 import { AttestedStamper } from "@turnkey/core/dist/__stampers__/attested/base.js";
-import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
-import { OAuth2Server } from "oauth2-mock-server";
+import { generateP256KeyPair } from "@turnkey/crypto";
+import type { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
 import { activityBody, post } from "../helpers/requests.js";
-import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
+import { claimsOf, coreClient, coreRefusal, emailedVerificationToken, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { startOidcProvider } from "../helpers/oidc-provider.js";
 
 type KeyPair = { publicKey: string; privateKey: string };
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 const CLIENT_ID = "attested-test-client";
 
 /**
@@ -77,17 +77,7 @@ describe("attested stamps: stamp_login after an OTP or an OAuth login", () => {
   };
 
   /** otp_init_v2, the emailed code, otp_verify_v2 binding `key`: core's initOtp and verifyOtp. */
-  async function verificationTokenFor(email: string, key: KeyPair): Promise<string> {
-    const { otpId, otpEncryptionTargetBundle } = await proxy().proxyInitOtpV2({ otpType: "OTP_TYPE_EMAIL", contact: email });
-    const code = codeIn((await mail.next(email)).parsed.text ?? "")!;
-    const encryptedOtpBundle = await encryptOtpCodeToBundle(
-      code,
-      otpEncryptionTargetBundle,
-      key.publicKey,
-      server.services.signer.publicKeyHex,
-    );
-    return (await proxy().proxyVerifyOtpV2({ otpId, encryptedOtpBundle })).verificationToken;
-  }
+  const verificationTokenFor = (email: string, key: KeyPair) => emailedVerificationToken(server, proxy(), mail, email, key.publicKey);
 
   const idToken = (claims: Record<string, unknown>) =>
     provider.issuer.buildToken({ scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: CLIENT_ID }, claims) });
@@ -97,11 +87,8 @@ describe("attested stamps: stamp_login after an OTP or an OAuth login", () => {
 
   beforeAll(async () => {
     mail = await startMailReceiver();
-    provider = new OAuth2Server();
-    await provider.issuer.keys.generate("ES256");
-    await provider.start(0, "127.0.0.1");
-    const issuer = `http://127.0.0.1:${provider.address().port}`;
-    provider.issuer.url = issuer;
+    let issuer: string;
+    ({ provider, issuer } = await startOidcProvider());
     server = await startTestServer({
       env: { SMTP_URL: mail.url, SMTP_FROM: "Strongroom <no-reply@strongroom.test>", OIDC_ISSUERS: issuer },
     });

@@ -1,11 +1,12 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { encryptOauth2ClientSecret, generateP256KeyPair } from "@turnkey/crypto";
-import { createHash, randomBytes } from "node:crypto";
-import { OAuth2Server } from "oauth2-mock-server";
+import type { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { authorizeWithPkce } from "../helpers/oauth-authorization.js";
+import { startOidcProvider } from "../helpers/oidc-provider.js";
 
 /**
  * OAuth through the auth proxy: a real OAuth 2.0 / OIDC server on loopback (oauth2-mock-server) is both an
@@ -33,11 +34,7 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
     provider.issuer.buildToken({ scopesOrTransform: (_header, payload) => Object.assign(payload, { aud: CLIENT_ID }, claims) });
 
   beforeAll(async () => {
-    provider = new OAuth2Server();
-    await provider.issuer.keys.generate("ES256");
-    await provider.start(0, "127.0.0.1");
-    issuer = `http://127.0.0.1:${provider.address().port}`;
-    provider.issuer.url = issuer;
+    ({ provider, issuer } = await startOidcProvider());
     provider.service.addRoute("GET", "/2/users/me", (_req, res) => {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ data: { id: "424242", username: "xuser" } }));
@@ -122,19 +119,7 @@ describe("OAuth signup and login through the auth proxy with @turnkey/core's cli
   });
 
   it("exchanges an X authorization code (PKCE) with the organization's credential for that client id, then signs up and logs in with Strongroom's OIDC token", async () => {
-    const verifier = randomBytes(32).toString("base64url");
-    const authorizeUrl = new URL(`${issuer}/authorize`);
-    authorizeUrl.search = new URLSearchParams({
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      scope: "users.read",
-      state: "s",
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-    }).toString();
-    const redirect = await fetch(authorizeUrl, { redirect: "manual" });
-    const authCode = new URL(redirect.headers.get("location")!).searchParams.get("code")!;
+    const { code: authCode, codeVerifier: verifier } = await authorizeWithPkce(issuer, { clientId: CLIENT_ID, redirectUri: REDIRECT_URI });
     const sessionKey = generateP256KeyPair();
     const exchange = {
       provider: "OAUTH2_PROVIDER_X" as const,

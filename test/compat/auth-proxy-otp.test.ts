@@ -1,11 +1,10 @@
 import { getClientSignatureMessageForLogin, getClientSignatureMessageForSignup, signWithApiKey } from "@turnkey/core";
 import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMailReceiver } from "../helpers/mail-receiver.js";
+import { startMailReceiver, verificationCodeIn } from "../helpers/mail-receiver.js";
 import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 type KeyPair = { publicKey: string; privateKey: string };
 
 /** A client signature as @turnkey/core makes one: its message helpers, signed with the token's key. */
@@ -53,7 +52,7 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
     const message = await mail.next("zoe@example.com");
     expect(message.parsed.subject).toContain("Acme");
     expect(message.parsed.from?.text).toBe('"Acme accounts" <accounts@acme.test>');
-    const code = codeIn(message.parsed.text ?? "")!;
+    const code = verificationCodeIn(message.parsed.text ?? "")!;
     expect(code).toMatch(/^[0-9]{6}$/); // the config's OTP format
 
     const tokenKey = generateP256KeyPair();
@@ -113,7 +112,7 @@ describe("OTP signup and login through the auth proxy: @turnkey/core's client an
 
   it("the legacy endpoints: otp_init answers only otpId, otp_verify takes the plain code, otp_login logs in", async () => {
     const { otpId } = await http().proxyInitOtp({ otpType: "OTP_TYPE_EMAIL", contact: "zoe@example.com" });
-    const code = codeIn((await mail.next("zoe@example.com")).parsed.text ?? "")!;
+    const code = verificationCodeIn((await mail.next("zoe@example.com")).parsed.text ?? "")!;
     const key = generateP256KeyPair();
     const noKey = await coreRefusal(http().proxyVerifyOtp({ otpId, otpCode: code }));
     expect(noKey.message).toContain("publicKey");

@@ -1,13 +1,14 @@
 import { ApiKeyStamper, SignatureFormat } from "@turnkey/api-key-stamper";
 import { getClientSignatureMessageForLogin, getClientSignatureMessageForSignup } from "@turnkey/core";
-import { encryptOtpCodeToBundle, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
+import { generateP256KeyPair } from "@turnkey/crypto";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
-import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
+import { claimsOf, coreClient, coreRefusal, emailedVerificationToken, submitAsRoot } from "../helpers/auth-proxy.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
+import { encryptedWalletForRootUser } from "../helpers/wallet-import.js";
 
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 type KeyPair = { publicKey: string; privateKey: string };
 
 /**
@@ -41,17 +42,7 @@ describe("client signatures in either encoding the SDKs produce (raw r‖s from 
   });
 
   /** otp_init_v2 → the emailed code → otp_verify_v2 with the code bound to `key`: a verification token. */
-  async function verifiedToken(email: string, key: KeyPair): Promise<string> {
-    const { otpId, otpEncryptionTargetBundle } = await http().proxyInitOtpV2({ otpType: "OTP_TYPE_EMAIL", contact: email });
-    const code = codeIn((await mail.next(email)).parsed.text ?? "")!;
-    const encryptedOtpBundle = await encryptOtpCodeToBundle(
-      code,
-      otpEncryptionTargetBundle,
-      key.publicKey,
-      server.services.signer.publicKeyHex,
-    );
-    return (await http().proxyVerifyOtpV2({ otpId, encryptedOtpBundle })).verificationToken;
-  }
+  const verifiedToken = (email: string, key: KeyPair) => emailedVerificationToken(server, http(), mail, email, key.publicKey);
 
   for (const format of [SignatureFormat.Raw, SignatureFormat.Der]) {
     it(`signup_v2 and otp_login_v2 (auth proxy) and otp_login (public API) accept a ${format} client signature`, async () => {
@@ -124,25 +115,12 @@ describe("import_wallet with an empty walletName, as @turnkey/react-wallet-kit's
   });
   afterAll(async () => server.close());
 
-  const ETH = {
-    curve: "CURVE_SECP256K1",
-    pathFormat: "PATH_FORMAT_BIP32",
-    path: "m/44'/60'/0'/0/0",
-    addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-  } as const;
-
   async function importAs(walletName: string) {
-    const mnemonic = "test test test test test test test test test test test junk";
-    const userId = server.root.userId;
-    const { importBundle } = await server.client().initImportWallet({ userId });
-    const encryptedBundle = await encryptWalletToBundle({
+    const { userId, mnemonic, encryptedBundle } = await encryptedWalletForRootUser(server);
+    return {
       mnemonic,
-      importBundle,
-      userId,
-      organizationId: server.root.organizationId,
-      dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex,
-    });
-    return { mnemonic, imported: await server.client().importWallet({ userId, walletName, encryptedBundle, accounts: [ETH] }) };
+      imported: await server.client().importWallet({ userId, walletName, encryptedBundle, accounts: [ETHEREUM_ACCOUNT] }),
+    };
   }
 
   it("is imported under a default name; a name that is only too long is still refused", async () => {

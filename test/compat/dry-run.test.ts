@@ -7,6 +7,7 @@ import type { Queryable } from "../../src/store/database.js";
 import { p256Stamp, post } from "../helpers/requests.js";
 import { resultViolations } from "../helpers/result-schemas.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { userWithApiKey } from "../helpers/users.js";
 
 type KeyPair = ReturnType<typeof generateP256KeyPair>;
 type Answer = {
@@ -34,13 +35,7 @@ async function snapshot(db: Queryable): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((r) => [r.t, r.h]));
 }
 
-const rootUser = (name: string, publicKey: string) => ({
-  userName: name,
-  userEmail: `${name}@example.com`,
-  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
-  authenticators: [],
-  oauthProviders: [],
-});
+const withEmail = (name: string, publicKey: string) => userWithApiKey(name, publicKey, { userEmail: `${name}@example.com` });
 
 describe("POST /strongroom/v1/query/dry_run_activity", () => {
   let server: TestServer;
@@ -131,7 +126,7 @@ describe("POST /strongroom/v1/query/dry_run_activity", () => {
       const created = await client.createSubOrganization({
         subOrganizationName: `sub ${name}`,
         rootQuorumThreshold: 1,
-        rootUsers: [rootUser(`root-${name}`, key.publicKey)],
+        rootUsers: [withEmail(`root-${name}`, key.publicKey)],
       });
       const sub = { id: created.subOrganizationId, key };
       await server

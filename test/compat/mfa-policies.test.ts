@@ -1,12 +1,12 @@
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { StamperType, TurnkeyClient as CoreClient, type MfaContext } from "@turnkey/core";
-import { generateP256KeyPair } from "@turnkey/crypto";
 import { WebauthnStamper } from "@turnkey/webauthn-stamper";
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 const PASSKEY = { any: [{ type: "AUTHENTICATION_TYPE_PASSKEY" as const }] };
 const API_KEY = { any: [{ type: "AUTHENTICATION_TYPE_API_KEY" as const }] };
@@ -22,29 +22,18 @@ describe("MFA policies through the SDK", () => {
     server = await startTestServer();
     root = server.client();
     authenticator.install();
-    const key = generateP256KeyPair();
-    const { userIds } = await root.createUsers({
-      users: [
-        {
-          userName: "bob",
-          apiKeys: [{ apiKeyName: "bob key", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
+    const { userId: bobId, credentials } = await createUserWithApiKey(root, "bob");
     const challenge = randomBytes(32).toString("base64url");
     ({
       authenticatorIds: [authenticatorId = ""],
     } = await root.createAuthenticators({
-      userId: userIds[0]!,
+      userId: bobId,
       authenticators: [{ authenticatorName: "bob passkey", challenge, attestation: authenticator.attest(challenge) }],
     }));
     bob = {
-      userId: userIds[0]!,
-      client: server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }),
-      apiKeyId: (await root.getApiKeys({ userId: userIds[0]! })).apiKeys[0]!.apiKeyId,
+      userId: bobId,
+      client: server.client(credentials),
+      apiKeyId: (await root.getApiKeys({ userId: bobId })).apiKeys[0]!.apiKeyId,
     };
   });
   afterAll(async () => server?.close());

@@ -2,12 +2,14 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { decryptCredentialBundle, encryptOauth2ClientSecret, generateP256KeyPair, verifySessionJwtSignature } from "@turnkey/crypto";
 import { SignJWT, createRemoteJWKSet, decodeJwt, generateKeyPair, jwtVerify } from "jose";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { Events, OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { authorizeWithPkce } from "../helpers/oauth-authorization.js";
+import { startOidcProvider } from "../helpers/oidc-provider.js";
 
 /**
  * OAuth 2.0 and OIDC end to end: a real OAuth 2.0 / OIDC server on loopback (oauth2-mock-server) plays
@@ -36,11 +38,7 @@ describe("OAuth 2.0 and OIDC through @turnkey/sdk-server", () => {
   let slowDiscordUserInfo = false;
 
   beforeAll(async () => {
-    provider = new OAuth2Server();
-    await provider.issuer.keys.generate("ES256");
-    await provider.start(0, "127.0.0.1");
-    issuer = `http://127.0.0.1:${provider.address().port}`;
-    provider.issuer.url = issuer;
+    ({ provider, issuer } = await startOidcProvider());
     // What the token endpoint receives (PKCE itself is checked by the mock server: a wrong verifier is a 400).
     provider.service.on(Events.BeforeResponse, (_response, req) => {
       tokenRequests.push({ authorization: req.headers.authorization, body: req.body as Record<string, string> });
@@ -117,23 +115,16 @@ describe("OAuth 2.0 and OIDC through @turnkey/sdk-server", () => {
 
   /** The user's part of an authorization-code + PKCE flow: the provider's authorize endpoint redirects with a code. */
   async function authorize(options: { nonce?: string } = {}): Promise<{ code: string; verifier: string }> {
-    const verifier = randomBytes(32).toString("base64url");
-    const url = new URL(`${issuer}/authorize`);
-    url.search = new URLSearchParams({
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
+    const { status, location, code, codeVerifier } = await authorizeWithPkce(issuer, {
+      clientId: CLIENT_ID,
+      redirectUri: REDIRECT_URI,
       scope: "openid users.read",
       state: "some-state",
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-      ...(options.nonce ? { nonce: options.nonce } : {}),
-    }).toString();
-    const response = await fetch(url, { redirect: "manual" });
-    expect(response.status).toBe(302);
-    const location = new URL(response.headers.get("location")!);
+      nonce: options.nonce,
+    });
+    expect(status).toBe(302);
     expect(location.origin + location.pathname).toBe(REDIRECT_URI);
-    return { code: location.searchParams.get("code")!, verifier };
+    return { code, verifier: codeVerifier };
   }
 
   type ProviderParams =

@@ -7,14 +7,9 @@ import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { getClientSignatureMessageForSignup, signWithApiKey } from "@turnkey/core";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { userWithApiKey } from "../helpers/users.js";
 
-const rootUser = (name: string, publicKey: string) => ({
-  userName: name,
-  userEmail: `${name}@example.com`,
-  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
-  authenticators: [],
-  oauthProviders: [],
-});
+const withEmail = (name: string, publicKey: string) => userWithApiKey(name, publicKey, { userEmail: `${name}@example.com` });
 
 describe("organizations, sub-organizations, root quorum, invitations and activity queries", () => {
   let server: TestServer;
@@ -28,7 +23,7 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
     const created = await server.client().createSubOrganization({
       subOrganizationName: "Alice",
       rootQuorumThreshold: 1,
-      rootUsers: [rootUser("alice", alice.publicKey)],
+      rootUsers: [withEmail("alice", alice.publicKey)],
       disableSmsAuth: true,
     });
     expect(created.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
@@ -66,7 +61,7 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
     const nested = await asAlice.createSubOrganization({
       subOrganizationName: "nested",
       rootQuorumThreshold: 1,
-      rootUsers: [rootUser("n", generateP256KeyPair().publicKey)],
+      rootUsers: [withEmail("n", generateP256KeyPair().publicKey)],
     });
     expect(nested.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(nested.activity.failure?.details).toContainEqual(expect.objectContaining({ turnkeyErrorCode: "INVALID_ACTIVITY_CALLER" }));
@@ -86,7 +81,7 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
       server.client().createSubOrganization({
         subOrganizationName: "Too strict",
         rootQuorumThreshold: 2,
-        rootUsers: [rootUser("solo", generateP256KeyPair().publicKey)],
+        rootUsers: [withEmail("solo", generateP256KeyPair().publicKey)],
       }),
     );
     expect(refused.code).toBe(3);
@@ -103,7 +98,7 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
 
     // A signup with a token carries the client signature of the token's key over the root user (as @turnkey/core signs it).
     const veraKey = generateP256KeyPair();
-    const veraUser = { ...rootUser("vera", generateP256KeyPair().publicKey), userEmail: "Vera@Example.com" };
+    const veraUser = { ...withEmail("vera", generateP256KeyPair().publicKey), userEmail: "Vera@Example.com" };
     const veraToken = await token("OTP_TYPE_EMAIL", "vera@example.com", server.root.organizationId, veraKey.publicKey);
     const signup = getClientSignatureMessageForSignup({
       verificationToken: veraToken,
@@ -127,7 +122,7 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
     const unaKey = generateP256KeyPair();
     const una = await server
       .client()
-      .createSubOrganization({ subOrganizationName: "Una", rootQuorumThreshold: 1, rootUsers: [rootUser("una", unaKey.publicKey)] });
+      .createSubOrganization({ subOrganizationName: "Una", rootQuorumThreshold: 1, rootUsers: [withEmail("una", unaKey.publicKey)] });
     const asUna = server.client({ apiPublicKey: unaKey.publicKey, apiPrivateKey: unaKey.privateKey }, una.subOrganizationId);
     const unaId = una.rootUserIds![0]!;
 
@@ -231,7 +226,7 @@ describe("organizations, sub-organizations, root quorum, invitations and activit
     const { subOrganizationId } = await server.client().createSubOrganization({
       subOrganizationName: "Other",
       rootQuorumThreshold: 1,
-      rootUsers: [rootUser("other", generateP256KeyPair().publicKey)],
+      rootUsers: [withEmail("other", generateP256KeyPair().publicKey)],
     });
     const rootActivity = (await server.client().getActivities({})).activities[0]!;
     const error = await server

@@ -1,7 +1,7 @@
 import { signWithApiKey } from "@turnkey/api-key-stamper";
 import { encryptOtpCodeToBundle, generateP256KeyPair, verifyOtpVerificationToken, verifySessionJwtSignature } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMailReceiver } from "../helpers/mail-receiver.js";
+import { startMailReceiver, verificationCodeIn } from "../helpers/mail-receiver.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -16,7 +16,6 @@ async function loginSignature(tokenKey: { publicKey: string; privateKey: string 
 }
 
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, string>;
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 
 describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook", () => {
   let server: TestServer;
@@ -65,7 +64,7 @@ describe("OTP through @turnkey/sdk-server, with a real SMTP server and SMS hook"
     >[0]);
     expect(started.activity.status, JSON.stringify(started.activity.failure)).toBe("ACTIVITY_STATUS_COMPLETED");
     const message = await mail.next(contact);
-    return { ...started, message, code: codeIn(message.parsed.text ?? "")! };
+    return { ...started, message, code: verificationCodeIn(message.parsed.text ?? "")! };
   }
 
   async function verify(

@@ -7,24 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 type KeyPair = ReturnType<typeof generateP256KeyPair>;
 
 /** A user of the root organization with one API key, and an SDK client acting as them. */
 async function addUser(server: TestServer, name: string, userTags: string[] = []) {
-  const key = generateP256KeyPair();
-  const { userIds } = await server.client().createUsers({
-    users: [
-      {
-        userName: name,
-        apiKeys: [{ apiKeyName: `${name} key`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-        authenticators: [],
-        oauthProviders: [],
-        userTags,
-      },
-    ],
-  });
-  return { userId: userIds[0]!, key, client: server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
+  const { userId, key, credentials } = await createUserWithApiKey(server.client(), name, { userTags });
+  return { userId, key, client: server.client(credentials) };
 }
 
 describe("policies and consensus through @turnkey/sdk-server", () => {

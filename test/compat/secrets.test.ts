@@ -4,6 +4,7 @@ import { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 const SUITE = "TRANSPORT_ENCRYPTION_SUITE_ENCLAVE_ENCRYPT_V1" as const;
 
@@ -57,19 +58,8 @@ describe("secrets through @turnkey/http, @turnkey/sdk-server and @turnkey/crypto
       { baseUrl: server.url },
       new ApiKeyStamper({ apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey! }),
     );
-    const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({
-      users: [
-        {
-          userName: "alice",
-          apiKeys: [{ apiKeyName: "alice", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    alice = { userId: userIds[0]!, client: server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
+    const { userId, credentials } = await createUserWithApiKey(server.client(), "alice", { apiKeyName: "alice" });
+    alice = { userId, client: server.client(credentials) };
   });
   afterAll(async () => server.close());
 

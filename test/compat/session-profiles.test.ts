@@ -2,6 +2,7 @@ import { generateP256KeyPair, verifySessionJwtSignature } from "@turnkey/crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { createUserWithApiKey, userWithApiKey } from "../helpers/users.js";
 
 const claimsOf = (session: string) => JSON.parse(Buffer.from(session.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 
@@ -157,14 +158,7 @@ describe("session profiles through @turnkey/sdk-server", () => {
     const { subOrganizationId } = await server.client().createSubOrganization({
       subOrganizationName: "child",
       rootQuorumThreshold: 1,
-      rootUsers: [
-        {
-          userName: "child root",
-          apiKeys: [{ apiKeyName: "k", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-        },
-      ],
+      rootUsers: [userWithApiKey("child root", key.publicKey, { apiKeyName: "k" })],
     });
     const child = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }, subOrganizationId);
     expect((await child.getSessionProfiles({})).sessionProfiles.map((p) => p.sessionProfileId)).toContain(taggerId);
@@ -176,23 +170,12 @@ describe("session profiles through @turnkey/sdk-server", () => {
   });
 
   it("policies see a login's session_profile_id, empty when it names none", async () => {
-    const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({
-      users: [
-        {
-          userName: "alice",
-          apiKeys: [{ apiKeyName: "alice", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    const alice = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
+    const { userId: aliceId, credentials } = await createUserWithApiKey(server.client(), "alice", { apiKeyName: "alice" });
+    const alice = server.client(credentials);
     const { policyId } = await server.client().createPolicy({
       policyName: "logins name a profile",
       effect: "EFFECT_DENY",
-      consensus: `approvers.any(user, user.id == '${userIds[0]}')`,
+      consensus: `approvers.any(user, user.id == '${aliceId}')`,
       condition: "activity.type == 'ACTIVITY_TYPE_STAMP_LOGIN' && activity.params.session_profile_id == ''",
       notes: "",
     });
@@ -200,6 +183,6 @@ describe("session profiles through @turnkey/sdk-server", () => {
     expect(bare.code).toBe(7);
     expect(bare.message).toContain(`denied by policy ${policyId}`);
     const { session } = await alice.stampLogin({ publicKey: generateP256KeyPair().publicKey, sessionProfileId: taggerId });
-    expect(claimsOf(session)).toMatchObject({ session_type: "tagger", user_id: userIds[0] });
+    expect(claimsOf(session)).toMatchObject({ session_type: "tagger", user_id: aliceId });
   });
 });

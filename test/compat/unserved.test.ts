@@ -1,14 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isServedPath } from "../../src/server/app.js";
 import { UNSERVED_FAMILIES, UNSERVED_PATHS } from "../../src/server/unserved.js";
 import { refusal } from "../helpers/refusal.js";
 import { post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { sharedReferenceFile } from "../helpers/shared-reference.js";
 
-const swaggerPath = resolve(join(import.meta.dirname, "../.."), "../shared/spec/public_api.swagger.json");
-const swaggerPaths = existsSync(swaggerPath)
+const swaggerPath = sharedReferenceFile("spec/public_api.swagger.json", "the table of unserved paths");
+const swaggerPaths = swaggerPath
   ? Object.keys((JSON.parse(readFileSync(swaggerPath, "utf8")) as { paths: Record<string, unknown> }).paths)
   : undefined;
 

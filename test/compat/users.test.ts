@@ -6,26 +6,15 @@ import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { serverKeyFromSecret } from "../../src/crypto/server-keys.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 describe("users and user tags through @turnkey/sdk-server", () => {
   let server: TestServer;
   let bob: { userId: string; key: ReturnType<typeof generateP256KeyPair> };
   beforeAll(async () => {
     server = await startTestServer();
-    const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({
-      users: [
-        {
-          userName: "bob",
-          userEmail: "bob@example.com",
-          apiKeys: [{ apiKeyName: "bob", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    bob = { userId: userIds[0]!, key };
+    const { userId, key } = await createUserWithApiKey(server.client(), "bob", { userEmail: "bob@example.com", apiKeyName: "bob" });
+    bob = { userId, key };
   });
   afterAll(async () => server.close());
   const asBob = () => server.client({ apiPublicKey: bob.key.publicKey, apiPrivateKey: bob.key.privateKey });

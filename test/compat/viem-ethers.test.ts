@@ -143,6 +143,31 @@ async function viemTransferToBanned(signing: SigningServer): Promise<Error & { c
   );
 }
 
+/** The same transfer signed through @turnkey/ethers' TurnkeySigner, with the transaction fields given. */
+async function ethersTransferToBanned(
+  signing: SigningServer,
+  fields: Record<string, number | bigint> = {},
+): Promise<Error & { cause?: unknown }> {
+  const signer = new TurnkeySigner({
+    client: signing.client as never,
+    organizationId: signing.server.root.organizationId,
+    signWith: signing.address,
+  });
+  return turnkeyFailure(signer.signTransaction({ to: BANNED, value: 1n, type: 2, ...fields }));
+}
+
+/** The sign_transaction_v2 request (as @turnkey/http takes it) for an empty EIP-1559 transaction to `to`. */
+const signTransactionRequest = (signing: SigningServer, to: string) => ({
+  type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2" as const,
+  timestampMs: String(Date.now()),
+  organizationId: signing.server.root.organizationId,
+  parameters: {
+    signWith: signing.address,
+    type: "TRANSACTION_TYPE_ETHEREUM" as const,
+    unsignedTransaction: EthersTransaction.from({ to, type: 2 }).unsignedSerialized.slice(2),
+  },
+});
+
 const typedData = {
   domain: { name: "EIP712 Test", version: "1", chainId: CHAIN_ID, verifyingContract: "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC" },
   types: {
@@ -298,17 +323,7 @@ describe("@turnkey/viem and @turnkey/ethers against Strongroom and a local EVM n
     expect(viemError.message).toMatch(
       /^Failed to sign: Turnkey error 7: user .* ACTIVITY_TYPE_SIGN_TRANSACTION_V2 is denied by policy .* \(explicit deny\)/,
     );
-    const ethersError = await turnkeyFailure(
-      new TurnkeySigner({
-        client: signing.client as never,
-        organizationId: signing.server.root.organizationId,
-        signWith: signing.address,
-      }).signTransaction({
-        to: BANNED,
-        value: 1n,
-        type: 2,
-      }),
-    );
+    const ethersError = await ethersTransferToBanned(signing);
     expect(ethersError.name).toBe("TurnkeyActivityError");
     expect((ethersError.cause as TurnkeyRequestError).code).toBe(7);
     expect(ethersError.message).toContain("(explicit deny)");
@@ -335,22 +350,13 @@ describe("STRONGROOM_ERROR_MESSAGES=hosted: the hosted service's wording, as its
     // viem's BaseError appends "Version: viem@…" to `message`; `shortMessage` is the SDK's own text.
     expect((viemError as Error & { shortMessage: string }).shortMessage).toBe(`Failed to sign: ${hosted}`);
 
-    const ethersError = await turnkeyFailure(
-      new TurnkeySigner({
-        client: signing.client as never,
-        organizationId: signing.server.root.organizationId,
-        signWith: signing.address,
-      }).signTransaction({
-        to: BANNED,
-        value: 1n,
-        chainId: CHAIN_ID,
-        nonce: 0,
-        gasLimit: 21000,
-        maxFeePerGas: 200e9,
-        maxPriorityFeePerGas: 2e9,
-        type: 2,
-      }),
-    );
+    const ethersError = await ethersTransferToBanned(signing, {
+      chainId: CHAIN_ID,
+      nonce: 0,
+      gasLimit: 21000,
+      maxFeePerGas: 200e9,
+      maxPriorityFeePerGas: 2e9,
+    });
     // @turnkey/ethers has its own copy of @turnkey/http, hence the class name rather than instanceof.
     expect(ethersError.name).toBe("TurnkeyActivityError");
     // No activity: the signer got an HTTP error (the activity fields are the SDK's own, null or undefined by version).
@@ -360,16 +366,7 @@ describe("STRONGROOM_ERROR_MESSAGES=hosted: the hosted service's wording, as its
   });
 
   it("keeps Strongroom's explanation in the X-Strongroom-Explanation header (exposed to browsers), and a recipient that is not banned signs", async () => {
-    const body = JSON.stringify({
-      type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
-      timestampMs: String(Date.now()),
-      organizationId: signing.server.root.organizationId,
-      parameters: {
-        signWith: signing.address,
-        type: "TRANSACTION_TYPE_ETHEREUM",
-        unsignedTransaction: EthersTransaction.from({ to: BANNED, type: 2 }).unsignedSerialized.slice(2),
-      },
-    });
+    const body = JSON.stringify(signTransactionRequest(signing, BANNED));
     const stamp = await signing.client.stampSignTransaction(JSON.parse(body));
     const response = await fetch(`${signing.server.url}/public/v1/submit/sign_transaction`, {
       method: "POST",
@@ -387,16 +384,7 @@ describe("STRONGROOM_ERROR_MESSAGES=hosted: the hosted service's wording, as its
     const logged = logLines.map((line) => JSON.parse(line) as { msg: string; explanation?: string });
     expect(logged.find((line) => line.msg === "error answered in the hosted wording")?.explanation).toMatch(/\(explicit deny\)$/);
 
-    const allowed = await signing.client.signTransaction({
-      type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
-      timestampMs: String(Date.now()),
-      organizationId: signing.server.root.organizationId,
-      parameters: {
-        signWith: signing.address,
-        type: "TRANSACTION_TYPE_ETHEREUM",
-        unsignedTransaction: EthersTransaction.from({ to: RECIPIENT, type: 2 }).unsignedSerialized.slice(2),
-      },
-    });
+    const allowed = await signing.client.signTransaction(signTransactionRequest(signing, RECIPIENT));
     expect(allowed.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
   });
 

@@ -1,6 +1,6 @@
 import { mnemonicToEntropy } from "@scure/bip39";
 import { wordlist as english } from "@scure/bip39/wordlists/english.js";
-import { decryptExportBundle, encryptPrivateKeyToBundle, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
+import { decryptExportBundle, encryptPrivateKeyToBundle, generateP256KeyPair } from "@turnkey/crypto";
 import { Keypair } from "@solana/web3.js";
 import { base58 } from "@scure/base";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
@@ -8,20 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MNEMONIC_LANGUAGES, WORDLISTS } from "../../src/crypto/mnemonic.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { SOLANA_ACCOUNT, ETHEREUM_ACCOUNT, ethereumAccountAt } from "../helpers/wallet-accounts.js";
+import { encryptedWalletForRootUser } from "../helpers/wallet-import.js";
 
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
-const ethAt = (index: number) => ({ ...ETH, path: `m/44'/60'/0'/0/${index}` });
-const SOL = {
-  curve: "CURVE_ED25519",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/501'/0'/0'",
-  addressFormat: "ADDRESS_FORMAT_SOLANA",
-} as const;
 const BTC = {
   curve: "CURVE_SECP256K1",
   pathFormat: "PATH_FORMAT_BIP32",
@@ -54,7 +43,9 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   afterAll(async () => server.close());
 
   it("creates a wallet whose accounts are the addresses its exported mnemonic derives elsewhere", async () => {
-    const created = await server.client().createWallet({ walletName: "main", accounts: [ETH, ethAt(1), SOL, BTC] });
+    const created = await server
+      .client()
+      .createWallet({ walletName: "main", accounts: [ETHEREUM_ACCOUNT, ethereumAccountAt(1), SOLANA_ACCOUNT, BTC] });
     expect(created.addresses).toHaveLength(4);
     const mnemonic = await exportMnemonic(created.walletId);
     expect(mnemonic.split(" ")).toHaveLength(12);
@@ -70,7 +61,7 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     expect(accounts[0]).toMatchObject({
       organizationId: server.root.organizationId,
       walletId: created.walletId,
-      ...ETH,
+      ...ETHEREUM_ACCOUNT,
       walletDetails: { walletName: "main" },
     });
     expect(accounts[0]!.publicKey).toMatch(/^0[23][0-9a-f]{64}$/);
@@ -80,7 +71,7 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
       .getWalletAccounts({ walletId: created.walletId, paginationOptions: { limit: "2", after: accounts[0]!.walletAccountId } });
     expect(page.accounts.map((a) => a.address)).toEqual(created.addresses.slice(1, 3));
 
-    const byPath = await server.client().getWalletAccount({ walletId: created.walletId, path: SOL.path });
+    const byPath = await server.client().getWalletAccount({ walletId: created.walletId, path: SOLANA_ACCOUNT.path });
     expect(byPath.account.address).toBe(created.addresses[2]);
     const byAddress = await server.client().getWalletAccount({ walletId: created.walletId, address: created.addresses[3]! });
     expect(byAddress.account.path).toBe(BTC.path);
@@ -94,11 +85,15 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     const badLength = await refusal(server.client().createWallet({ walletName: "x", accounts: [], mnemonicLength: 13 }));
     expect(badLength.code).toBe(3);
     expect(badLength.message).toContain("mnemonicLength");
-    const badCurve = await refusal(server.client().createWallet({ walletName: "x", accounts: [{ ...SOL, curve: "CURVE_SECP256K1" }] }));
+    const badCurve = await refusal(
+      server.client().createWallet({ walletName: "x", accounts: [{ ...SOLANA_ACCOUNT, curve: "CURVE_SECP256K1" }] }),
+    );
     expect(badCurve.code).toBe(3);
     expect(badCurve.message).toContain("accounts[0]");
     expect(badCurve.message).toContain("CURVE_ED25519");
-    const badPath = await refusal(server.client().createWallet({ walletName: "x", accounts: [ETH, { ...ETH, path: "m/44'/60'/x" }] }));
+    const badPath = await refusal(
+      server.client().createWallet({ walletName: "x", accounts: [ETHEREUM_ACCOUNT, { ...ETHEREUM_ACCOUNT, path: "m/44'/60'/x" }] }),
+    );
     expect(badPath.code).toBe(3);
     expect(badPath.message).toContain("accounts[1].path");
     expect((await server.client().getWallets({})).wallets).toHaveLength(before);
@@ -109,13 +104,13 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   });
 
   it("previews accounts without persisting them, adds them, and refuses a duplicate", async () => {
-    const { walletId } = await server.client().createWallet({ walletName: "accounts", accounts: [ETH] });
-    const preview = await server.client().createWalletAccounts({ walletId, accounts: [ethAt(5)], persist: false });
+    const { walletId } = await server.client().createWallet({ walletName: "accounts", accounts: [ETHEREUM_ACCOUNT] });
+    const preview = await server.client().createWalletAccounts({ walletId, accounts: [ethereumAccountAt(5)], persist: false });
     expect((await server.client().getWalletAccounts({ walletId })).accounts).toHaveLength(1);
-    const added = await server.client().createWalletAccounts({ walletId, accounts: [ethAt(5)] });
+    const added = await server.client().createWalletAccounts({ walletId, accounts: [ethereumAccountAt(5)] });
     expect(added.addresses).toEqual(preview.addresses);
     expect((await server.client().getWalletAccounts({ walletId })).accounts).toHaveLength(2);
-    const duplicate = await server.client().createWalletAccounts({ walletId, accounts: [ETH] });
+    const duplicate = await server.client().createWalletAccounts({ walletId, accounts: [ETHEREUM_ACCOUNT] });
     expect(duplicate.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(duplicate.activity.failure?.message).toContain("already has");
     await server.client().updateWallet({ walletId, walletName: "renamed" });
@@ -133,7 +128,7 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   });
 
   it("deletes wallets only once exported, unless deleteWithoutExport", async () => {
-    const { walletId } = await server.client().createWallet({ walletName: "doomed", accounts: [ETH] });
+    const { walletId } = await server.client().createWallet({ walletName: "doomed", accounts: [ETHEREUM_ACCOUNT] });
     const refused = await server.client().deleteWallets({ walletIds: [walletId] });
     expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(refused.activity.failure?.message).toContain(walletId);
@@ -147,7 +142,9 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   });
 
   it("exports one wallet account's key", async () => {
-    const { addresses } = await server.client().createWallet({ walletName: "account export", accounts: [ETH, SOL] });
+    const { addresses } = await server
+      .client()
+      .createWallet({ walletName: "account export", accounts: [ETHEREUM_ACCOUNT, SOLANA_ACCOUNT] });
     const target = generateP256KeyPair();
     const { exportBundle } = await server
       .client()
@@ -173,22 +170,15 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
   });
 
   it("imports a wallet from a bundle encrypted by encryptWalletToBundle, once", async () => {
-    const mnemonic = "test test test test test test test test test test test junk";
-    const userId = server.root.userId;
-    const { importBundle } = await server.client().initImportWallet({ userId });
-    const encryptedBundle = await encryptWalletToBundle({
-      mnemonic,
-      importBundle,
-      userId,
-      organizationId: server.root.organizationId,
-      dangerouslyOverrideSignerPublicKey: signerKey(),
-    });
-    const imported = await server.client().importWallet({ userId, walletName: "imported", encryptedBundle, accounts: [ETH] });
+    const { userId, mnemonic, encryptedBundle } = await encryptedWalletForRootUser(server);
+    const imported = await server.client().importWallet({ userId, walletName: "imported", encryptedBundle, accounts: [ETHEREUM_ACCOUNT] });
     expect(imported.addresses).toEqual([mnemonicToAccount(mnemonic).address]);
     expect((await server.client().getWallet({ walletId: imported.walletId })).wallet).toMatchObject({ imported: true, exported: false });
     expect(mnemonicToEntropy(await exportMnemonic(imported.walletId), english)).toEqual(mnemonicToEntropy(mnemonic, english));
 
-    const replay = await server.client().importWallet({ userId, walletName: "imported again", encryptedBundle, accounts: [ETH] });
+    const replay = await server
+      .client()
+      .importWallet({ userId, walletName: "imported again", encryptedBundle, accounts: [ETHEREUM_ACCOUNT] });
     expect(replay.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(replay.activity.failure?.message).toContain("init_import_wallet");
   });
@@ -295,7 +285,7 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
           oauthProviders: [],
         },
       ],
-      wallet: { walletName: "default", accounts: [ETH, SOL] },
+      wallet: { walletName: "default", accounts: [ETHEREUM_ACCOUNT, SOLANA_ACCOUNT] },
     });
     expect(sub.wallet?.addresses).toHaveLength(2);
     const owner = server.client({ apiPublicKey: root.publicKey, apiPrivateKey: root.privateKey }, sub.subOrganizationId);

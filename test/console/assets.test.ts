@@ -1,15 +1,8 @@
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
-import {
-  goTo,
-  hasChromium,
-  openConsole,
-  saveConsoleScreenshot,
-  signInWithApiKey,
-  startConsoleWorld,
-  type ConsoleWorld,
-} from "./harness.js";
+import { hasChromium } from "../browser/harness.js";
+import { goTo, openConsoleSignedInWithApiKey, saveConsoleScreenshot, startConsoleWorld, type ConsoleWorld } from "./harness.js";
 
 const ETHEREUM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -26,9 +19,7 @@ describe.skipIf(!hasChromium)("console: wallets, private keys and webhooks", () 
   afterAll(async () => world?.close());
 
   async function signedIn(width?: number): Promise<Page> {
-    const page = await openConsole(world, { authenticator: false, ...(width ? { width } : {}) });
-    await signInWithApiKey(page, world);
-    return page;
+    return openConsoleSignedInWithApiKey(world, { width });
   }
 
   it("creates a wallet with an Ethereum account, copies its address and adds the next account", async () => {

@@ -61,6 +61,16 @@ export async function signInWithApiKey(
   await signedInView(page);
 }
 
+/** A console tab without a passkey authenticator, signed in with an API key (by default the root user's). */
+export async function openConsoleSignedInWithApiKey(
+  world: ConsoleWorld,
+  options: { width?: number; key?: { organizationId: string; apiPublicKey: string; apiPrivateKey: string } } = {},
+): Promise<Page> {
+  const page = await openConsole(world, { authenticator: false, width: options.width });
+  await signInWithApiKey(page, world, options.key);
+  return page;
+}
+
 export async function signInWithPasskey(page: Page, organizationId: string): Promise<void> {
   await page.getByLabel("Organization ID").fill(organizationId);
   await page.getByLabel("a passkey").check();

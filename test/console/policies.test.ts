@@ -1,12 +1,11 @@
-import { generateP256KeyPair } from "@turnkey/crypto";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUserWithApiKey } from "../helpers/users.js";
 import {
   goTo,
   hasChromium,
-  openConsole,
+  openConsoleSignedInWithApiKey,
   saveConsoleScreenshot,
-  signInWithApiKey,
   startConsoleWorld,
   type ConsoleWorld,
 } from "./harness.js";
@@ -28,22 +27,10 @@ describe.skipIf(!hasChromium)("console: policies", () => {
     for (const walletName of ["Treasury", "Petty cash"]) {
       wallets[walletName] = (await world.server.client().createWallet({ walletName, accounts: [] })).walletId;
     }
-    const key = generateP256KeyPair();
-    const { userIds } = await world.server.client().createUsers({
-      users: [
-        {
-          userName: "alice",
-          apiKeys: [{ apiKeyName: "alice key", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    alice = { userId: userIds[0]!, apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey };
-    root = await openConsole(world, { authenticator: false });
+    const { userId, credentials } = await createUserWithApiKey(world.server.client(), "alice");
+    alice = { userId, ...credentials };
+    root = await openConsoleSignedInWithApiKey(world);
     root.setDefaultTimeout(10_000);
-    await signInWithApiKey(root, world);
     await goTo(root, "Policies");
   });
   afterAll(async () => world?.close());
@@ -119,9 +106,8 @@ describe.skipIf(!hasChromium)("console: policies", () => {
   });
 
   it("dry-runs drafted activities as a non-root user, against the current policies and against a draft, executing nothing", async () => {
-    const page = await openConsole(world, { authenticator: false });
+    const page = await openConsoleSignedInWithApiKey(world, { key: { organizationId: world.server.root.organizationId, ...alice } });
     page.setDefaultTimeout(10_000);
-    await signInWithApiKey(page, world, { organizationId: world.server.root.organizationId, ...alice });
     await goTo(page, "Policies");
     const panel = page.getByRole("form", { name: "Dry run" });
     const outcome = panel.getByTestId("dry-run-outcome");

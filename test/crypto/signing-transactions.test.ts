@@ -26,10 +26,10 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { publicKeyOf } from "../../src/crypto/keys.js";
-import { SigningInputError } from "../../src/crypto/signing/raw-payload.js";
 import { signTransaction } from "../../src/crypto/signing/transaction.js";
 import { ethereumTransaction } from "../../src/policy/keywords/ethereum.js";
 import { decodeEthereumTransaction } from "../../src/crypto/signing/ethereum-transaction.js";
+import { signingInputRefusal } from "../helpers/signing-input.js";
 
 bitcoin.initEccLib(ecc);
 const ECPair = ECPairFactory(ecc);
@@ -49,16 +49,6 @@ const edKey = (seed: string) => {
   const privateKey = fixedKey(seed);
   return { curve: "CURVE_ED25519" as const, privateKey, publicKey: publicKeyOf("CURVE_ED25519", privateKey) };
 };
-
-function refused(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(SigningInputError);
-    return (error as Error).message;
-  }
-  throw new Error("expected a SigningInputError");
-}
 
 describe("sign_transaction: Ethereum", () => {
   const key = secpKey("ethereum");
@@ -183,14 +173,16 @@ describe("sign_transaction: Ethereum", () => {
   });
 
   it("refuses what is not an Ethereum transaction", () => {
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "c0ffee"))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "c0ffee"))).toMatch(
       /^unsignedTransaction: not an Ethereum transaction/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x"))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x"))).toMatch(
       /^unsignedTransaction: empty Ethereum transaction/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "xyz"))).toBe("unsignedTransaction: not valid hexadecimal");
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x05c0"))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "xyz"))).toBe(
+      "unsignedTransaction: not valid hexadecimal",
+    );
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", "0x05c0"))).toMatch(
       /^unsignedTransaction: not an Ethereum transaction/,
     );
   });
@@ -271,20 +263,22 @@ describe("sign_transaction: unpopulated and partially filled Ethereum transactio
   });
 
   it("refuses envelopes with the wrong number of fields, a field of the wrong shape, and integers over 256 bits", () => {
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", `0x02${toRlp(["0x01", "0x"]).slice(2)}`))).toBe(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", `0x02${toRlp(["0x01", "0x"]).slice(2)}`))).toBe(
       "unsignedTransaction: a eip1559 transaction has 9 fields (12 signed), not 2",
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp(["0x", "0x", "0x", "0x", "0x"])))).toBe(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp(["0x", "0x", "0x", "0x", "0x"])))).toBe(
       "unsignedTransaction: a legacy Ethereum transaction has 6 or 9 fields, not 5",
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp([[], "0x", "0x", to, "0x", "0x"])))).toBe(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp([[], "0x", "0x", to, "0x", "0x"])))).toBe(
       "unsignedTransaction: nonce must be an RLP integer",
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp(["0x", "0x", "0x", "0x1234", "0x", "0x"])))).toBe(
-      "unsignedTransaction: to must be empty or a 20-byte address",
-    );
     expect(
-      refused(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp([`0x01${"00".repeat(32)}`, "0x", "0x", to, "0x", "0x"]))),
+      signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp(["0x", "0x", "0x", "0x1234", "0x", "0x"]))),
+    ).toBe("unsignedTransaction: to must be empty or a 20-byte address");
+    expect(
+      signingInputRefusal(() =>
+        signTransaction(key, "TRANSACTION_TYPE_ETHEREUM", toRlp([`0x01${"00".repeat(32)}`, "0x", "0x", to, "0x", "0x"])),
+      ),
     ).toBe("unsignedTransaction: nonce is larger than 256 bits");
   });
 });
@@ -380,16 +374,16 @@ describe("sign_transaction: Solana", () => {
       SystemProgram.transfer({ fromPubkey: feePayer.publicKey, toPubkey: signer.publicKey, lamports: 5 }),
     );
     const serialized = tx.serialize({ requireAllSignatures: false }).toString("hex");
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", serialized))).toBe(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", serialized))).toBe(
       "unsignedTransaction: the signing key is not one of the transaction's 1 required signers",
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", tx.serializeMessage().toString("hex")))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", tx.serializeMessage().toString("hex")))).toMatch(
       /^unsignedTransaction: .*not the message alone/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", "01"))).toMatch(/^unsignedTransaction: /);
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", ""))).toMatch(/^unsignedTransaction: empty/);
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", "01"))).toMatch(/^unsignedTransaction: /);
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", ""))).toMatch(/^unsignedTransaction: empty/);
     const v1 = `01${"00".repeat(64)}81010001${"11".repeat(64)}`;
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", v1))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_SOLANA", v1))).toMatch(
       /^unsignedTransaction: Solana message version 1 is not supported/,
     );
   });
@@ -533,22 +527,24 @@ describe("sign_transaction: Bitcoin PSBT", () => {
     const psbt = new bitcoin.Psbt({ network });
     psbt.addInput({ hash: Buffer.alloc(32, 9), index: 0, witnessUtxo: { script: other.output!, value: 1_000n } });
     psbt.addOutput({ address: other.address!, value: 500n });
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toHex()))).toMatch(
       /^unsignedTransaction: the signing key can spend none of the PSBT's 1 inputs/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toBase64()))).toBe(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", psbt.toBase64()))).toBe(
       "unsignedTransaction: this PSBT is base64; send the PSBT as hex",
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", "70736274ff00"))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", "70736274ff00"))).toMatch(
       /^unsignedTransaction: not a PSBT \(hex\)/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", "zz"))).toBe("unsignedTransaction: not valid hexadecimal");
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", "zz"))).toBe(
+      "unsignedTransaction: not valid hexadecimal",
+    );
 
     const mine = bitcoin.payments.p2wpkh({ pubkey: key.publicKey, network });
     const bad = new bitcoin.Psbt({ network });
     bad.addInput({ hash: Buffer.alloc(32, 10), index: 0, witnessUtxo: { script: mine.output!, value: 1_000n }, sighashType: 0x05 });
     bad.addOutput({ address: mine.address!, value: 500n });
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", bad.toHex()))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_BITCOIN", bad.toHex()))).toMatch(
       /^unsignedTransaction: input 0 belongs to the signing key but cannot be signed/,
     );
   });
@@ -649,30 +645,32 @@ describe("sign_transaction: Tron", () => {
   });
 
   it("refuses JSON, non-protobuf bytes and protobuf without a contract", () => {
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", JSON.stringify({ raw_data_hex: rawDataHex })))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_TRON", JSON.stringify({ raw_data_hex: rawDataHex })))).toMatch(
       /^unsignedTransaction: give the Tron transaction's raw_data_hex/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", "ffff"))).toMatch(/^unsignedTransaction: not a Tron transaction/);
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", rawDataHex.slice(0, 30)))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_TRON", "ffff"))).toMatch(
       /^unsignedTransaction: not a Tron transaction/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", bytesField(1, Buffer.from("6310", "hex")).toString("hex")))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_TRON", rawDataHex.slice(0, 30)))).toMatch(
       /^unsignedTransaction: not a Tron transaction/,
     );
-    expect(refused(() => signTransaction(key, "TRANSACTION_TYPE_TRON", ""))).toMatch(/^unsignedTransaction: empty/);
+    expect(
+      signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_TRON", bytesField(1, Buffer.from("6310", "hex")).toString("hex"))),
+    ).toMatch(/^unsignedTransaction: not a Tron transaction/);
+    expect(signingInputRefusal(() => signTransaction(key, "TRANSACTION_TYPE_TRON", ""))).toMatch(/^unsignedTransaction: empty/);
   });
 });
 
 describe("sign_transaction: types and curves", () => {
   it("refuses a key of the wrong curve and TEMPO", () => {
-    expect(refused(() => signTransaction(edKey("x"), "TRANSACTION_TYPE_ETHEREUM", "00"))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(edKey("x"), "TRANSACTION_TYPE_ETHEREUM", "00"))).toMatch(
       /^signWith: TRANSACTION_TYPE_ETHEREUM needs a CURVE_SECP256K1 key/,
     );
-    expect(refused(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_SOLANA", "00"))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_SOLANA", "00"))).toMatch(
       /^signWith: TRANSACTION_TYPE_SOLANA needs a CURVE_ED25519 key/,
     );
     expect(
-      refused(() =>
+      signingInputRefusal(() =>
         signTransaction(
           { curve: "CURVE_P256", privateKey: fixedKey("p"), publicKey: new Uint8Array(33) },
           "TRANSACTION_TYPE_BITCOIN",
@@ -680,7 +678,7 @@ describe("sign_transaction: types and curves", () => {
         ),
       ),
     ).toMatch(/^signWith: /);
-    expect(refused(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_TEMPO", "76c0"))).toMatch(
+    expect(signingInputRefusal(() => signTransaction(secpKey("x"), "TRANSACTION_TYPE_TEMPO", "76c0"))).toMatch(
       /^type: TRANSACTION_TYPE_TEMPO is not supported/,
     );
   });

@@ -14,13 +14,13 @@ import { generatePrivateKey, publicKeyOf } from "../../src/crypto/keys.js";
 import {
   HASH_FUNCTIONS,
   PAYLOAD_ENCODINGS,
-  SigningInputError,
   signRawPayload,
   type HashFunction,
   type PayloadEncoding,
   type RawSignature,
   type SigningKey,
 } from "../../src/crypto/signing/raw-payload.js";
+import { signingInputRefusal } from "../helpers/signing-input.js";
 
 bitcoin.initEccLib(ecc);
 
@@ -29,16 +29,6 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 /** A fixed secp256k1 / P-256 / Ed25519 private key (deterministic signatures make the tests repeatable). */
 const fixedKey = (seed: string) => sha256(utf8(seed));
 const ethSignature = (sig: RawSignature) => serializeSignature({ r: `0x${sig.r}`, s: `0x${sig.s}`, yParity: Number.parseInt(sig.v, 16) });
-
-function refused(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(SigningInputError);
-    return (error as Error).message;
-  }
-  throw new Error("expected a SigningInputError");
-}
 
 const typedData = {
   domain: {
@@ -409,7 +399,9 @@ describe("sign_raw_payload: the encoding × hash function matrix", () => {
             expect(sig.s).toMatch(/^[0-9a-f]{64}$/);
             expect(sig.v).toMatch(/^0[01]$/);
           } else {
-            expect(refused(() => signRawPayload(key, payloadFor[encoding], encoding, hash))).toMatch(/^(hashFunction|encoding): /);
+            expect(signingInputRefusal(() => signRawPayload(key, payloadFor[encoding], encoding, hash))).toMatch(
+              /^(hashFunction|encoding): /,
+            );
           }
         });
       }
@@ -422,65 +414,71 @@ describe("sign_raw_payload: refusals name the field and the problem", () => {
   const ed: SigningKey = { curve: "CURVE_ED25519", privateKey: generatePrivateKey("CURVE_ED25519") };
 
   it("bad hex, wrong digest length, wrong hash function for the curve", () => {
-    expect(refused(() => signRawPayload(secp, "zz", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe(
+    expect(signingInputRefusal(() => signRawPayload(secp, "zz", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe(
       "payload: not valid hexadecimal",
     );
-    expect(refused(() => signRawPayload(secp, "abc", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe(
+    expect(signingInputRefusal(() => signRawPayload(secp, "abc", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toBe(
       "payload: not valid hexadecimal",
     );
-    expect(refused(() => signRawPayload(ed, "0xg0", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toBe(
+    expect(signingInputRefusal(() => signRawPayload(ed, "0xg0", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toBe(
       "payload: not valid hexadecimal",
     );
-    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toBe(
+    expect(signingInputRefusal(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toBe(
       "payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 2 bytes",
     );
-    expect(refused(() => signRawPayload(secp, "hello", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_NO_OP"))).toBe(
+    expect(signingInputRefusal(() => signRawPayload(secp, "hello", "PAYLOAD_ENCODING_TEXT_UTF8", "HASH_FUNCTION_NO_OP"))).toBe(
       "payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got 5 bytes",
     );
-    expect(refused(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(
+    expect(signingInputRefusal(() => signRawPayload(secp, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(
       /^hashFunction: HASH_FUNCTION_NOT_APPLICABLE is only for ed25519 keys/,
     );
-    expect(refused(() => signRawPayload(ed, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toMatch(
+    expect(signingInputRefusal(() => signRawPayload(ed, "abcd", "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_SHA256"))).toMatch(
       /^hashFunction: ed25519 signs the payload itself; use HASH_FUNCTION_NOT_APPLICABLE/,
     );
-    expect(refused(() => signRawPayload(ed, "ab".repeat(32), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toMatch(
+    expect(signingInputRefusal(() => signRawPayload(ed, "ab".repeat(32), "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP"))).toMatch(
       /^hashFunction: ed25519 signs the payload itself/,
     );
-    expect(refused(() => signRawPayload(ed, "{}", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(
+    expect(signingInputRefusal(() => signRawPayload(ed, "{}", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NOT_APPLICABLE"))).toMatch(
       /^encoding: PAYLOAD_ENCODING_EIP712 is for secp256k1/,
     );
   });
 
   it("malformed EIP-712 and EIP-7702 payloads", () => {
-    expect(refused(() => signRawPayload(secp, "{", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(
+    expect(signingInputRefusal(() => signRawPayload(secp, "{", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(
       /^payload: not EIP-712 typed data as JSON/,
     );
-    expect(refused(() => signRawPayload(secp, "[1]", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(/^payload: not EIP-712/);
+    expect(signingInputRefusal(() => signRawPayload(secp, "[1]", "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(
+      /^payload: not EIP-712/,
+    );
     expect(
-      refused(() => signRawPayload(secp, JSON.stringify({ domain: {}, message: {} }), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP")),
+      signingInputRefusal(() =>
+        signRawPayload(secp, JSON.stringify({ domain: {}, message: {} }), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"),
+      ),
     ).toMatch(/^payload: EIP-712 typed data needs types and primaryType/);
     const badAddress = {
       ...JSON.parse(viemTypedPayload),
       message: { ...typedData.message, from: { ...typedData.message.from, wallet: "0x123", balance: "1" }, to: [], pair: ["1", "2"] },
     };
-    expect(refused(() => signRawPayload(secp, JSON.stringify(badAddress), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP"))).toMatch(
-      /^payload: /,
-    );
-    expect(refused(() => signRawPayload(secp, viemTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_SHA256"))).toMatch(
+    expect(
+      signingInputRefusal(() => signRawPayload(secp, JSON.stringify(badAddress), "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_NO_OP")),
+    ).toMatch(/^payload: /);
+    expect(signingInputRefusal(() => signRawPayload(secp, viemTypedPayload, "PAYLOAD_ENCODING_EIP712", "HASH_FUNCTION_SHA256"))).toMatch(
       /^hashFunction: PAYLOAD_ENCODING_EIP712 payloads are hashed by their own rules; use HASH_FUNCTION_NO_OP/,
     );
     const auth = (value: object) => () =>
       signRawPayload(secp, JSON.stringify(value), "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP");
-    expect(refused(auth({ chainId: 1, nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization address must be/);
-    expect(refused(auth({ address: "0x12", chainId: 1, nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization address must be/);
-    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", nonce: 0 }))).toMatch(
+    expect(signingInputRefusal(auth({ chainId: 1, nonce: 0 }))).toMatch(/^payload: EIP-7702 authorization address must be/);
+    expect(signingInputRefusal(auth({ address: "0x12", chainId: 1, nonce: 0 }))).toMatch(
+      /^payload: EIP-7702 authorization address must be/,
+    );
+    expect(signingInputRefusal(auth({ address: "0x1111111111111111111111111111111111111111", nonce: 0 }))).toMatch(
       /^payload: EIP-7702 authorization chainId must be a non-negative integer/,
     );
-    expect(refused(auth({ address: "0x1111111111111111111111111111111111111111", chainId: 1, nonce: -1 }))).toMatch(
+    expect(signingInputRefusal(auth({ address: "0x1111111111111111111111111111111111111111", chainId: 1, nonce: -1 }))).toMatch(
       /^payload: EIP-7702 authorization nonce must be a non-negative integer/,
     );
-    expect(refused(() => signRawPayload(secp, "not json", "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP"))).toMatch(
-      /^payload: not an EIP-7702 authorization/,
-    );
+    expect(
+      signingInputRefusal(() => signRawPayload(secp, "not json", "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION", "HASH_FUNCTION_NO_OP")),
+    ).toMatch(/^payload: not an EIP-7702 authorization/);
   });
 });

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import type { TSchema } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
+import { sharedReferenceFile } from "../helpers/shared-reference.js";
 import { activityDefinitions } from "../../src/pipeline/registry.js";
 import { isVoteDefinition } from "../../src/domains/vote-definition.js";
 import { queryDefinitions } from "../../src/pipeline/registry.js";
@@ -11,8 +11,8 @@ import { queryDefinitions } from "../../src/pipeline/registry.js";
  * (../shared/spec/public_api.swagger.json): same paths, same versioned types, intent and result
  * keys, and the same field names at the same places. Skipped where that file is absent.
  */
-const swaggerPath = resolve(join(import.meta.dirname, "../.."), "../shared/spec/public_api.swagger.json");
-const available = existsSync(swaggerPath);
+const swaggerPath = sharedReferenceFile("spec/public_api.swagger.json", "the drift check against the upstream API description") ?? "";
+const available = swaggerPath !== "";
 
 interface SwaggerSchema {
   $ref?: string;

@@ -1,6 +1,8 @@
 import { TurnkeyClient } from "@turnkey/core";
+import { encryptOtpCodeToBundle } from "@turnkey/crypto";
 import type { WebauthnStamper } from "@turnkey/webauthn-stamper";
 import { expect } from "vitest";
+import { verificationCodeIn, type ReceivedMail } from "./mail-receiver.js";
 import { activityBody, p256Stamp, post } from "./requests.js";
 import type { TestServer } from "./server.js";
 
@@ -47,4 +49,21 @@ export async function coreRefusal(promise: Promise<unknown>): Promise<{ code: nu
   );
   expect(error?.name).toBe("TurnkeyRequestError");
   return error!;
+}
+
+/**
+ * What @turnkey/core's initOtp and verifyOtp do through the auth proxy: otp_init_v2 for `email`, the emailed
+ * code read from `mail`, then otp_verify_v2 with the code encrypted and bound to `publicKey`. The verification token.
+ */
+export async function emailedVerificationToken(
+  server: TestServer,
+  proxy: ReturnType<typeof coreClient>,
+  mail: { next(recipient: string): Promise<ReceivedMail> },
+  email: string,
+  publicKey: string,
+): Promise<string> {
+  const { otpId, otpEncryptionTargetBundle } = await proxy.proxyInitOtpV2({ otpType: "OTP_TYPE_EMAIL", contact: email });
+  const code = verificationCodeIn((await mail.next(email)).parsed.text ?? "")!;
+  const encryptedOtpBundle = await encryptOtpCodeToBundle(code, otpEncryptionTargetBundle, publicKey, server.services.signer.publicKeyHex);
+  return (await proxy.proxyVerifyOtpV2({ otpId, encryptedOtpBundle })).verificationToken;
 }

@@ -1,7 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
+import { encryptOauth2ClientSecret } from "@turnkey/crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { OAuth2Server } from "oauth2-mock-server";
+import { authorizeWithPkce } from "./oauth-authorization.js";
+import { startOidcProvider } from "./oidc-provider.js";
+import type { TestServer } from "./server.js";
 
 /**
  * A real OAuth 2.0 server on loopback (oauth2-mock-server) playing X for oauth2_authenticate, whose token
@@ -18,11 +20,7 @@ export interface CountingOAuthProvider {
 }
 
 export async function startCountingOAuthProvider(delayMs = 300): Promise<CountingOAuthProvider> {
-  const provider = new OAuth2Server();
-  await provider.issuer.keys.generate("ES256");
-  await provider.start(0, "127.0.0.1");
-  const issuer = `http://127.0.0.1:${provider.address().port}`;
-  provider.issuer.url = issuer;
+  const { provider, issuer } = await startOidcProvider();
   provider.service.addRoute("GET", "/2/users/me", (_req, res) => {
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ data: { id: "42", username: "someone" } }));
@@ -60,23 +58,20 @@ export async function startCountingOAuthProvider(delayMs = 300): Promise<Countin
     },
     tokenCalls: () => calls,
     async authorize(clientId, redirectUri) {
-      const codeVerifier = randomBytes(32).toString("base64url");
-      const url = new URL(`${issuer}/authorize`);
-      url.search = new URLSearchParams({
-        response_type: "code",
-        client_id: clientId,
-        redirect_uri: redirectUri,
-        scope: "users.read",
-        state: "s",
-        code_challenge: createHash("sha256").update(codeVerifier).digest("base64url"),
-        code_challenge_method: "S256",
-      }).toString();
-      const response = await fetch(url, { redirect: "manual" });
-      return { authCode: new URL(response.headers.get("location")!).searchParams.get("code")!, codeVerifier };
+      const { code, codeVerifier } = await authorizeWithPkce(issuer, { clientId, redirectUri });
+      return { authCode: code, codeVerifier };
     },
     async stop() {
       await new Promise((resolve) => relay.close(resolve));
       await provider.stop();
     },
   };
+}
+
+/** The root organization's OAuth 2.0 credential for X and `clientId` (its secret encrypted as the SDK does): its id. */
+export async function createXCredential(server: TestServer, clientId: string): Promise<string> {
+  const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { encryptionPublicKey: string };
+  const encryptedClientSecret = await encryptOauth2ClientSecret("client-secret", keys.encryptionPublicKey);
+  const created = await server.client().createOauth2Credential({ provider: "OAUTH2_PROVIDER_X", clientId, encryptedClientSecret });
+  return created.oauth2CredentialId;
 }

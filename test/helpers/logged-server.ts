@@ -1,8 +1,11 @@
+import { Turnkey } from "@turnkey/sdk-server";
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { resolveConfig } from "../../src/config.js";
 import { openServices } from "../../src/open-services.js";
 import { buildApp } from "../../src/server/app.js";
+import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
+import type { Services } from "../../src/services.js";
 
 /** An in-memory server whose log lines are collected, for tests that read the logs. */
 export async function startLoggedServer(env: Record<string, string> = {}) {
@@ -27,4 +30,16 @@ export async function startLoggedServer(env: Record<string, string> = {}) {
       await services.db.close();
     },
   };
+}
+
+/** Creates the root organization on a server without one; returns its root user and an sdk-server client acting as them. */
+export async function initRootWithClient(server: { services: Services; url: string }) {
+  const root = await initRootOrganization(server.services);
+  const client = new Turnkey({
+    apiBaseUrl: server.url,
+    apiPublicKey: root.apiPublicKey,
+    apiPrivateKey: root.apiPrivateKey!,
+    defaultOrganizationId: root.organizationId,
+  }).apiClient();
+  return { root, client };
 }

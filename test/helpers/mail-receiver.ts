@@ -1,6 +1,9 @@
 import { simpleParser, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
 
+/** The one-time code in the text of an OTP email Strongroom sent ("… verification code is 123456 …"). */
+export const verificationCodeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
+
 export interface ReceivedMail {
   /** The SMTP envelope's recipients. */
   recipients: string[];

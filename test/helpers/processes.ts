@@ -2,7 +2,16 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
-const repoRoot = join(import.meta.dirname, "../..");
+/** The repository's root: where the CLI is run from. */
+export const repoRoot = join(import.meta.dirname, "../..");
+
+/** This process's environment for a CLI run embedded: DATABASE_URL and the master key come only from each test. */
+export function embeddedCliEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
+  delete env.DATABASE_URL;
+  delete env.STRONGROOM_MASTER_KEY;
+  return env;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -30,6 +39,25 @@ export interface ServerProcess {
   kill(): Promise<void>;
 }
 
+/** Polls `url`/health until it answers 200; throws if `child` exits first or `timeoutMs` passes (then kills it). */
+export async function waitUntilHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}`);
+    if (
+      (await fetch(`${url}/health`)
+        .then((r) => r.ok)
+        .catch(() => false)) === true
+    )
+      return;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`strongroom serve did not answer /health within ${timeoutMs / 1000} s`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** `strongroom serve` in a process of its own, answering /health. */
 export async function startServerProcess(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
@@ -40,21 +68,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, args: string[] 
   );
   const url = `http://127.0.0.1:${port}`;
   // Generous: a busy two-core machine may take tens of seconds to load the sources.
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}`);
-    if (
-      (await fetch(`${url}/health`)
-        .then((r) => r.ok)
-        .catch(() => false)) === true
-    )
-      break;
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error("strongroom serve did not start");
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntilHealthy(url, child, 120_000);
   return {
     url,
     child,

@@ -10,3 +10,10 @@ export async function refusal(promise: Promise<unknown>): Promise<TurnkeyRequest
   }
   throw new Error("expected the request to be refused, but it succeeded");
 }
+
+/** What became of an activity request: its status, or "refused with code N". */
+export const activityOutcome = (request: Promise<{ activity: { status: string } }>) =>
+  request.then(
+    (r) => r.activity.status,
+    (e: unknown) => `refused with code ${(e as { code?: number }).code}`,
+  );

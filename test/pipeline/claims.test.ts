@@ -1,5 +1,5 @@
 import { freshPostgresDatabase } from "../helpers/postgres-database.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { failedPrecondition, invalidArgument } from "../../src/errors.js";
 import { claimFingerprint } from "../../src/pipeline/steps/claim.js";
 import type { Database } from "../../src/store/database.js";
@@ -29,8 +29,8 @@ describe("fingerprint claims", () => {
     const claim = await claimFingerprint(db, "sha256:a", now);
     let asked = 0;
     const twin = claimFingerprint(db, "sha256:a", now, async () => void asked++);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(asked).toBeGreaterThan(0);
+    // The twin is waiting: it has looked for the holder's outcome at least once, and has not got the claim.
+    await vi.waitFor(() => expect(asked).toBeGreaterThan(0), 10_000);
     await claim.release();
     expect((await twin).fingerprint).toBe("sha256:a");
   });

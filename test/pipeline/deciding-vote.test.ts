@@ -1,6 +1,6 @@
-import { generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 /**
  * An activity that waited for consensus runs at its deciding approval. What only its execution can find wrong
@@ -14,20 +14,9 @@ describe("a failure found at the deciding approval", () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({
-      users: [
-        {
-          userName: "bob",
-          apiKeys: [{ apiKeyName: "bob key", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    bob = server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
-    await server.client().updateRootQuorum({ threshold: 2, userIds: [server.root.userId, userIds[0]!] });
+    const { userId: bobId, credentials } = await createUserWithApiKey(server.client(), "bob");
+    bob = server.client(credentials);
+    await server.client().updateRootQuorum({ threshold: 2, userIds: [server.root.userId, bobId] });
   });
   afterAll(async () => server?.close());
 

@@ -1,9 +1,9 @@
-import { encryptOauth2ClientSecret, generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCountingOAuthProvider, type CountingOAuthProvider } from "../helpers/counting-oauth-provider.js";
+import { createXCredential, startCountingOAuthProvider, type CountingOAuthProvider } from "../helpers/counting-oauth-provider.js";
 import { refusal } from "../helpers/refusal.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 /**
  * An activity's outside effect — oauth2_authenticate redeeming an authorization code at the provider's token
@@ -24,11 +24,7 @@ describe("outside calls of oauth2_authenticate", () => {
   beforeAll(async () => {
     provider = await startCountingOAuthProvider();
     server = await startTestServer({ env: provider.env });
-    const keys = (await (await fetch(`${server.url}/public/v1/discovery/keys`)).json()) as { encryptionPublicKey: string };
-    const encryptedClientSecret = await encryptOauth2ClientSecret("client-secret", keys.encryptionPublicKey);
-    credentialId = (
-      await server.client().createOauth2Credential({ provider: "OAUTH2_PROVIDER_X", clientId: CLIENT_ID, encryptedClientSecret })
-    ).oauth2CredentialId;
+    credentialId = await createXCredential(server, CLIENT_ID);
   });
   afterAll(async () => {
     await server?.close();
@@ -41,19 +37,8 @@ describe("outside calls of oauth2_authenticate", () => {
   }
 
   async function addUser(name: string) {
-    const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({
-      users: [
-        {
-          userName: name,
-          apiKeys: [{ apiKeyName: `${name} key`, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    return { userId: userIds[0]!, client: server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
+    const { userId, credentials } = await createUserWithApiKey(server.client(), name);
+    return { userId, client: server.client(credentials) };
   }
 
   it("a denied request does not redeem the code", async () => {

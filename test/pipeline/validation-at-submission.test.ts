@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { createUserWithApiKey } from "../helpers/users.js";
 
 /**
  * Issue 14: input checks ran only when the decision was "allow", so under a root quorum of 2 a bad request
@@ -25,19 +26,8 @@ describe("input validated at submission, before the decision", () => {
   beforeAll(async () => {
     server = await startTestServer();
     const client = server.client();
-    const key = generateP256KeyPair();
-    const { userIds } = await client.createUsers({
-      users: [
-        {
-          userName: "bob",
-          apiKeys: [{ apiKeyName: "bob key", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    bob = { userId: userIds[0]!, publicKey: key.publicKey, privateKey: key.privateKey };
+    const { userId, key } = await createUserWithApiKey(client, "bob");
+    bob = { userId, publicKey: key.publicKey, privateKey: key.privateKey };
     const wallet = await client.createWallet({
       walletName: "main",
       accounts: [

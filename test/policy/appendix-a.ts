@@ -1,8 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { sharedReferenceFile } from "../helpers/shared-reference.js";
 import type { PolicyField } from "../../src/policy/language/index.js";
-
-const REFERENCE = join(import.meta.dirname, "../../../shared/reference/semantics.md");
 
 export interface ExamplePolicyExpression {
   example: string;
@@ -17,8 +15,9 @@ export interface ExamplePolicyExpression {
  * string, and a bare `<PLACEHOLDER>` a string (a number after `<` or `>`), which is what they stand for.
  */
 export function appendixAExpressions(): ExamplePolicyExpression[] | undefined {
-  if (!existsSync(REFERENCE)) return undefined;
-  const text = readFileSync(REFERENCE, "utf8");
+  const reference = sharedReferenceFile("reference/semantics.md", "the Appendix A example policies");
+  if (!reference) return undefined;
+  const text = readFileSync(reference, "utf8");
   const section = text.slice(text.indexOf("## Appendix A"), text.indexOf("## Appendix B"));
   const found: ExamplePolicyExpression[] = [];
   for (const block of section.split(/\n(?=A\.\d+ )/).slice(1)) {

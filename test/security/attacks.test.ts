@@ -5,20 +5,10 @@ import { refusal } from "../helpers/refusal.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
+import { userWithApiKey } from "../helpers/users.js";
 
 type Key = { publicKey: string; privateKey: string };
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
-const rootUser = (name: string, publicKey: string) => ({
-  userName: name,
-  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
-  authenticators: [],
-  oauthProviders: [],
-});
 
 /** The tables that hold what activities create; a refused or failed request must leave them as they were. */
 const objects = (counts: Record<string, number>) =>
@@ -60,14 +50,14 @@ describe("attacks: each refused with the right code, changing nothing", () => {
   beforeAll(async () => {
     server = await startTestServer({ clock: () => new Date(now) });
     const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({ users: [{ ...rootUser("mallory", key.publicKey), userTags: [] }] });
+    const { userIds } = await server.client().createUsers({ users: [{ ...userWithApiKey("mallory", key.publicKey), userTags: [] }] });
     mallory = { userId: userIds[0]!, key: { publicKey: key.publicKey, privateKey: key.privateKey } };
-    walletId = (await server.client().createWallet({ walletName: "treasury", accounts: [ETH] })).walletId;
+    walletId = (await server.client().createWallet({ walletName: "treasury", accounts: [ETHEREUM_ACCOUNT] })).walletId;
     const sub = async (name: string) => {
       const pair = generateP256KeyPair();
       const created = await server
         .client()
-        .createSubOrganization({ subOrganizationName: name, rootQuorumThreshold: 1, rootUsers: [rootUser(name, pair.publicKey)] });
+        .createSubOrganization({ subOrganizationName: name, rootQuorumThreshold: 1, rootUsers: [userWithApiKey(name, pair.publicKey)] });
       return { organizationId: created.subOrganizationId, key: { publicKey: pair.publicKey, privateKey: pair.privateKey } };
     };
     alice = await sub("alice");
@@ -324,7 +314,7 @@ describe("attacks: each refused with the right code, changing nothing", () => {
       expect((await server.client().getUser({ userId: user.userIds[0]! })).user.userName).toBe(name);
       const tagged = await server.client().createUserTag({ userTagName: name, userIds: [user.userIds[0]!] });
       expect((await server.client().listUserTags({})).userTags.find((t) => t.tagId === tagged.userTagId)?.tagName).toBe(name);
-      const wallet = await server.client().createWallet({ walletName: name, accounts: [ETH] });
+      const wallet = await server.client().createWallet({ walletName: name, accounts: [ETHEREUM_ACCOUNT] });
       expect((await server.client().getWallet({ walletId: wallet.walletId })).wallet.walletName).toBe(name);
       const policy = await server
         .client()

@@ -5,19 +5,9 @@ import { canonical, compilePolicyExpression, evaluateExpression, type PolicyFiel
 import { KEYWORDS, type Type } from "../../src/policy/language/types.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
+import { userWithApiKey } from "../helpers/users.js";
 
-const rootUser = (name: string, publicKey: string) => ({
-  userName: name,
-  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
-  authenticators: [],
-  oauthProviders: [],
-});
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 const RECIPIENT = "0x3333333333333333333333333333333333333333";
 
 /** Another spelling of the same hex: upper case, and a 0x prefix. */
@@ -38,13 +28,13 @@ describe("policies compare every value with several spellings canonically, on bo
     const { subOrganizationId } = await server.client().createSubOrganization({
       subOrganizationName: "spellings",
       rootQuorumThreshold: 1,
-      rootUsers: [rootUser("owner", rootKey.publicKey)],
+      rootUsers: [userWithApiKey("owner", rootKey.publicKey)],
     });
     root = server.client({ apiPublicKey: rootKey.publicKey, apiPrivateKey: rootKey.privateKey }, subOrganizationId);
     memberKey = generateP256KeyPair();
-    await root.createUsers({ users: [{ ...rootUser("member", memberKey.publicKey), userTags: [] }] });
+    await root.createUsers({ users: [{ ...userWithApiKey("member", memberKey.publicKey), userTags: [] }] });
     member = server.client({ apiPublicKey: memberKey.publicKey, apiPrivateKey: memberKey.privateKey }, subOrganizationId);
-    const wallet = await root.createWallet({ walletName: "treasury", accounts: [ETH] });
+    const wallet = await root.createWallet({ walletName: "treasury", accounts: [ETHEREUM_ACCOUNT] });
     walletId = wallet.walletId;
     ethAddress = wallet.addresses[0]!;
   });

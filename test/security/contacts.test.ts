@@ -6,36 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueOidcToken } from "../../src/auth/oidc.js";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
 import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
-import { refusal } from "../helpers/refusal.js";
+import { activityOutcome, refusal } from "../helpers/refusal.js";
+import { addUserWithEmail, allowTagsApprovedByEmail } from "../helpers/email-keyed-consensus.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 type KeyPair = { publicKey: string; privateKey: string };
 
-/** What became of an activity: its status, or the code it was refused with. */
-const outcome = (request: Promise<{ activity: { status: string } }>) =>
-  request.then(
-    (r) => r.activity.status,
-    (e: unknown) => `refused with code ${(e as { code?: number }).code}`,
-  );
 const nonceFor = (publicKey: string) => bytesToHex(sha256(new TextEncoder().encode(publicKey)));
-
-/** A user of the root organization, created by the root user, with an API key; `as()` is their SDK client. */
-async function addUser(server: TestServer, userName: string, userEmail?: string) {
-  const key = generateP256KeyPair();
-  const { userIds } = await server.client().createUsers({
-    users: [
-      {
-        userName,
-        ...(userEmail ? { userEmail } : {}),
-        apiKeys: [{ apiKeyName: userName, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-        authenticators: [],
-        oauthProviders: [],
-        userTags: [],
-      },
-    ],
-  });
-  return { userId: userIds[0]!, key, as: () => server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
-}
 
 /**
  * Finding 1 of issue 13: nothing a user sets on themselves (email, phone number, name) may satisfy a policy.
@@ -44,7 +21,7 @@ async function addUser(server: TestServer, userName: string, userEmail?: string)
  */
 describe("contacts and identities a user asserts without proof grant nothing", () => {
   let server: TestServer;
-  const newUser = (userName: string, userEmail: string) => addUser(server, userName, userEmail);
+  const newUser = (userName: string, userEmail: string) => addUserWithEmail(server, userName, userEmail);
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -54,16 +31,10 @@ describe("contacts and identities a user asserts without proof grant nothing", (
   it("a user cannot copy an approver's email onto themselves to pass a consensus keyed on it (escalation)", async () => {
     const cfo = await newUser("cfo", "cfo@corp.example");
     const mallory = await newUser("mallory", "mallory@corp.example");
-    await server.client().createPolicy({
-      policyName: "the CFO creates tags",
-      effect: "EFFECT_ALLOW",
-      condition: "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'",
-      consensus: "approvers.any(user, user.email == 'cfo@corp.example')",
-      notes: "",
-    });
+    await allowTagsApprovedByEmail(server, "cfo@corp.example");
     // The documented admin flow: an admin set the CFO's email, and the policy keyed on it works.
     expect((await cfo.as().createUserTag({ userTagName: "by-cfo", userIds: [] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
-    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-0", userIds: [] }))).toBe(
+    expect(await activityOutcome(mallory.as().createUserTag({ userTagName: "by-mallory-0", userIds: [] }))).toBe(
       "ACTIVITY_STATUS_CONSENSUS_NEEDED",
     );
 
@@ -74,7 +45,7 @@ describe("contacts and identities a user asserts without proof grant nothing", (
     );
     expect((await refusal(mallory.as().updateUserPhoneNumber({ userId: mallory.userId, userPhoneNumber: "+15550009999" }))).code).toBe(7);
     expect((await server.client().getUser({ userId: mallory.userId })).user.userEmail).toBe("mallory@corp.example");
-    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-1", userIds: [] }))).toBe(
+    expect(await activityOutcome(mallory.as().createUserTag({ userTagName: "by-mallory-1", userIds: [] }))).toBe(
       "ACTIVITY_STATUS_CONSENSUS_NEEDED",
     );
 
@@ -115,15 +86,19 @@ describe("contacts and identities a user asserts without proof grant nothing", (
     expect((await eve.as().updateUserEmail({ userId: eve.userId, userEmail: "treasury@corp.example" })).activity.status).toBe(
       "ACTIVITY_STATUS_COMPLETED",
     );
-    expect(await outcome(eve.as().createUserTag({ userTagName: "by-eve-0", userIds: [] }))).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    expect(await activityOutcome(eve.as().createUserTag({ userTagName: "by-eve-0", userIds: [] }))).toBe(
+      "ACTIVITY_STATUS_CONSENSUS_NEEDED",
+    );
     expect((await eve.as().updateUserName({ userId: eve.userId, userName: "treasurer" })).activity.status).toBe(
       "ACTIVITY_STATUS_COMPLETED",
     );
-    expect(await outcome(eve.as().createUserTag({ userTagName: "by-eve-1", userIds: [] }))).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    expect(await activityOutcome(eve.as().createUserTag({ userTagName: "by-eve-1", userIds: [] }))).toBe(
+      "ACTIVITY_STATUS_CONSENSUS_NEEDED",
+    );
     // Without such a policy, renaming oneself is not self-service any more: a free name a policy names is a permission.
     const ivan = await newUser("ivan", "ivan@corp.example");
     // (here "eve edits users" applies and waits for Eve's approval; with no policy it is a 403)
-    expect(await outcome(ivan.as().updateUserName({ userId: ivan.userId, userName: "treasurer-2" }))).toBe(
+    expect(await activityOutcome(ivan.as().updateUserName({ userId: ivan.userId, userName: "treasurer-2" }))).toBe(
       "ACTIVITY_STATUS_CONSENSUS_NEEDED",
     );
     expect((await server.client().getUser({ userId: ivan.userId })).user.userName).toBe("ivan");
@@ -171,7 +146,7 @@ describe("contacts and identities a user asserts without proof grant nothing", (
 
 describe("an OIDC identity registered on oneself from bare claims", () => {
   let server: TestServer;
-  const newUser = (userName: string) => addUser(server, userName);
+  const newUser = (userName: string) => addUserWithEmail(server, userName);
 
   beforeAll(async () => {
     server = await startTestServer();

@@ -7,14 +7,9 @@ import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
+import { userWithApiKey } from "../helpers/users.js";
 
 type Key = { publicKey: string; privateKey: string };
-const apiUser = (name: string, publicKey: string) => ({
-  userName: name,
-  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
-  authenticators: [],
-  oauthProviders: [],
-});
 
 describe("what callers who are not members learn", () => {
   let server: TestServer;
@@ -24,7 +19,7 @@ describe("what callers who are not members learn", () => {
     const pair = generateP256KeyPair();
     const created = await server
       .client()
-      .createSubOrganization({ subOrganizationName: "bob's", rootQuorumThreshold: 1, rootUsers: [apiUser("bob", pair.publicKey)] });
+      .createSubOrganization({ subOrganizationName: "bob's", rootQuorumThreshold: 1, rootUsers: [userWithApiKey("bob", pair.publicKey)] });
     sub = { organizationId: created.subOrganizationId, key: { publicKey: pair.publicKey, privateKey: pair.privateKey } };
   });
   afterAll(async () => server.close());

@@ -5,20 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
+import { credentialsOf } from "../helpers/users.js";
 
-type Key = { publicKey: string; privateKey: string };
 type SdkClient = ReturnType<TestServer["client"]>;
-const credentials = (key: Key) => ({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
 const claimsOf = (session: string) => JSON.parse(Buffer.from(session.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 const apiKey = (name: string, publicKey: string) => ({ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const });
 const SESSION = { any: [{ type: "AUTHENTICATION_TYPE_SESSION" as const }] };
 const API_KEY = { any: [{ type: "AUTHENTICATION_TYPE_API_KEY" as const }] };
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 
 describe("an MFA factor cannot be enrolled by another factor", () => {
   let server: TestServer;
@@ -45,7 +39,7 @@ describe("an MFA factor cannot be enrolled by another factor", () => {
     });
     const userId = userIds[0]!;
     await root.updateRootQuorum({ threshold: 1, userIds: [server.root.userId, userId] });
-    const withKey = server.client(credentials(key));
+    const withKey = server.client(credentialsOf(key));
     const sessionKey = generateP256KeyPair();
     await withKey.stampLogin({ publicKey: sessionKey.publicKey });
     await root.createMfaPolicy({
@@ -55,7 +49,7 @@ describe("an MFA factor cannot be enrolled by another factor", () => {
       requiredAuthenticationMethods: [SESSION, API_KEY],
       order: 0,
     });
-    return { userId, withKey, session: server.client(credentials(sessionKey)) };
+    return { userId, withKey, session: server.client(credentialsOf(sessionKey)) };
   }
 
   const sign = (client: SdkClient) =>
@@ -73,7 +67,7 @@ describe("an MFA factor cannot be enrolled by another factor", () => {
     authenticator.install();
     ({
       addresses: [address = ""],
-    } = await root.createWallet({ walletName: "treasury", accounts: [ETH] }));
+    } = await root.createWallet({ walletName: "treasury", accounts: [ETHEREUM_ACCOUNT] }));
   });
   afterAll(async () => server?.close());
 
@@ -87,7 +81,7 @@ describe("an MFA factor cannot be enrolled by another factor", () => {
     expect(enrolment.activity.status).toBe("ACTIVITY_STATUS_AUTHENTICATORS_NEEDED");
     const keys = (await root.getApiKeys({ userId })).apiKeys.map((k) => k.credential.publicKey);
     expect(keys).not.toContain(attacker.publicKey);
-    const approval = await refusal(server.client(credentials(attacker)).approveActivity({ fingerprint: signing.fingerprint }));
+    const approval = await refusal(server.client(credentialsOf(attacker)).approveActivity({ fingerprint: signing.fingerprint }));
     expect(approval.code).toBe(16);
     expect(await statusOf(signing.id)).toBe("ACTIVITY_STATUS_AUTHENTICATORS_NEEDED");
 
@@ -122,7 +116,7 @@ describe("an MFA factor cannot be enrolled by another factor", () => {
     // An API key an administrator gives her afterwards (no MFA of hers is involved in that).
     const later = generateP256KeyPair();
     await root.createApiKeys({ userId, apiKeys: [apiKey("later", later.publicKey)] });
-    const refused = await refusal(server.client(credentials(later)).approveActivity({ fingerprint: signing.fingerprint }));
+    const refused = await refusal(server.client(credentialsOf(later)).approveActivity({ fingerprint: signing.fingerprint }));
     expect(refused.code).toBe(9);
     expect(refused.message).toContain("created after the activity was submitted");
     expect(await statusOf(signing.id)).toBe("ACTIVITY_STATUS_AUTHENTICATORS_NEEDED");
@@ -135,7 +129,7 @@ describe("an MFA factor cannot be enrolled by another factor", () => {
     expect(signing.status).toBe("ACTIVITY_STATUS_AUTHENTICATORS_NEEDED");
     const fresh = generateP256KeyPair();
     await withKey.stampLogin({ publicKey: fresh.publicKey });
-    const refused = await refusal(server.client(credentials(fresh)).approveActivity({ fingerprint: signing.fingerprint }));
+    const refused = await refusal(server.client(credentialsOf(fresh)).approveActivity({ fingerprint: signing.fingerprint }));
     expect(refused.code).toBe(9);
     expect(refused.message).toContain("created after the activity was submitted");
     expect(await statusOf(signing.id)).toBe("ACTIVITY_STATUS_AUTHENTICATORS_NEEDED");
@@ -153,7 +147,7 @@ describe("a scoped credential mints only scoped credentials", () => {
     const { sessionProfileId } = await root.createSessionProfile({ sessionProfileName: `profile ${randomUUID()}`, scope });
     const key = generateP256KeyPair();
     await root.stampLogin({ publicKey: key.publicKey, sessionProfileId });
-    return { sessionProfileId, client: server.client(credentials(key)) };
+    return { sessionProfileId, client: server.client(credentialsOf(key)) };
   }
   const publicKeys = async () => (await root.getApiKeys({ userId: server.root.userId })).apiKeys.map((k) => k.credential.publicKey);
   const profileOf = async (publicKey: string) =>
@@ -179,14 +173,14 @@ describe("a scoped credential mints only scoped credentials", () => {
     const backdoor = generateP256KeyPair();
     const outside = await refusal(
       server
-        .client(credentials(refreshed))
+        .client(credentialsOf(refreshed))
         .createApiKeys({ userId: server.root.userId, apiKeys: [apiKey("backdoor", backdoor.publicKey)] }),
     );
     expect(outside.code).toBe(7);
     expect(outside.message).toContain(`outside the scope of session profile`);
     expect(await publicKeys()).not.toContain(backdoor.publicKey);
     // The refreshed session still does what the profile allows.
-    const tagged = await server.client(credentials(refreshed)).createUserTag({ userTagName: `tag ${randomUUID()}`, userIds: [] });
+    const tagged = await server.client(credentialsOf(refreshed)).createUserTag({ userTagName: `tag ${randomUUID()}`, userIds: [] });
     expect(tagged.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
 
     // Naming a wider profile is refused, and registers nothing.
@@ -209,7 +203,7 @@ describe("a scoped credential mints only scoped credentials", () => {
     });
     expect(created.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(await profileOf(longLived.publicKey)).toBe(sessionProfileId);
-    const wallet = await refusal(server.client(credentials(longLived)).createWallet({ walletName: "not in scope", accounts: [] }));
+    const wallet = await refusal(server.client(credentialsOf(longLived)).createWallet({ walletName: "not in scope", accounts: [] }));
     expect(wallet.code).toBe(7);
     expect(wallet.message).toContain(sessionProfileId);
 
@@ -218,7 +212,7 @@ describe("a scoped credential mints only scoped credentials", () => {
     const privateKey = decryptCredentialBundle(credentialBundle, target.privateKey);
     const sessionKey = { privateKey, publicKey: Buffer.from(p256.getPublicKey(Buffer.from(privateKey, "hex"), true)).toString("hex") };
     expect(await profileOf(sessionKey.publicKey)).toBe(sessionProfileId);
-    const fromSession = await refusal(server.client(credentials(sessionKey)).createWallet({ walletName: "not in scope", accounts: [] }));
+    const fromSession = await refusal(server.client(credentialsOf(sessionKey)).createWallet({ walletName: "not in scope", accounts: [] }));
     expect(fromSession.code).toBe(7);
     expect((await root.getWallets({})).wallets).toEqual([]);
   });

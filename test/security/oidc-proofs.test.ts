@@ -4,11 +4,12 @@ import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { StamperType, TurnkeyClient } from "@turnkey/core";
 import { AttestedStamper } from "@turnkey/core/dist/__stampers__/attested/base.js";
 import { generateP256KeyPair } from "@turnkey/crypto";
-import { OAuth2Server } from "oauth2-mock-server";
+import type { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { startOidcProvider } from "../helpers/oidc-provider.js";
 
 type KeyPair = { publicKey: string; privateKey: string };
 const CLIENT_ID = "oidc-proofs-client";
@@ -66,11 +67,8 @@ describe("OIDC tokens as proofs", () => {
   }
 
   beforeAll(async () => {
-    provider = new OAuth2Server();
-    await provider.issuer.keys.generate("ES256");
-    await provider.start(0, "127.0.0.1");
-    const issuer = `http://127.0.0.1:${provider.address().port}`;
-    provider.issuer.url = issuer;
+    let issuer: string;
+    ({ provider, issuer } = await startOidcProvider());
     server = await startTestServer({ env: { OIDC_ISSUERS: issuer }, clock: () => new Date(Date.now() + clockOffsetMs) });
     await submitAsRoot(server, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
     const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {

@@ -1,9 +1,7 @@
 import { signWithApiKey } from "@turnkey/api-key-stamper";
 import { encryptOtpCodeToBundle, generateP256KeyPair } from "@turnkey/crypto";
-import { Turnkey } from "@turnkey/sdk-server";
 import { describe, expect, it } from "vitest";
-import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
-import { startLoggedServer } from "../helpers/logged-server.js";
+import { initRootWithClient, startLoggedServer } from "../helpers/logged-server.js";
 import { startMailReceiver } from "../helpers/mail-receiver.js";
 
 describe("one-time codes at rest, in logs and in responses", () => {
@@ -16,13 +14,7 @@ describe("one-time codes at rest, in logs and in responses", () => {
       return value;
     };
     try {
-      const root = await initRootOrganization(server.services);
-      const client = new Turnkey({
-        apiBaseUrl: server.url,
-        apiPublicKey: root.apiPublicKey,
-        apiPrivateKey: root.apiPrivateKey!,
-        defaultOrganizationId: root.organizationId,
-      }).apiClient();
+      const { root, client } = await initRootWithClient(server);
       await client.updateUserEmail({ userId: root.userId, userEmail: "root@example.com" });
       const codes: string[] = [];
       const signer = server.services.signer.publicKeyHex;

@@ -4,13 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "../helpers/refusal.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-
-const rootUser = (name: string, publicKey: string) => ({
-  userName: name,
-  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
-  authenticators: [],
-  oauthProviders: [],
-});
+import { userWithApiKey } from "../helpers/users.js";
 
 /** `[0..width].all(v1, [0..width].all(v2, … true))`: width^depth predicate evaluations, each rebuilding the inner lists. */
 function nestedAll(width: number, depth: number, innermost = "true"): string {
@@ -36,11 +30,11 @@ describe("policy evaluation has a bounded cost, in every organization", () => {
     const { subOrganizationId } = await server.client().createSubOrganization({
       subOrganizationName: "attacker",
       rootQuorumThreshold: 1,
-      rootUsers: [rootUser("attacker", rootKey.publicKey)],
+      rootUsers: [userWithApiKey("attacker", rootKey.publicKey)],
     });
     const root = server.client({ apiPublicKey: rootKey.publicKey, apiPrivateKey: rootKey.privateKey }, subOrganizationId);
     const memberKey = generateP256KeyPair();
-    const { userIds } = await root.createUsers({ users: [{ ...rootUser("member", memberKey.publicKey), userTags: [] }] });
+    const { userIds } = await root.createUsers({ users: [{ ...userWithApiKey("member", memberKey.publicKey), userTags: [] }] });
     const member = server.client({ apiPublicKey: memberKey.publicKey, apiPrivateKey: memberKey.privateKey }, subOrganizationId);
     attacker = { organizationId: subOrganizationId, root, member, memberId: userIds[0]! };
     await root.createPolicy({

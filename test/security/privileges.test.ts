@@ -8,21 +8,10 @@ import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
+import { userWithApiKey, credentialsOf } from "../helpers/users.js";
 
 type Key = { publicKey: string; privateKey: string };
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
-const apiUser = (name: string, publicKey: string) => ({
-  userName: name,
-  apiKeys: [{ apiKeyName: name, publicKey, curveType: "API_KEY_CURVE_P256" as const }],
-  authenticators: [],
-  oauthProviders: [],
-});
-const credentials = (key: Key) => ({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
 
 describe("root-quorum-only activities", () => {
   let server: TestServer;
@@ -33,12 +22,14 @@ describe("root-quorum-only activities", () => {
 
   it("refuses delete_sub_organization to a non-root user whom a policy allows every DELETE (403), keeping the organization and its never-exported wallet", async () => {
     const alice = generateP256KeyPair();
-    const { subOrganizationId } = await server
-      .client()
-      .createSubOrganization({ subOrganizationName: "victim", rootQuorumThreshold: 1, rootUsers: [apiUser("alice", alice.publicKey)] });
-    const asAlice = server.client(credentials(alice), subOrganizationId);
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: "victim",
+      rootQuorumThreshold: 1,
+      rootUsers: [userWithApiKey("alice", alice.publicKey)],
+    });
+    const asAlice = server.client(credentialsOf(alice), subOrganizationId);
     const mallory = generateP256KeyPair();
-    const { userIds } = await asAlice.createUsers({ users: [{ ...apiUser("mallory", mallory.publicKey), userTags: [] }] });
+    const { userIds } = await asAlice.createUsers({ users: [{ ...userWithApiKey("mallory", mallory.publicKey), userTags: [] }] });
     await asAlice.createPolicy({
       policyName: "mallory deletes",
       effect: "EFFECT_ALLOW",
@@ -46,9 +37,9 @@ describe("root-quorum-only activities", () => {
       consensus: `approvers.any(user, user.id == '${userIds[0]}')`,
       notes: "",
     });
-    const { walletId } = await asAlice.createWallet({ walletName: "never exported", accounts: [ETH] });
+    const { walletId } = await asAlice.createWallet({ walletName: "never exported", accounts: [ETHEREUM_ACCOUNT] });
 
-    const asMallory = server.client(credentials(mallory), subOrganizationId);
+    const asMallory = server.client(credentialsOf(mallory), subOrganizationId);
     const refused = await refusal(asMallory.deleteSubOrganization({ deleteWithoutExport: true }));
     expect(refused.code).toBe(7);
     expect(refused.message).toContain("root quorum");
@@ -65,9 +56,9 @@ describe("root-quorum-only activities", () => {
     const { subOrganizationId } = await server.client().createSubOrganization({
       subOrganizationName: "two roots",
       rootQuorumThreshold: 2,
-      rootUsers: [apiUser("a", a.publicKey), apiUser("b", b.publicKey)],
+      rootUsers: [userWithApiKey("a", a.publicKey), userWithApiKey("b", b.publicKey)],
     });
-    const pending = await server.client(credentials(a), subOrganizationId).deleteSubOrganization({ deleteWithoutExport: true });
+    const pending = await server.client(credentialsOf(a), subOrganizationId).deleteSubOrganization({ deleteWithoutExport: true });
     expect(pending.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
     expect((await server.client().getSubOrgIds({})).organizationIds).toContain(subOrganizationId);
   });
@@ -86,7 +77,7 @@ describe("the email recovery credential (CREDENTIAL_TYPE_RECOVER_USER_KEY_P256)"
       subOrganizationName: "Carol's",
       rootQuorumThreshold: 1,
       rootUsers: [{ userName: "carol", userEmail: "carol@example.com", apiKeys: [], authenticators: [], oauthProviders: [] }],
-      wallet: { walletName: "savings", accounts: [ETH] },
+      wallet: { walletName: "savings", accounts: [ETHEREUM_ACCOUNT] },
     });
     subOrganizationId = created.subOrganizationId;
     carolId = created.rootUserIds![0]!;
@@ -126,7 +117,7 @@ describe("the email recovery credential (CREDENTIAL_TYPE_RECOVER_USER_KEY_P256)"
         { targetPublicKey: generateP256KeyPair().publicKeyUncompressed },
       ],
       ["stamp_login", "ACTIVITY_TYPE_STAMP_LOGIN", { publicKey: generateP256KeyPair().publicKey }],
-      ["create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", { walletName: "mine", accounts: [ETH] }],
+      ["create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", { walletName: "mine", accounts: [ETHEREUM_ACCOUNT] }],
       ["update_user_email", "ACTIVITY_TYPE_UPDATE_USER_EMAIL", { userId: carolId, userEmail: "mallory@example.com" }],
       ["approve_activity", "ACTIVITY_TYPE_APPROVE_ACTIVITY", { fingerprint: `sha256:${"00".repeat(32)}` }],
     ];

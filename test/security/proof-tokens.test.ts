@@ -6,22 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueOidcToken } from "../../src/auth/oidc.js";
 import { activitiesByType } from "../../src/pipeline/registry.js";
 import { claimsOf, coreClient, submitAsRoot } from "../helpers/auth-proxy.js";
-import { startMailReceiver } from "../helpers/mail-receiver.js";
-import { refusal } from "../helpers/refusal.js";
+import { startMailReceiver, verificationCodeIn } from "../helpers/mail-receiver.js";
+import { activityOutcome, refusal } from "../helpers/refusal.js";
+import { addUserWithEmail, allowTagsApprovedByEmail } from "../helpers/email-keyed-consensus.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
 type KeyPair = { publicKey: string; privateKey: string };
 type Client = ReturnType<TestServer["client"]>;
-
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
-
-/** What became of an activity: its status, or the code it was refused with. */
-const outcome = (request: Promise<{ activity: { status: string } }>) =>
-  request.then(
-    (r) => r.activity.status,
-    (e: unknown) => `refused with code ${(e as { code?: number }).code}`,
-  );
 
 /**
  * Issue 24, finding 1: a verification token proves a contact once, for the key named at verify_otp, in the
@@ -48,23 +40,7 @@ describe("verification tokens are proofs for one key, once, in one organization,
     await hooks.close();
   });
 
-  /** A user of the root organization with an email an admin set, and an API key; `as()` is their SDK client. */
-  async function addUser(userName: string, userEmail: string) {
-    const key = generateP256KeyPair();
-    const { userIds } = await server.client().createUsers({
-      users: [
-        {
-          userName,
-          userEmail,
-          apiKeys: [{ apiKeyName: userName, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
-          authenticators: [],
-          oauthProviders: [],
-          userTags: [],
-        },
-      ],
-    });
-    return { userId: userIds[0]!, key, as: () => server.client({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }) };
-  }
+  const addUser = (userName: string, userEmail: string) => addUserWithEmail(server, userName, userEmail);
 
   /** init_otp then verify_otp through `client`, the code encrypted with `key` as the token's key: the verify_otp answer. */
   async function verifyCode(client: Client, contact: string, key: KeyPair, organizationId?: string) {
@@ -74,7 +50,7 @@ describe("verification tokens are proofs for one key, once, in one organization,
       appName: "Acme",
       ...(organizationId ? { organizationId } : {}),
     });
-    const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
+    const code = verificationCodeIn((await mail.next(contact)).parsed.text ?? "")!;
     const encryptedOtpBundle = await encryptOtpCodeToBundle(
       code,
       started.otpEncryptionTargetBundle,
@@ -96,14 +72,8 @@ describe("verification tokens are proofs for one key, once, in one organization,
       consensus: "approvers.count() >= 1",
       notes: "",
     });
-    await server.client().createPolicy({
-      policyName: "the CFO creates tags",
-      effect: "EFFECT_ALLOW",
-      condition: "activity.type == 'ACTIVITY_TYPE_CREATE_USER_TAG'",
-      consensus: "approvers.any(user, user.email == 'cfo@corp.example')",
-      notes: "",
-    });
-    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-0", userIds: [] }))).toBe(
+    await allowTagsApprovedByEmail(server, "cfo@corp.example");
+    expect(await activityOutcome(mallory.as().createUserTag({ userTagName: "by-mallory-0", userIds: [] }))).toBe(
       "ACTIVITY_STATUS_CONSENSUS_NEEDED",
     );
 
@@ -132,7 +102,7 @@ describe("verification tokens are proofs for one key, once, in one organization,
     expect(copied.code).toBe(3);
     expect(copied.message).toContain(cfo.key.publicKey);
     expect((await server.client().getUser({ userId: mallory.userId })).user.userEmail).toBe("mallory@corp.example");
-    expect(await outcome(mallory.as().createUserTag({ userTagName: "by-mallory-1", userIds: [] }))).toBe(
+    expect(await activityOutcome(mallory.as().createUserTag({ userTagName: "by-mallory-1", userIds: [] }))).toBe(
       "ACTIVITY_STATUS_CONSENSUS_NEEDED",
     );
 
@@ -212,7 +182,7 @@ describe("verification tokens are proofs for one key, once, in one organization,
 
     // As the kit's handleUpdateUserEmail: initOtp, verifyOtp (core makes a fresh key pair), proxyGetAccount, updateUserEmail.
     const { otpId, otpEncryptionTargetBundle } = await http.proxyInitOtpV2({ otpType: "OTP_TYPE_EMAIL", contact: "kim@example.com" });
-    const code = codeIn((await mail.next("kim@example.com")).parsed.text ?? "")!;
+    const code = verificationCodeIn((await mail.next("kim@example.com")).parsed.text ?? "")!;
     const fresh = generateP256KeyPair();
     const encryptedOtpBundle = await encryptOtpCodeToBundle(
       code,

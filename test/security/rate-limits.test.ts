@@ -5,10 +5,8 @@ import { startServer, type RunningServer } from "../../src/server/start.js";
 import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { submitAsRoot } from "../helpers/auth-proxy.js";
 import { sharedPostgres } from "../helpers/cluster.js";
-import { startMailReceiver } from "../helpers/mail-receiver.js";
+import { startMailReceiver, verificationCodeIn } from "../helpers/mail-receiver.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-
-const codeIn = (text: string) => /verification code is ([0-9A-Z]+)/.exec(text)?.[1];
 
 interface ProxyAnswer {
   status: number;
@@ -79,7 +77,7 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
     return {
       otpId: sent.body.otpId as string,
       bundle: sent.body.otpEncryptionTargetBundle as string,
-      code: codeIn(message.parsed.text ?? "")!,
+      code: verificationCodeIn(message.parsed.text ?? "")!,
     };
   }
 
@@ -130,13 +128,13 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
     let last: { otpId: string; bundle: string; code: string } | undefined;
     for (let round = 0; round < 2; round++) {
       const started = await init(round);
-      const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
+      const code = verificationCodeIn((await mail.next(contact)).parsed.text ?? "")!;
       last = { otpId: started.otpId, bundle: started.otpEncryptionTargetBundle, code };
       for (let i = 0; i < (round === 0 ? 3 : 2); i++)
         expect((await verify(last.otpId, last.bundle, wrongFor(code))).activity.status).toBe("ACTIVITY_STATUS_FAILED");
     }
     const started = await init(2);
-    const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
+    const code = verificationCodeIn((await mail.next(contact)).parsed.text ?? "")!;
     const refused = await verify(started.otpId, started.otpEncryptionTargetBundle, code);
     expect(refused.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(refused.activity.failure?.code).toBe(8);
@@ -171,7 +169,7 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
       const send = async (url: string) => {
         const sent = await proxyPost(url, clusterConfigId, "/v1/otp_init_v2", { otpType: "OTP_TYPE_EMAIL", contact });
         expect(sent.status, JSON.stringify(sent.body)).toBe(200);
-        const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
+        const code = verificationCodeIn((await mail.next(contact)).parsed.text ?? "")!;
         return { otpId: sent.body.otpId as string, bundle: sent.body.otpEncryptionTargetBundle as string, code };
       };
       const guessOn = async (url: string, sent: { otpId: string; bundle: string }, code: string) => {
@@ -240,7 +238,7 @@ describe("OTP guesses and codes are budgeted per contact and per client address,
           contact,
         });
         expect(sent.status).toBe(200);
-        const code = codeIn((await mail.next(contact)).parsed.text ?? "")!;
+        const code = verificationCodeIn((await mail.next(contact)).parsed.text ?? "")!;
         // Used at once: no code of this contact stays active, so "3 active codes" alone would allow more.
         expect(
           (await guessAt({ otpId: sent.body.otpId as string, bundle: sent.body.otpEncryptionTargetBundle as string }, code)).status,

@@ -1,24 +1,10 @@
 import { decryptExportBundle, encryptPrivateKeyToBundle, encryptWalletToBundle, generateP256KeyPair } from "@turnkey/crypto";
-import { Turnkey } from "@turnkey/sdk-server";
 import { base58, base64 } from "@scure/base";
 import { describe, expect, it } from "vitest";
-import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { generatePrivateKey } from "../../src/crypto/keys.js";
-import { startLoggedServer } from "../helpers/logged-server.js";
+import { initRootWithClient, startLoggedServer } from "../helpers/logged-server.js";
 import { refusal } from "../helpers/refusal.js";
-
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
-const SOL = {
-  curve: "CURVE_ED25519",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/501'/0'/0'",
-  addressFormat: "ADDRESS_FORMAT_SOLANA",
-} as const;
+import { SOLANA_ACCOUNT, ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
 
 /** The forms a secret could leak in: hex (either case), base64, base58, and for mnemonics the words. */
 function leakForms(secret: { hex?: string; text?: string }): string[] {
@@ -43,13 +29,7 @@ describe("key material at rest, in logs and in responses", () => {
     const { services } = server;
     const responses: unknown[] = [];
     try {
-      const root = await initRootOrganization(services);
-      const client = new Turnkey({
-        apiBaseUrl: server.url,
-        apiPublicKey: root.apiPublicKey,
-        apiPrivateKey: root.apiPrivateKey!,
-        defaultOrganizationId: root.organizationId,
-      }).apiClient();
+      const { root, client } = await initRootWithClient(server);
       const record = <T>(value: T): T => {
         responses.push(value);
         return value;
@@ -66,7 +46,9 @@ describe("key material at rest, in logs and in responses", () => {
         });
 
       // Created: a wallet (its mnemonic and both account keys) and two private keys.
-      const wallet = record(await client.createWallet({ walletName: "w", accounts: [ETH, SOL], mnemonicLength: 24 }));
+      const wallet = record(
+        await client.createWallet({ walletName: "w", accounts: [ETHEREUM_ACCOUNT, SOLANA_ACCOUNT], mnemonicLength: 24 }),
+      );
       secrets.push({
         text: await open(
           record(await client.exportWallet({ walletId: wallet.walletId, targetPublicKey: target.publicKeyUncompressed })).exportBundle,
@@ -110,7 +92,7 @@ describe("key material at rest, in logs and in responses", () => {
         await client.importWallet({
           userId,
           walletName: "imported",
-          accounts: [ETH],
+          accounts: [ETHEREUM_ACCOUNT],
           encryptedBundle: await encryptWalletToBundle({
             mnemonic,
             importBundle: walletBundle,

@@ -1,20 +1,12 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
-import { Turnkey } from "@turnkey/sdk-server";
 import { describe, expect, it } from "vitest";
-import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
-import { startLoggedServer } from "../helpers/logged-server.js";
+import { initRootWithClient, startLoggedServer } from "../helpers/logged-server.js";
 
 describe("logs", () => {
   it("carry requests but no stamp, key material or private key", async () => {
     const server = await startLoggedServer();
     try {
-      const root = await initRootOrganization(server.services);
-      const client = new Turnkey({
-        apiBaseUrl: server.url,
-        apiPublicKey: root.apiPublicKey,
-        apiPrivateKey: root.apiPrivateKey!,
-        defaultOrganizationId: root.organizationId,
-      }).apiClient();
+      const { root, client } = await initRootWithClient(server);
       const extra = generateP256KeyPair();
       await client.createApiKeys({
         userId: root.userId,

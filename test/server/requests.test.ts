@@ -1,7 +1,9 @@
-import { encryptWalletToBundle } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
+import { createXCredential, startCountingOAuthProvider, type CountingOAuthProvider } from "../helpers/counting-oauth-provider.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { encryptedWalletForRootUser } from "../helpers/wallet-import.js";
+import { ETHEREUM_ACCOUNT } from "../helpers/wallet-accounts.js";
 
 describe("request handling", () => {
   let server: TestServer;
@@ -10,10 +12,28 @@ describe("request handling", () => {
   const signed = (body: string) => ({ "X-Stamp": p256Stamp(body, server.root.apiPublicKey, server.root.apiPrivateKey!) });
   const submit = (op: string, body: string) => post(`${server.url}/public/v1/submit/${op}`, body, signed(body));
 
+  // oauth2_authenticate prepares outside its transaction by redeeming a code at the provider: a body looked up
+  // before preparing is never prepared again, which the provider's count of token calls shows.
+  let provider: CountingOAuthProvider;
+  let oauth2CredentialId: string;
+  const REDIRECT_URI = "https://app.example/oauth/callback";
+  const oauthBody = async () =>
+    activityBody("ACTIVITY_TYPE_OAUTH2_AUTHENTICATE", server.root.organizationId, {
+      oauth2CredentialId,
+      ...(await provider.authorize("requests-test-client", REDIRECT_URI)),
+      redirectUri: REDIRECT_URI,
+      nonce: "ab".repeat(32),
+    });
+
   beforeAll(async () => {
-    server = await startTestServer();
+    provider = await startCountingOAuthProvider(0);
+    server = await startTestServer({ env: provider.env });
+    oauth2CredentialId = await createXCredential(server, "requests-test-client");
   });
-  afterAll(async () => server.close());
+  afterAll(async () => {
+    await server?.close();
+    await provider?.stop();
+  });
 
   it("treats the same body twice as one activity", async () => {
     const before = await activityCount();
@@ -27,28 +47,26 @@ describe("request handling", () => {
     expect(await activityCount()).toBe(before + 1);
     const tags = await server.services.db.query("SELECT id FROM user_tags WHERE name = 'once'");
     expect(tags).toHaveLength(1);
+
+    // A body that prepares: the second send is answered from the look-up, before any preparation.
+    const oauth = await oauthBody();
+    const callsBefore = provider.tokenCalls();
+    const prepared = await submit("oauth2_authenticate", oauth);
+    const again = await submit("oauth2_authenticate", oauth);
+    expect((prepared.json.activity as { status: string }).status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect((again.json.activity as { id: string }).id).toBe((prepared.json.activity as { id: string }).id);
+    expect(provider.tokenCalls() - callsBefore).toBe(1);
   });
 
   it("answers a resubmitted body with its activity even when running it again would now be refused", async () => {
     // An import consumes the pending import key; after a new init_import_wallet the old bundle no longer
     // decrypts (400). The same body again is still the same, completed activity.
-    const userId = server.root.userId;
-    const { importBundle } = await server.client().initImportWallet({ userId });
-    const mnemonic = "test test test test test test test test test test test junk";
-    const encryptedBundle = await encryptWalletToBundle({
-      mnemonic,
-      importBundle,
-      userId,
-      organizationId: server.root.organizationId,
-      dangerouslyOverrideSignerPublicKey: server.services.signer.publicKeyHex,
-    });
+    const { userId, encryptedBundle } = await encryptedWalletForRootUser(server);
     const body = activityBody("ACTIVITY_TYPE_IMPORT_WALLET", server.root.organizationId, {
       userId,
       walletName: "imported once",
       encryptedBundle,
-      accounts: [
-        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-      ],
+      accounts: [ETHEREUM_ACCOUNT],
     });
     const first = await submit("import_wallet", body);
     expect(first.status).toBe(200);
@@ -61,6 +79,16 @@ describe("request handling", () => {
     expect((again.json.activity as { id: string }).id).toBe((first.json.activity as { id: string }).id);
     expect(await activityCount()).toBe(before);
     expect(await server.services.db.query("SELECT 1 FROM import_keys WHERE user_id = $1", [userId])).toHaveLength(1);
+
+    // A spent authorization code: preparing the body again would be refused by the provider. It is not asked.
+    const oauth = await oauthBody();
+    const redeemed = await submit("oauth2_authenticate", oauth);
+    expect((redeemed.json.activity as { status: string }).status).toBe("ACTIVITY_STATUS_COMPLETED");
+    const callsAfterRedeeming = provider.tokenCalls();
+    const resubmitted = await submit("oauth2_authenticate", oauth);
+    expect(resubmitted.status).toBe(200);
+    expect((resubmitted.json.activity as { id: string }).id).toBe((redeemed.json.activity as { id: string }).id);
+    expect(provider.tokenCalls()).toBe(callsAfterRedeeming);
   });
 
   it("refuses a type that does not match the path with 400 naming `type`, writing nothing", async () => {

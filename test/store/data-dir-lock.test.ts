@@ -21,6 +21,16 @@ describe("the data directory lock", () => {
     releases.push(release);
     return release;
   };
+  /** The lock file names this process now: the stale record it found was replaced, not left beside it. */
+  const recordedHolder = () => JSON.parse(readFileSync(lockPath, "utf8")) as unknown;
+  /** Takes the lock over from the record on disk, and shows that it did: the file now records this process. */
+  const takeOver = () => {
+    expect(recordedHolder()).not.toEqual(currentHolder());
+    acquire();
+    expect(recordedHolder()).toEqual(currentHolder());
+    releases.pop()!();
+    expect(existsSync(lockPath)).toBe(false);
+  };
 
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), "strongroom-lock-"));
@@ -41,27 +51,25 @@ describe("the data directory lock", () => {
 
   it("takes over a lock left by an earlier process with this process's PID (a restarted container's PID 1)", () => {
     lockAs(String(process.pid)); // the bare PID earlier versions wrote
-    acquire();
-    releases.pop()!();
-    if (onLinux) lockAs({ ...currentHolder(), startTicks: "1" });
-    acquire();
+    takeOver();
+    if (!onLinux) return;
+    lockAs({ ...currentHolder(), startTicks: "1" });
+    takeOver();
   });
 
   it.runIf(onLinux)("takes over a lock recorded by PID 1 of an earlier start, while another PID 1 runs", () => {
     lockAs({ ...currentHolder(), pid: 1, startTicks: String(Number(startTicks(1)) + 12345) });
-    acquire();
+    takeOver();
   });
 
   it("takes over a lock whose process has exited, and one from before the last boot", () => {
     const exited = spawnSync(process.execPath, ["-e", "0"]).pid!;
     lockAs({ ...currentHolder(), pid: exited, startTicks: "1" });
-    acquire();
-    releases.pop()!();
+    takeOver();
     lockAs(String(exited));
-    acquire();
-    releases.pop()!();
+    takeOver();
     lockAs({ ...currentHolder(), pid: 1, bootId: "another-boot" });
-    acquire();
+    takeOver();
   });
 
   it.runIf(onLinux)("is refused while the recorded process runs, saying who holds it and what to do", async () => {

@@ -1,6 +1,6 @@
 import ganache from "ganache";
 import { serializeTransaction } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
 
@@ -80,7 +80,14 @@ describe("balance webhooks from a watched EVM chain", () => {
           { eventType: "BALANCE_FINALIZED_UPDATES" },
         ],
       });
-      await new Promise((r) => setTimeout(r, 300)); // the watcher starts from the current block
+      // The watcher starts from the block it first sees: the deposit must come after its cursor is in place.
+      const current = Number(await chain.rpc<string>("eth_blockNumber"));
+      await vi.waitFor(async () => {
+        const [cursor] = await server.services.db.query<{ last_block: string }>(
+          "SELECT last_block FROM chain_cursors WHERE chain = 'eip155:31337'",
+        );
+        expect(Number(cursor?.last_block)).toBeGreaterThanOrEqual(current);
+      }, 10_000);
 
       const [funder] = await chain.rpc<string[]>("eth_accounts");
       const deposit = await chain.rpc<string>("eth_sendTransaction", [{ from: funder, to: addresses[0], value: "0xde0b6b3a7640000" }]);
