@@ -1,14 +1,14 @@
 import { stampWithApiKey } from "../auth/api-key-stamper.js";
 import { submitActivity } from "../pipeline/submit-activity.js";
 import { activitiesByOperation } from "../pipeline/registry.js";
-import { isVoteDefinition } from "../domains/vote-definition.js";
+import { isVoteDefinition } from "../operations/vote-definition.js";
 import { ApiError, failedPrecondition, GrpcCode, type ErrorBody } from "../errors.js";
 import { runQuery } from "../pipeline/run-query.js";
 import { queriesByOperation } from "../pipeline/registry.js";
 import type { Services } from "../services.js";
 import { proxyKeyContext, type AuthProxyConfigRow } from "../domains/auth-proxy/configs.js";
 import type { FastifyBaseLogger } from "fastify";
-import { recordActivity, recordRefusal } from "../server/activity-log.js";
+import { recordActivity, recordRefusal } from "../pipeline/activity-log.js";
 
 /**
  * The auth proxy acting as a client of Strongroom's own API: every request is built and stamped

@@ -1,5 +1,5 @@
 import type { Static, TObject } from "@sinclair/typebox";
-import type { OrganizationRow } from "../domains/organizations/organizations.js";
+import type { OrganizationRow } from "../records/organization.js";
 import type { ProxyActor } from "./act.js";
 import type { AuthProxySettings } from "../domains/auth-proxy/configs.js";
 

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { parseJsonBody } from "../pipeline/steps/parse.js";
 import { ApiError, errorReply, GrpcCode, notFound, permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
 import { addressKey, RequestBudget } from "../limits/load-shedding.js";
-import { requireOrganization } from "../domains/organizations/organizations.js";
+import { requireOrganization } from "../records/organization.js";
 import { validate } from "../schema/validate.js";
 import type { Services } from "../services.js";
 import { allowedOrigins, findAuthProxyConfig, type AuthProxyConfigRow } from "../domains/auth-proxy/configs.js";

@@ -1,5 +1,5 @@
 import type { Services } from "../services.js";
-import type { QueryDefinition } from "../domains/query-definition.js";
+import type { QueryDefinition } from "../operations/query-definition.js";
 import { authenticateRequest } from "./steps/authenticate.js";
 import { parseRequest, type RequestHeaders } from "./steps/parse.js";
 import { validate } from "../schema/validate.js";

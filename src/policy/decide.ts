@@ -1,5 +1,5 @@
-import type { ActivityDefinition } from "../domains/activity-definition.js";
-import { rootQuorum, type OrganizationRow } from "../domains/organizations/organizations.js";
+import type { ActivityDefinition } from "../operations/activity-definition.js";
+import { rootQuorum, type OrganizationRow } from "../records/organization.js";
 import type { Queryable } from "../store/database.js";
 import {
   Budget,

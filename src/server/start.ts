@@ -8,7 +8,7 @@ import { startDeliveryWorker } from "../domains/webhooks/worker.js";
 import { periodicSweep } from "../limits/sweep.js";
 import { buildAuthProxyApp } from "../authproxy/server.js";
 import { buildApp } from "./app.js";
-import { serveMetrics, type MetricsServer } from "./metrics.js";
+import { serveMetrics, type MetricsServer } from "./serve-metrics.js";
 import { logShutdown, logStartup } from "./startup-log.js";
 
 export interface RunningServer {

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { disableAuthProxy } from "./submit/disable-auth-proxy.js";
 import { enableAuthProxy } from "./submit/enable-auth-proxy.js";
 import { updateAuthProxyConfig } from "./submit/update-auth-proxy-config.js";

@@ -5,7 +5,7 @@ import { failedPrecondition, invalidArgument, notFound, resourceExhausted, unaut
 import { Int64String } from "../../schema/common.js";
 import { checkBudget, spendBudget, takeFromBudget, type Budget } from "../../limits/budget.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../activity-definition.js";
+import type { ActivityContext } from "../../operations/activity-definition.js";
 import { requireFeature } from "../organizations/features.js";
 import { deliver, otpMessage } from "./otp-messages.js";
 import { checkEmail, checkPhoneNumber } from "../users/users.js";

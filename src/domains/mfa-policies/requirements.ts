@@ -1,7 +1,7 @@
 import { conditionKeywords } from "../../policy/keywords/index.js";
 import { Budget, compilePolicyExpression, evaluateExpression, PolicyEvaluationError, type Value } from "../../policy/language/index.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityDefinition } from "../activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import { mfaPoliciesOf, type MfaPolicyRow } from "./mfa-policies.js";
 import {
   authenticationMethodOf,
@@ -10,8 +10,8 @@ import {
   matchSteps,
   type ProvenMethod,
   type ProvingCredential,
-  type RequiredStep,
 } from "./methods.js";
+import type { RequiredStep } from "../../records/mfa-policy.js";
 
 /** What one user must prove for one activity: a policy's steps as they were when the user first voted on it. */
 export interface MfaRequirement {

@@ -2,7 +2,7 @@ import { loginNonce, spendOidcToken, verifyOidcToken, type VerifiedOidcToken } f
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../activity-definition.js";
+import type { ActivityContext } from "../../operations/activity-definition.js";
 
 /** A login token verified before the activity's transaction: the token, or what verifying it threw. */
 export type PreparedOidcToken = { token: VerifiedOidcToken } | { error: unknown };

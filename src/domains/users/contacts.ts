@@ -1,9 +1,9 @@
 import { spendVerificationToken, verifyVerificationToken, type VerificationClaims } from "../../auth/verification-token.js";
 import { failedPrecondition, invalidField, notFound } from "../../errors.js";
 import { sameP256PublicKey } from "../../crypto/public-keys.js";
-import { requireUser } from "./user-records.js";
+import { requireUser } from "../../records/user.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext, ValidationContext } from "../activity-definition.js";
+import type { ActivityContext, ValidationContext } from "../../operations/activity-definition.js";
 import { checkEmail, checkPhoneNumber } from "./users.js";
 import { mustExist } from "../references.js";
 

@@ -13,7 +13,7 @@ import {
   checkNewCredentials,
   type VerifiedTokens,
 } from "../credentials/credentials.js";
-import { lockOrganizationForLimits } from "../organizations/limits.js";
+import { lockOrganizationForLimits } from "../../records/organization.js";
 import { requireUserTag } from "../tags.js";
 import { mustExist } from "../references.js";
 

@@ -1,5 +1,5 @@
 import { insertNewActivity } from "../../domains/activities/insert-new-activity.js";
-import type { ActivityRow } from "../../domains/activities/record.js";
+import type { ActivityRow } from "../../records/activity.js";
 import { recordEvaluations, setCompleted, setStatus, touchActivity, type StoredVote } from "../../domains/activities/votes.js";
 import { emitActivityUpdateTo } from "../../domains/webhooks/outbox.js";
 import { permissionDenied, policyDenied } from "../../errors.js";

@@ -1,7 +1,7 @@
 import type { TObject, Static } from "@sinclair/typebox";
 import { validate } from "../../schema/validate.js";
 import type { Services } from "../../services.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import type { Caller } from "./authenticate.js";
 
 /** Step "validate", first half: the operation's parameters against its schema (400 naming the field). */

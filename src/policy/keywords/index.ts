@@ -1,6 +1,6 @@
 import type { Abi } from "viem";
 import { BITCOIN_NETWORKS } from "../../crypto/addresses/bitcoin.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import type { Queryable } from "../../store/database.js";
 import type { Value } from "../language/index.js";
 import { bitcoinTransaction } from "./bitcoin.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition } from "../../../errors.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 
 export const disableAuthProxy = defineActivity({
   operation: "disable_auth_proxy",

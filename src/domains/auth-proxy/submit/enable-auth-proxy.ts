@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { failedPrecondition } from "../../../errors.js";
 import type { AuthProxyConfigRow } from "../configs.js";
 import { createProxyPolicy, createProxyUser } from "../identity.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 
 export const enableAuthProxy = defineActivity({
   operation: "enable_auth_proxy",

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition, invalidField } from "../../../errors.js";
 import { AUTH_METHODS, type AuthProxyConfigRow, type AuthProxySettings } from "../configs.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { checkEmail } from "../../users/users.js";
 
 const Strings = (maxItems: number) => Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems });

@@ -1,6 +1,6 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
-import type { Principal } from "../auth/authenticate.js";
-import type { OrganizationRow } from "./organizations/organizations.js";
+import type { Principal } from "../auth/principal.js";
+import type { OrganizationRow } from "../records/organization.js";
 import type { Services } from "../services.js";
 
 export interface QueryContext {

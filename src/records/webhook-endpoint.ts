@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { notFound } from "../../errors.js";
-import type { Queryable } from "../../store/database.js";
+import { notFound } from "../errors.js";
+import type { Queryable } from "../store/database.js";
 
 interface EndpointRow {
   id: string;

@@ -1,8 +1,8 @@
-import { notFound } from "../../errors.js";
-import type { Queryable } from "../../store/database.js";
+import { notFound } from "../errors.js";
+import type { Queryable } from "../store/database.js";
 import { Type, type Static } from "@sinclair/typebox";
-import { StringEnum } from "../../schema/common.js";
-import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
+import { StringEnum } from "../schema/common.js";
+import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
 
 export const OAUTH2_PROVIDERS = ["OAUTH2_PROVIDER_X", "OAUTH2_PROVIDER_DISCORD"] as const;
 export type Oauth2Provider = (typeof OAUTH2_PROVIDERS)[number];

@@ -1,8 +1,8 @@
-import { notFound } from "../../errors.js";
-import type { Queryable } from "../../store/database.js";
+import { notFound } from "../errors.js";
+import type { Queryable } from "../store/database.js";
 import { Type } from "@sinclair/typebox";
-import { Nullable } from "../../schema/common.js";
-import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
+import { Nullable } from "../schema/common.js";
+import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
 
 interface PolicyRow {
   id: string;

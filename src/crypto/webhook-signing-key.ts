@@ -1,8 +1,8 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import type { KeyEncryptionKey } from "../../crypto/key-encryption.js";
-import type { Queryable } from "../../store/database.js";
+import type { KeyEncryptionKey } from "./key-encryption.js";
+import type { Queryable } from "../store/database.js";
 
 /** The Ed25519 key webhook deliveries are signed with; its public half is served as a JWKS. */
 export interface WebhookSigningKey {

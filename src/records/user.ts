@@ -1,8 +1,11 @@
-import { notFound } from "../../errors.js";
-import type { Queryable } from "../../store/database.js";
+import { notFound } from "../errors.js";
+import type { Queryable } from "../store/database.js";
 import { Type, type Static } from "@sinclair/typebox";
-import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
-import { MfaPolicyRecord, mfaPolicyRecord, type MfaPolicyRow } from "../mfa-policies/record.js";
+import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
+import { ApiKeyRecord, apiKeyRecord, type ApiKeyRow } from "./api-key.js";
+import { AuthenticatorRecord, authenticatorRecord, type AuthenticatorRow } from "./authenticator.js";
+import { MfaPolicyRecord, mfaPolicyRecord, type MfaPolicyRow } from "./mfa-policy.js";
+import { OauthProviderRecord, oauthProviderRecord, type OauthProviderRow } from "./oauth-provider.js";
 
 export interface UserRow {
   id: string;
@@ -14,44 +17,6 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
 }
-
-/** `sessionProfileId`: the session profile a login key was issued under. */
-const Credential = Type.Object({ publicKey: Type.String(), type: Type.String(), sessionProfileId: Type.Optional(Type.String()) });
-
-export const ApiKeyRecord = Type.Object({
-  credential: Credential,
-  apiKeyId: Type.String(),
-  apiKeyName: Type.String(),
-  createdAt: ApiTimestamp,
-  updatedAt: ApiTimestamp,
-  expirationSeconds: Type.Optional(Type.String()),
-});
-export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
-
-export const AuthenticatorRecord = Type.Object({
-  transports: Type.Array(Type.String()),
-  attestationType: Type.String(),
-  aaguid: Type.String(),
-  credentialId: Type.String(),
-  model: Type.String(),
-  credential: Credential,
-  authenticatorId: Type.String(),
-  authenticatorName: Type.String(),
-  createdAt: ApiTimestamp,
-  updatedAt: ApiTimestamp,
-});
-export type AuthenticatorRecord = Static<typeof AuthenticatorRecord>;
-
-export const OauthProviderRecord = Type.Object({
-  providerId: Type.String(),
-  providerName: Type.String(),
-  issuer: Type.String(),
-  audience: Type.String(),
-  subject: Type.String(),
-  createdAt: ApiTimestamp,
-  updatedAt: ApiTimestamp,
-});
-export type OauthProviderRecord = Static<typeof OauthProviderRecord>;
 
 export const UserRecord = Type.Object({
   userId: Type.String(),
@@ -68,96 +33,6 @@ export const UserRecord = Type.Object({
   mfaPolicies: Type.Array(MfaPolicyRecord),
 });
 export type UserRecord = Static<typeof UserRecord>;
-
-export interface ApiKeyRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  name: string;
-  public_key: string;
-  curve: string;
-  credential_type: string;
-  expiration_seconds: string | null;
-  expires_at: Date | null;
-  session_profile_id?: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface AuthenticatorRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  name: string;
-  credential_id: string;
-  public_key: string;
-  aaguid: string;
-  attestation_type: string;
-  transports: string[];
-  model: string;
-  sign_count: number | string;
-  /** Hex of the rpIdHash the passkey was registered for (or first used with); NULL until known. */
-  rp_id_hash: string | null;
-  /** When a stamp of it was first accepted (the auth proxy's lookups find only proven passkeys); not in every read. */
-  proven_at?: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface OauthProviderRow {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  name: string;
-  issuer: string;
-  audience: string;
-  subject: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export function apiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
-  const record: ApiKeyRecord = {
-    credential: {
-      publicKey: row.public_key,
-      type: row.credential_type,
-      ...(row.session_profile_id ? { sessionProfileId: row.session_profile_id } : {}),
-    },
-    apiKeyId: row.id,
-    apiKeyName: row.name,
-    createdAt: toApiTimestamp(row.created_at),
-    updatedAt: toApiTimestamp(row.updated_at),
-  };
-  if (row.expiration_seconds !== null) record.expirationSeconds = row.expiration_seconds;
-  return record;
-}
-
-export function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord {
-  return {
-    transports: row.transports,
-    attestationType: row.attestation_type,
-    aaguid: row.aaguid,
-    credentialId: row.credential_id,
-    model: row.model,
-    credential: { publicKey: row.public_key, type: "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR" },
-    authenticatorId: row.id,
-    authenticatorName: row.name,
-    createdAt: toApiTimestamp(row.created_at),
-    updatedAt: toApiTimestamp(row.updated_at),
-  };
-}
-
-export function oauthProviderRecord(row: OauthProviderRow): OauthProviderRecord {
-  return {
-    providerId: row.id,
-    providerName: row.name,
-    issuer: row.issuer,
-    audience: row.audience,
-    subject: row.subject,
-    createdAt: toApiTimestamp(row.created_at),
-    updatedAt: toApiTimestamp(row.updated_at),
-  };
-}
 
 /** A row read back from to_jsonb(): timestamps become Dates again. */
 function reviveRow(data: Record<string, unknown>): Record<string, unknown> {

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { Nullable } from "../../schema/common.js";
-import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
-import { UserRecord } from "../users/user-records.js";
-import type { Queryable } from "../../store/database.js";
-import type { ErrorBody } from "../../errors.js";
+import { Nullable } from "../schema/common.js";
+import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
+import { loadVotes, VoteRecord, voteRecord, type VoteRow } from "./vote.js";
+import type { Queryable } from "../store/database.js";
+import type { ErrorBody } from "../errors.js";
 
 export interface ActivityRow {
   id: string;
@@ -22,19 +22,6 @@ export interface ActivityRow {
   sealed_secret_params?: string | null;
 }
 
-export interface VoteRow {
-  id: string;
-  activity_id: string;
-  user_id: string;
-  user_snapshot: Record<string, unknown>;
-  selection: string;
-  message: string;
-  public_key: string;
-  signature: string;
-  scheme: string;
-  created_at: Date;
-}
-
 /** Intents and results are keyed by the activity's intent/result key; each definition declares the shape under its key. */
 const Keyed = () => Type.Record(Type.String(), Type.Unknown());
 
@@ -43,20 +30,6 @@ export const AppProofRecord = Type.Object({
   publicKey: Type.String(),
   proofPayload: Type.String(),
   signature: Type.String(),
-});
-
-export const VoteRecord = Type.Object({
-  id: Type.String(),
-  userId: Type.String(),
-  /** The voter as they were when they voted. */
-  user: UserRecord,
-  activityId: Type.String(),
-  selection: Type.String(),
-  message: Type.String(),
-  publicKey: Type.String(),
-  signature: Type.String(),
-  scheme: Type.String(),
-  createdAt: ApiTimestamp,
 });
 
 /** The error body a failed activity records. */
@@ -119,18 +92,7 @@ export function activityRecord(row: ActivityRow, votes: VoteRow[], viewerUserId?
     type: row.type,
     intent: row.intent,
     result: row.result,
-    votes: votes.map((v) => ({
-      id: v.id,
-      userId: v.user_id,
-      user: v.user_snapshot,
-      activityId: v.activity_id,
-      selection: v.selection,
-      message: v.message,
-      publicKey: v.public_key,
-      signature: v.signature,
-      scheme: v.scheme,
-      createdAt: toApiTimestamp(v.created_at),
-    })),
+    votes: votes.map(voteRecord),
     fingerprint: row.fingerprint,
     canApprove: open || proving,
     canReject: open,
@@ -139,18 +101,6 @@ export function activityRecord(row: ActivityRow, votes: VoteRow[], viewerUserId?
     failure: row.failure,
     ...(row.app_proofs?.length ? { appProofs: row.app_proofs } : {}),
   };
-}
-
-export async function loadVotes(db: Queryable, activityIds: string[]): Promise<Map<string, VoteRow[]>> {
-  const byActivity = new Map<string, VoteRow[]>();
-  if (activityIds.length === 0) return byActivity;
-  const rows = await db.query<VoteRow>("SELECT * FROM votes WHERE activity_id = ANY($1::text[]) ORDER BY created_at, id", [activityIds]);
-  for (const row of rows) {
-    const list = byActivity.get(row.activity_id);
-    if (list) list.push(row);
-    else byActivity.set(row.activity_id, [row]);
-  }
-  return byActivity;
 }
 
 export async function loadActivityRecord(

@@ -2,8 +2,8 @@ import type { FastifyBaseLogger } from "fastify";
 import { ApiError, PolicyDenied } from "../errors.js";
 import type { SubmitDefinition } from "../pipeline/registry.js";
 import type { ActivityOutcome } from "../pipeline/steps/respond.js";
-import { isVoteDefinition } from "../domains/vote-definition.js";
-import type { Metrics } from "./metrics.js";
+import { isVoteDefinition } from "../operations/vote-definition.js";
+import type { Metrics } from "../metrics.js";
 
 const CONSENSUS_NEEDED = "ACTIVITY_STATUS_CONSENSUS_NEEDED";
 

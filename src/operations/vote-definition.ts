@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import type { VoteSelection } from "./activities/votes.js";
+import type { VoteSelection } from "../records/vote.js";
 import type { SubmitOperation } from "./activity-definition.js";
 
 /**

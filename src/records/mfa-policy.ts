@@ -1,6 +1,23 @@
 import { Type } from "@sinclair/typebox";
-import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
-import { RequiredAuthenticationMethodRecord, type RequiredStep } from "./methods.js";
+import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
+
+export const AUTHENTICATION_TYPES = [
+  "AUTHENTICATION_TYPE_EMAIL_OTP",
+  "AUTHENTICATION_TYPE_SMS_OTP",
+  "AUTHENTICATION_TYPE_PASSKEY",
+  "AUTHENTICATION_TYPE_API_KEY",
+  "AUTHENTICATION_TYPE_OAUTH",
+  "AUTHENTICATION_TYPE_SESSION",
+] as const;
+export type AuthenticationType = (typeof AUTHENTICATION_TYPES)[number];
+
+/** One step of a stored policy: any one of these methods proves it. */
+export interface RequiredStep {
+  any: Array<{ type: AuthenticationType; id?: string }>;
+}
+
+export const AuthenticationMethodRecord = Type.Object({ type: Type.String(), id: Type.Optional(Type.String()) });
+export const RequiredAuthenticationMethodRecord = Type.Object({ any: Type.Array(AuthenticationMethodRecord) });
 
 export interface MfaPolicyRow {
   id: string;

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
-import { notFound } from "../../errors.js";
-import type { Queryable } from "../../store/database.js";
+import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
+import { notFound } from "../errors.js";
+import type { Queryable } from "../store/database.js";
 
 export interface SmartContractInterfaceRow {
   id: string;

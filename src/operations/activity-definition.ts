@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
-import type { OrganizationRow } from "./organizations/organizations.js";
+import type { OrganizationRow } from "../records/organization.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
 
