@@ -1,3 +1,4 @@
+import type { OrganizationRow } from "../records/organization.js";
 import type { UserRecord } from "../records/user.js";
 
 /**
@@ -47,4 +48,13 @@ export interface Principal {
   snapshot?: UserRecord;
   /** The session profile a login key was issued under: its scope binds every activity the key submits (session-scope.ts). */
   sessionProfile?: { id: string; name: string; scope: string };
+}
+
+/**
+ * Where a credential was looked for, as told to a caller who is not (yet) authenticated: the organization it
+ * named and, as the hosted API words it, "or its parent organization" — never the parent's id, and the same
+ * words whether or not there is a parent, so the answer says nothing the caller did not already know.
+ */
+export function scopeDescription(org: OrganizationRow): string {
+  return `organization ${org.id} or its parent organization`;
 }

@@ -38,6 +38,14 @@ export interface ActivityContext {
 }
 
 /**
+ * Whether a profile change is the user's word about themselves: they submitted it for their own user and it
+ * ran on a policy's or the self-service permission. A change the root quorum approved is the organization's.
+ */
+export function assertedBySelf(ctx: Pick<ActivityContext, "requesterUserId" | "byRootQuorum">, userId: string): boolean {
+  return ctx.requesterUserId === userId && !ctx.byRootQuorum;
+}
+
+/**
  * A credential an activity creates or changes, by how it authenticates later: a session or other expiring key
  * issued by a login or authentication activity (`session`, which proves only AUTHENTICATION_TYPE_SESSION), a
  * long-lived API key, a passkey, an OAuth provider (an OIDC token of it logs in and proves OAUTH), or an email

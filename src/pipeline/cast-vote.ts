@@ -1,5 +1,4 @@
-import type { ActivityRecord, ActivityRow } from "../records/activity.js";
-import { loadActivityRecord } from "../records/activity.js";
+import { loadActivityRecord, type ActivityRecord, type ActivityRow } from "../records/activity.js";
 import { openSecretParams, redactedResult } from "../domains/activities/secret-fields.js";
 import {
   expireVotes,
@@ -30,9 +29,8 @@ import { proofContext, runHandler, type AfterCommitTask, type HandlerOutcome } f
 import { parseRequest, type SignedRequest } from "./steps/parse.js";
 import { persistVoteOutcome } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
-import { afterCommit } from "./steps/respond.js";
+import { afterCommit, type ActivityOutcome } from "./steps/respond.js";
 import { checkSchema } from "./steps/validate.js";
-import type { ActivityOutcome } from "./steps/respond.js";
 import type { VoteDefinition } from "../operations/vote-definition.js";
 
 /**

@@ -1,6 +1,5 @@
 import { v7 as uuidv7 } from "uuid";
-import type { ActivityRecord, ActivityRow } from "../records/activity.js";
-import { activityRecord, loadActivityRecord } from "../records/activity.js";
+import { type ActivityRecord, type ActivityRow, activityRecord, loadActivityRecord } from "../records/activity.js";
 import { newVote, type StoredVote, type VoteInput } from "../domains/activities/votes.js";
 import {
   holdsIntentSecrets,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PolicyOutcome } from "../../policy/decide.js";
+import type { PolicyOutcome } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
 import { subscribersSql, type Subscriber } from "../webhooks/outbox.js";
 import type { ActivityRow } from "../../records/activity.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../../auth/principal.js";
 import { notFound, type ApiError } from "../../errors.js";
-import type { Approval, Decision } from "../../policy/decide.js";
+import type { Approval, Decision } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
 import { loadUserRecord } from "../../records/user.js";
 import { emitActivityUpdate } from "../webhooks/outbox.js";

@@ -3,7 +3,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { createHmac, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import { failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../errors.js";
 import { Int64String } from "../../schema/common.js";
-import { checkBudget, spendBudget, takeFromBudget, type Budget } from "../../limits/budget.js";
+import { checkBudget, spendBudget, takeFromBudget, type Budget } from "../../rate-limits/budget.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityContext } from "../../operations/activity-definition.js";
 import { requireFeature } from "../organizations/features.js";

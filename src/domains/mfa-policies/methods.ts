@@ -72,7 +72,7 @@ export const existedAtSubmission = (credential: ProvingCredential, submittedAt: 
 
 /**
  * The MFA hook: which authentication method the credential that stamped a request (the submission or an
- * approve_activity) proves, from the credential type the authenticate step gives it (src/auth/authenticate.ts,
+ * approve_activity) proves, from the credential type the authenticate step gives it (src/auth/authentication.ts,
  * kept in each vote's `credential`). A passkey proves PASSKEY, a long-lived API key API_KEY, a key issued by a
  * login activity SESSION — and only that: sessions are not transitive (a session made with a passkey does not
  * prove the passkey). An attested stamp proves EMAIL_OTP or SMS_OTP (its id is the verification token's, so

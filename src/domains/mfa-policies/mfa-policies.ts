@@ -4,8 +4,7 @@ import { invalidArgument, notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
 import { checkPolicyExpression } from "../policies/policies.js";
 import { MAX_MFA_POLICIES_PER_USER, SATISFIABLE_TYPES } from "./methods.js";
-import type { RequiredStep } from "../../records/mfa-policy.js";
-import type { MfaPolicyRow } from "../../records/mfa-policy.js";
+import type { RequiredStep, MfaPolicyRow } from "../../records/mfa-policy.js";
 
 export { MfaPolicyRecord, mfaPolicyRecord, type MfaPolicyRow } from "../../records/mfa-policy.js";
 

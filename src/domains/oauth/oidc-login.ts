@@ -60,7 +60,7 @@ export async function loginOfOidcToken(
   return { ...login, ...(token.verifiedEmail ? { verifiedEmail: token.verifiedEmail } : {}) };
 }
 
-/** The login key an OIDC login registered proves its OAuth provider with its first accepted stamp (src/auth/authenticate.ts). */
+/** The login key an OIDC login registered proves its OAuth provider with its first accepted stamp (src/auth/authentication.ts). */
 export async function linkLoginKey(tx: Queryable, login: OidcLogin, apiKey: { organizationId: string; publicKey: string }): Promise<void> {
   if (login.providerProven) return;
   await tx.query(

@@ -1,4 +1,4 @@
-import { authenticate } from "../../auth/authenticate.js";
+import { authenticate } from "../../auth/authentication.js";
 import type { Principal } from "../../auth/principal.js";
 import { permissionDenied } from "../../errors.js";
 import { assertCredentialMayUse } from "../../auth/credential-scope.js";

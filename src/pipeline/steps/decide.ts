@@ -9,7 +9,7 @@ import {
   unsatisfiedUsers,
   type MfaRequirement,
 } from "../../domains/mfa-policies/requirements.js";
-import { decide, type Approval, type Decision, type DecisionPolicy } from "../../policy/decide.js";
+import { decide, type Approval, type Decision, type DecisionPolicy } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityDefinition } from "../../operations/activity-definition.js";
 

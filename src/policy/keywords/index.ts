@@ -145,7 +145,7 @@ export async function conditionKeywords(
 /**
  * The condition keywords of an activity that acts on several secrets: one set per secret, each with its
  * `secret` (its static properties: the stored ones for an export, the declared ones for an import). A policy
- * decides over all of them (decide.ts): an allow applies when it holds for every secret, a deny when it holds
+ * decides over all of them (decision.ts): an allow applies when it holds for every secret, a deny when it holds
  * for any. Every other activity has one set.
  */
 export async function conditionKeywordSets(

@@ -1,7 +1,6 @@
 import type { ServerKey } from "../crypto/server-keys.js";
 import { notFound, permissionDenied, unauthenticated } from "../errors.js";
 import { enforceIpAllowlist, type AllowlistRow } from "./ip-allowlist.js";
-import { SessionJwtError, verifySessionJwt } from "./session-jwt.js";
 import { requireOrganization, type OrganizationRow } from "../records/organization.js";
 import { userRecordsColumns, userRecordsFrom, type UserRecordsJson } from "../records/user.js";
 import type { AuthenticatorRow } from "../records/authenticator.js";
@@ -11,7 +10,8 @@ import { authenticateAttested } from "./attested-stamp.js";
 import { API_KEY_SCHEMES, parseStamp, verifyApiKeySignature, type Stamp } from "./stamp.js";
 import { apiKeyInSubOrganization, authenticatorInSubOrganization } from "./sub-organization-credentials.js";
 import { verifyWebAuthnStamp } from "./webauthn.js";
-import type { AuthenticationType, Principal } from "./principal.js";
+import { scopeDescription, type AuthenticationType, type Principal } from "./principal.js";
+import { authenticateReadOnlySession } from "./read-only-session.js";
 
 const CURVE_OF_KEY: Record<string, string> = {
   API_KEY_CURVE_P256: "p256",
@@ -23,15 +23,6 @@ const CURVE_OF_KEY: Record<string, string> = {
 const SESSION_KEY_TYPES = new Set(["CREDENTIAL_TYPE_LOGIN", "CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256"]);
 const apiKeyAuthentication = (credentialType: string): AuthenticationType =>
   SESSION_KEY_TYPES.has(credentialType) ? "AUTHENTICATION_TYPE_SESSION" : "AUTHENTICATION_TYPE_API_KEY";
-
-/**
- * Where a credential was looked for, as told to a caller who is not (yet) authenticated: the organization it
- * named and, as the hosted API words it, "or its parent organization" — never the parent's id, and the same
- * words whether or not there is a parent, so the answer says nothing the caller did not already know.
- */
-function scopeDescription(org: OrganizationRow): string {
-  return `organization ${org.id} or its parent organization`;
-}
 
 type UserColumns = { user_name: string; is_root: boolean };
 
@@ -283,37 +274,6 @@ async function authenticateWebAuthn(
   return { principal, organization: inSubOrganization ? await requireOrganization(db, authenticator.organization_id) : org };
 }
 
-async function authenticateSession(db: Queryable, signer: ServerKey, token: string, org: OrganizationRow, now: Date): Promise<Principal> {
-  let claims;
-  try {
-    claims = verifySessionJwt(signer, token, now);
-  } catch (error) {
-    if (error instanceof SessionJwtError)
-      throw unauthenticated(`X-Session is not a valid read-only session: ${error.message}`, "SESSION_INVALID");
-    throw error;
-  }
-  if (claims.session_type !== "SESSION_TYPE_READ_ONLY")
-    throw unauthenticated("X-Session holds a read-write session token; only read-only sessions are accepted there", "SESSION_INVALID");
-  if (claims.organization_id !== org.id && claims.organization_id !== org.parent_id) {
-    throw unauthenticated(
-      `the read-only session belongs to organization ${claims.organization_id}, not ${scopeDescription(org)}`,
-      "SESSION_INVALID",
-    );
-  }
-  const [user] = await db.query<{ id: string; name: string; organization_id: string; is_root: boolean }>(
-    "SELECT id, name, organization_id, is_root FROM users WHERE id = $1 AND organization_id = $2",
-    [claims.user_id, claims.organization_id],
-  );
-  if (!user) throw unauthenticated(`the read-only session's user ${claims.user_id} no longer exists`, "SESSION_INVALID");
-  return {
-    user: { id: user.id, name: user.name, organizationId: user.organization_id, isRoot: user.is_root },
-    credential: { kind: "read-only-session", id: claims.user_id, type: "READ_ONLY_SESSION", publicKey: "" },
-    authenticationType: "AUTHENTICATION_TYPE_SESSION",
-    viaParent: user.organization_id !== org.id,
-    stamp: { publicKey: "", scheme: "", signature: "" },
-  };
-}
-
 /**
  * Establishes who signed a request to an organization: parses the stamp, verifies an API-key
  * signature over the exact body bytes (before touching the database, so unsigned callers learn
@@ -357,7 +317,7 @@ export async function authenticate(
       );
     }
     const organization = await requireOrganization(db, organizationId);
-    return { principal: await authenticateSession(db, readOnlySessions, session, organization, now), organization };
+    return { principal: await authenticateReadOnlySession(db, readOnlySessions, session, organization, now), organization };
   }
   const stamp = parseStamp(headers);
   if (stamp.kind === "api-key" && !verifyApiKeySignature(stamp, rawBody)) {

@@ -18,7 +18,7 @@ export interface Approval {
   userId: string;
   /** Known for the vote being cast now (from its credential); looked up otherwise. */
   isRoot?: boolean;
-  /** `authenticationType` is how the stamp authenticated (src/auth/authenticate.ts); MFA reads it. */
+  /** `authenticationType` is how the stamp authenticated (src/auth/authentication.ts); MFA reads it. */
   credential: {
     id: string;
     type: string;

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { decodeJwt } from "jose";
-import { ApiKeyParams, AuthenticatorParams, LIMITS, OauthProviderParams } from "../../domains/credentials/credentials.js";
+import { ApiKeyParams, AuthenticatorParams, LIMITS, OauthProviderParams } from "../../domains/credentials/params.js";
 import { WalletParams } from "../../domains/wallets/wallets.js";
 import { invalidArgument } from "../../errors.js";
 import { Name } from "../../schema/common.js";

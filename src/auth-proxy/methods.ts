@@ -1,5 +1,5 @@
 import { permissionDenied } from "../errors.js";
-import { allowsMethod, type AuthMethod } from "../domains/auth-proxy/configs.js";
+import { allowsMethod, type AuthMethod } from "../domains/auth-proxy-config/configs.js";
 import type { ProxyContext } from "./endpoint.js";
 
 /** Refuses (403) a method the config's allowedAuthMethods leaves out. */

@@ -1,7 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { OrganizationRow } from "../records/organization.js";
 import type { ProxyActor } from "./act.js";
-import type { AuthProxySettings } from "../domains/auth-proxy/configs.js";
+import type { AuthProxySettings } from "../domains/auth-proxy-config/configs.js";
 
 /** What an auth proxy endpoint works with: the proxy acting for one config, and that config's settings. */
 export interface ProxyContext extends ProxyActor {

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { notFound, permissionDenied } from "../../errors.js";
 import { queryAsProxy, submitAsProxy } from "../act.js";
-import { sessionExpirationSeconds } from "../../domains/auth-proxy/configs.js";
+import { sessionExpirationSeconds } from "../../domains/auth-proxy-config/configs.js";
 import { defineEndpoint } from "../endpoint.js";
 import { suborgOfOidcToken } from "../lookup.js";
 import { requireMethod } from "../methods.js";

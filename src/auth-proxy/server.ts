@@ -1,11 +1,11 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { parseJsonBody } from "../pipeline/steps/parse.js";
 import { ApiError, errorReply, GrpcCode, notFound, permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
-import { addressKey, RequestBudget } from "../limits/load-shedding.js";
+import { addressKey, RequestBudget } from "../rate-limits/load-shedding.js";
 import { requireOrganization } from "../records/organization.js";
-import { validate } from "../schema/validate.js";
+import { validate } from "../schema/validation.js";
 import type { Services } from "../services.js";
-import { allowedOrigins, findAuthProxyConfig, type AuthProxyConfigRow } from "../domains/auth-proxy/configs.js";
+import { allowedOrigins, findAuthProxyConfig, type AuthProxyConfigRow } from "../domains/auth-proxy-config/configs.js";
 import type { ProxyContext, ProxyEndpoint } from "./endpoint.js";
 import { account } from "./endpoints/account.js";
 import { oauth2Authenticate, oauthLogin } from "./endpoints/oauth.js";

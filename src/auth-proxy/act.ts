@@ -6,7 +6,7 @@ import { ApiError, failedPrecondition, GrpcCode, type ErrorBody } from "../error
 import { runQuery } from "../pipeline/run-query.js";
 import { queriesByOperation } from "../pipeline/registry.js";
 import type { Services } from "../services.js";
-import { proxyKeyContext, type AuthProxyConfigRow } from "../domains/auth-proxy/configs.js";
+import { proxyKeyContext, type AuthProxyConfigRow } from "../domains/auth-proxy-config/configs.js";
 import type { FastifyBaseLogger } from "fastify";
 import { recordActivity, recordRefusal } from "../pipeline/activity-log.js";
 

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { AUTH_METHODS, sessionExpirationSeconds } from "../../domains/auth-proxy/configs.js";
+import { AUTH_METHODS, sessionExpirationSeconds } from "../../domains/auth-proxy-config/configs.js";
 import { defineEndpoint } from "../endpoint.js";
 
 /** Defaults init_otp applies when the config sets none: 9 characters, alphanumeric. */
