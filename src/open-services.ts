@@ -4,8 +4,8 @@ import { loadOrCreateServerKey } from "./crypto/server-keys.js";
 import { openMessaging } from "./messaging/index.js";
 import type { Services } from "./services.js";
 import { openStoreReporting } from "./store/open.js";
-import { createMetrics } from "./server/metrics.js";
-import { loadOrCreateWebhookKey } from "./domains/webhooks/signing.js";
+import { createMetrics } from "./metrics.js";
+import { loadOrCreateWebhookKey } from "./crypto/webhook-signing-key.js";
 
 /** Opens the store and loads (or creates) the key-encryption key and the server's own keys. */
 export async function openServices(config: Config, clock: () => Date = () => new Date()): Promise<Services> {

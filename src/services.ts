@@ -4,8 +4,8 @@ import type { LimitSettings, OAuthSettings, WebhookSettings } from "./config.js"
 import type { Messaging } from "./messaging/index.js";
 import type { Database } from "./store/database.js";
 import type { StoreReport } from "./store/open.js";
-import type { Metrics } from "./server/metrics.js";
-import type { WebhookSigningKey } from "./domains/webhooks/signing.js";
+import type { Metrics } from "./metrics.js";
+import type { WebhookSigningKey } from "./crypto/webhook-signing-key.js";
 
 /** What handlers may use besides their transaction: plain objects, no container. */
 export interface Services {

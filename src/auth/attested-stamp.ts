@@ -1,5 +1,5 @@
 import { ApiError, unauthenticated } from "../errors.js";
-import { requireOrganization, type OrganizationRow } from "../domains/organizations/organizations.js";
+import { requireOrganization, type OrganizationRow } from "../records/organization.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
 import { verifyP256Signature } from "./client-signature.js";

@@ -1,5 +1,5 @@
 import { permissionDenied } from "../errors.js";
-import type { Principal } from "./authenticate.js";
+import type { Principal } from "./principal.js";
 
 /**
  * Credentials made for one purpose, and the only operations they may be used for. The email recovery key

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from "node:net";
 import { permissionDenied } from "../errors.js";
-import type { OrganizationRow } from "../domains/organizations/organizations.js";
-import type { Principal } from "./authenticate.js";
+import type { OrganizationRow } from "../records/organization.js";
+import type { Principal } from "./principal.js";
 
 export interface AllowlistRule {
   cidr: string;

@@ -1,6 +1,6 @@
 import type { OAuth2ProviderEndpoints, OAuthSettings } from "../config.js";
 import { ApiError, GrpcCode } from "../errors.js";
-import type { Oauth2Provider } from "../domains/oauth/oauth2-credential-records.js";
+import type { Oauth2Provider } from "../records/oauth2-credential.js";
 
 /**
  * The plain OAuth 2.0 providers of oauth2_authenticate (no ID tokens): the authorization code is

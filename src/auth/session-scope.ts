@@ -1,10 +1,10 @@
 import { permissionDenied } from "../errors.js";
-import type { ActivityDefinition, EnrolledFactor, SubmitOperation } from "../domains/activity-definition.js";
-import type { OrganizationRow } from "../domains/organizations/organizations.js";
+import type { ActivityDefinition, EnrolledFactor, SubmitOperation } from "../operations/activity-definition.js";
+import type { OrganizationRow } from "../records/organization.js";
 import { conditionKeywordSets } from "../policy/keywords/index.js";
 import { compilePolicyExpression, evaluateExpression, type Expr } from "../policy/language/index.js";
 import type { Queryable } from "../store/database.js";
-import type { Principal } from "./authenticate.js";
+import type { Principal } from "./principal.js";
 
 /** Compiled scopes by source; bounded (profiles are immutable, so a source always compiles to the same tree). */
 const compiled = new Map<string, Expr>();

@@ -1,6 +1,6 @@
 import { unauthenticated } from "../errors.js";
-import type { OrganizationRow } from "../domains/organizations/organizations.js";
-import type { AuthenticatorRow } from "../domains/users/user-records.js";
+import type { OrganizationRow } from "../records/organization.js";
+import type { AuthenticatorRow } from "../records/authenticator.js";
 import type { Queryable } from "../store/database.js";
 
 /**

@@ -18,21 +18,6 @@ export interface DevControls {
  */
 export const DEV_CONTROLS_HEADER = "X-Strongroom-Dev";
 
-/**
- * Whether a request path reaches the dev controls, as the router would match it (duplicate slashes ignored,
- * percent-encoding decoded): the API's CORS never applies there, preflights included.
- */
-export function isDevControlsPath(url: string): boolean {
-  const path = url.split("?", 1)[0]!;
-  let decoded = path;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    // Malformed escapes: the router refuses the request anyway; judge the raw path.
-  }
-  return decoded.replace(/\/{2,}/g, "/").startsWith("/dev/");
-}
-
 /** The host name of a Host header value, without its port, lower case (IPv6 literals keep their brackets). */
 function hostNameOf(host: string): string | undefined {
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::\d{1,5})?$/.exec(host.trim());

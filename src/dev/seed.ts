@@ -3,7 +3,7 @@ import { stampWithApiKey } from "../auth/api-key-stamper.js";
 import { ApiError, type ErrorBody } from "../errors.js";
 import { activitiesByOperation } from "../pipeline/registry.js";
 import { submitActivity } from "../pipeline/submit-activity.js";
-import { isVoteDefinition } from "../domains/vote-definition.js";
+import { isVoteDefinition } from "../operations/vote-definition.js";
 import type { Services } from "../services.js";
 
 /**

@@ -1,5 +1,5 @@
 import { activitiesDomain } from "./activities/index.js";
-import { authProxyDomain } from "./auth-proxy/index.js";
+import { authProxyDomain } from "./auth-proxy-config/index.js";
 import { authenticationDomain } from "./authentication/index.js";
 import { credentialsDomain } from "./credentials/index.js";
 import { invitationsDomain } from "./invitations/index.js";

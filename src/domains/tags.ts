@@ -1,7 +1,6 @@
 import { alreadyExists, notFound, resourceExhausted } from "../errors.js";
-import type { OrganizationRow } from "./organizations/organizations.js";
+import { type OrganizationRow, lockOrganizationForLimits } from "../records/organization.js";
 import type { Queryable } from "../store/database.js";
-import { lockOrganizationForLimits } from "./organizations/limits.js";
 
 /** The two kinds of tag, each in its own table. */
 export type TagTable = "user_tags" | "private_key_tags";

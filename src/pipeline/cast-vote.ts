@@ -1,6 +1,5 @@
-import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
+import { loadActivityRecord, type ActivityRecord, type ActivityRow } from "../records/activity.js";
 import { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
-import { loadActivityRecord } from "../domains/activities/record.js";
 import { openSecretParams, redactedResult } from "../domains/activities/secret-fields.js";
 import {
   expireVotes,
@@ -13,13 +12,13 @@ import {
   submissionVoteOf,
   type StoredVote,
   type VoteInput,
-  type VoteSelection,
 } from "../domains/activities/votes.js";
-import { requireOrganization } from "../domains/organizations/organizations.js";
+import type { VoteSelection } from "../records/vote.js";
+import { requireOrganization } from "../records/organization.js";
 import { ApiError, failedPrecondition, GrpcCode, internalError, invalidArgument } from "../errors.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
-import type { ActivityDefinition } from "../domains/activity-definition.js";
+import type { ActivityDefinition } from "../operations/activity-definition.js";
 import { activitiesByType } from "./registry.js";
 import { enforceSessionScope } from "../auth/session-scope.js";
 import { authenticateRequest } from "./steps/authenticate.js";
@@ -31,10 +30,9 @@ import { proofContext, runHandler, type AfterCommitTask, type HandlerOutcome } f
 import { parseRequest, type SignedRequest } from "./steps/parse.js";
 import { persistVoteOutcome } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
-import { afterCommit } from "./steps/respond.js";
+import { afterCommit, type ActivityOutcome } from "./steps/respond.js";
 import { checkSchema } from "./steps/validate.js";
-import type { ActivityOutcome } from "./steps/respond.js";
-import type { VoteDefinition } from "../domains/vote-definition.js";
+import type { VoteDefinition } from "../operations/vote-definition.js";
 
 /**
  * The vote pipeline, approve_activity / reject_activity: parse → authenticate → check type and liveness →

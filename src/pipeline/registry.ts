@@ -1,7 +1,7 @@
 import { domains } from "../domains/index.js";
-import type { ActivityDefinition } from "../domains/activity-definition.js";
-import type { QueryDefinition } from "../domains/query-definition.js";
-import type { VoteDefinition } from "../domains/vote-definition.js";
+import type { ActivityDefinition } from "../operations/activity-definition.js";
+import type { QueryDefinition } from "../operations/query-definition.js";
+import type { VoteDefinition } from "../operations/vote-definition.js";
 
 const byOperation = <T extends { operation: string }>(a: T, b: T) => a.operation.localeCompare(b.operation);
 

@@ -1,6 +1,5 @@
 import { v7 as uuidv7 } from "uuid";
-import type { ActivityRecord, ActivityRow } from "../domains/activities/record.js";
-import { activityRecord, loadActivityRecord } from "../domains/activities/record.js";
+import { type ActivityRecord, type ActivityRow, activityRecord, loadActivityRecord } from "../records/activity.js";
 import { newVote, type StoredVote, type VoteInput } from "../domains/activities/votes.js";
 import {
   holdsIntentSecrets,
@@ -11,7 +10,7 @@ import {
 } from "../domains/activities/secret-fields.js";
 import { ApiError, GrpcCode, internalError } from "../errors.js";
 import type { Services } from "../services.js";
-import type { ActivityDefinition } from "../domains/activity-definition.js";
+import type { ActivityDefinition } from "../operations/activity-definition.js";
 import { castVote, WAITING_STATUSES } from "./cast-vote.js";
 import { recordRequirements } from "../domains/mfa-policies/requirements.js";
 import { enforceSessionScope } from "../auth/session-scope.js";

@@ -5,16 +5,15 @@ import { submit } from "../pipeline/submit.js";
 import { ApiError, errorReply, EXPLANATION_HEADER, GrpcCode, notFound, type ErrorMessageStyle } from "../errors.js";
 import { runQuery } from "../pipeline/run-query.js";
 import type { Services } from "../services.js";
-import { recordActivity, recordRefusal } from "./activity-log.js";
+import { recordActivity, recordRefusal } from "../pipeline/activity-log.js";
 import { VERSION } from "../version.js";
-import { webhookJwks } from "../domains/webhooks/signing.js";
+import { webhookJwks } from "../crypto/webhook-signing-key.js";
 import { openApiDocument } from "./openapi.js";
 import { registerOidcRoutes } from "./oidc-routes.js";
 import { registerFrameRoutes } from "../frames/routes.js";
 import { registerConsoleRoutes } from "./console-routes.js";
 import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
 import { registerStrongroomQueries } from "./strongroom-queries.js";
-import { isDevControlsPath } from "../dev/routes.js";
 
 export interface AppOptions {
   logLevel?: string;
@@ -202,4 +201,19 @@ export function isServedPath(path: string): boolean {
   const match = /^\/public\/v1\/(submit|query)\/([a-z0-9_]+)$/.exec(path);
   if (!match) return false;
   return match[1] === "submit" ? activitiesByOperation.has(match[2]!) : queriesByOperation.has(match[2]!);
+}
+
+/**
+ * Whether a request path reaches the dev controls, as the router would match it (duplicate slashes ignored,
+ * percent-encoding decoded): the API's CORS never applies there, preflights included.
+ */
+export function isDevControlsPath(url: string): boolean {
+  const path = url.split("?", 1)[0]!;
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Malformed escapes: the router refuses the request anyway; judge the raw path.
+  }
+  return decoded.replace(/\/{2,}/g, "/").startsWith("/dev/");
 }

@@ -1,8 +1,8 @@
 import type { TSchema } from "@sinclair/typebox";
-import { ActivityResponse } from "../domains/activities/record.js";
-import type { ActivityDefinition } from "../domains/activity-definition.js";
+import { ActivityResponse } from "../records/activity.js";
+import type { ActivityDefinition } from "../operations/activity-definition.js";
 import { activityDefinitions, queryDefinitions } from "../pipeline/registry.js";
-import { isVoteDefinition } from "../domains/vote-definition.js";
+import { isVoteDefinition } from "../operations/vote-definition.js";
 import { strongroomQueries, strongroomQueryPath } from "./strongroom-queries.js";
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema> };

@@ -5,10 +5,10 @@ import { openServices } from "../open-services.js";
 import type { Services } from "../services.js";
 import { startBalanceWatcher } from "../domains/webhooks/balances.js";
 import { startDeliveryWorker } from "../domains/webhooks/worker.js";
-import { periodicSweep } from "../limits/sweep.js";
-import { buildAuthProxyApp } from "../authproxy/server.js";
+import { periodicSweep } from "../rate-limits/sweep.js";
+import { buildAuthProxyApp } from "../auth-proxy/server.js";
 import { buildApp } from "./app.js";
-import { serveMetrics, type MetricsServer } from "./metrics.js";
+import { serveMetrics, type MetricsServer } from "./serve-metrics.js";
 import { logShutdown, logStartup } from "./startup-log.js";
 
 export interface RunningServer {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { QueryDefinition } from "../domains/query-definition.js";
+import type { QueryDefinition } from "../operations/query-definition.js";
 import { notFound } from "../errors.js";
 import { dryRunActivity } from "../pipeline/dry-run/definition.js";
 import { runQuery } from "../pipeline/run-query.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Principal } from "../../src/auth/authenticate.js";
+import type { Principal } from "../../src/auth/principal.js";
 import { enforceIpAllowlist, type AllowlistRow } from "../../src/auth/ip-allowlist.js";
-import type { OrganizationRow } from "../../src/domains/organizations/organizations.js";
+import type { OrganizationRow } from "../../src/records/organization.js";
 
 describe("IP allowlist evaluation errors", () => {
   const organization = { id: "org", parent_id: null } as unknown as OrganizationRow;

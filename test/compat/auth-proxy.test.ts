@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activitiesByOperation } from "../../src/pipeline/registry.js";
 import { issueVerificationToken } from "../../src/auth/verification-token.js";
-import { PROXY_ACTIVITY_TYPES } from "../../src/domains/auth-proxy/identity.js";
+import { PROXY_ACTIVITY_TYPES } from "../../src/domains/auth-proxy-config/identity.js";
 import { claimsOf, coreClient, coreRefusal, submitAsRoot } from "../helpers/auth-proxy.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/server/openapi.js";
 import { activityDefinitions, queryDefinitions } from "../../src/pipeline/registry.js";
-import { isVoteDefinition } from "../../src/domains/vote-definition.js";
+import { isVoteDefinition } from "../../src/operations/vote-definition.js";
 import { p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { responseViolations } from "../helpers/result-schemas.js";

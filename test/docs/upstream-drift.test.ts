@@ -3,7 +3,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
 import { sharedReferenceFile } from "../helpers/shared-reference.js";
 import { activityDefinitions } from "../../src/pipeline/registry.js";
-import { isVoteDefinition } from "../../src/domains/vote-definition.js";
+import { isVoteDefinition } from "../../src/operations/vote-definition.js";
 import { queryDefinitions } from "../../src/pipeline/registry.js";
 
 /**

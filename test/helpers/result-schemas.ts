@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { ActivityResponse } from "../../src/domains/activities/record.js";
+import { ActivityResponse } from "../../src/records/activity.js";
 import { activitiesByType, queriesByOperation } from "../../src/pipeline/registry.js";
 
 /**

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineActivity } from "../../src/domains/activity-definition.js";
+import { defineActivity } from "../../src/operations/activity-definition.js";
 import { runHandler, type BadInput } from "../../src/pipeline/steps/execute.js";
 import { failedPrecondition, invalidArgument } from "../../src/errors.js";
-import type { OrganizationRow } from "../../src/domains/organizations/organizations.js";
+import type { OrganizationRow } from "../../src/records/organization.js";
 import type { Services } from "../../src/services.js";
 import type { Database } from "../../src/store/database.js";
 import { openStore } from "../../src/store/open.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { signAppProof, type AppProof } from "../../crypto/app-proof-signature.js";
-import type { PolicyOutcome } from "../../policy/decide.js";
-import { rootQuorum, requireOrganization, type OrganizationRow } from "../organizations/organizations.js";
+import type { PolicyOutcome } from "../../policy/decision.js";
+import { rootQuorum, requireOrganization, type OrganizationRow } from "../../records/organization.js";
 import type { Services } from "../../services.js";
 import type { Queryable } from "../../store/database.js";
 

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { approveActivity } from "./submit/approve-activity.js";
 import { getActivity } from "./query/get-activity.js";
 import { listActivities } from "./query/list-activities.js";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { PolicyOutcome } from "../../policy/decide.js";
+import type { PolicyOutcome } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
 import { subscribersSql, type Subscriber } from "../webhooks/outbox.js";
-import type { ActivityRow } from "./record.js";
+import type { ActivityRow } from "../../records/activity.js";
 import { VOTE_COLUMNS, voteValues, type StoredVote } from "./votes.js";
 
 /**

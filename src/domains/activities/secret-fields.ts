@@ -1,5 +1,5 @@
 import type { KeyEncryptionKey } from "../../crypto/key-encryption.js";
-import type { ActivityDefinition } from "../activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 
 /** What a stored activity shows in place of a bearer secret. */
 export const REDACTED = "<redacted>";

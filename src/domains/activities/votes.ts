@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Principal } from "../../auth/authenticate.js";
+import type { Principal } from "../../auth/principal.js";
 import { notFound, type ApiError } from "../../errors.js";
-import type { Approval, Decision } from "../../policy/decide.js";
+import type { Approval, Decision } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
-import { loadUserRecord } from "../users/user-records.js";
+import { loadUserRecord } from "../../records/user.js";
 import { emitActivityUpdate } from "../webhooks/outbox.js";
 import { APPROVAL_WINDOW_MS } from "./approval-window.js";
-import type { ActivityRow, VoteRow } from "./record.js";
-
-export type VoteSelection = "VOTE_SELECTION_APPROVED" | "VOTE_SELECTION_REJECTED";
+import type { ActivityRow } from "../../records/activity.js";
+import type { VoteRow, VoteSelection } from "../../records/vote.js";
 
 /** A signed request that counts as a vote: the submission of an activity (its first approval), or approve/reject. */
 export interface VoteInput {

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { requireTargetKey } from "../../crypto/target-key.js";
-import type { ActivityContext } from "../activity-definition.js";
+import type { ActivityContext } from "../../operations/activity-definition.js";
 import { requireFeature } from "../organizations/features.js";
 import { issueCredential } from "../sessions/issue-credential.js";
 import { sessionSeconds } from "../sessions/sessions.js";

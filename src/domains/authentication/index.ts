@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { emailAuth } from "./submit/email-auth.js";
 import { initOtp } from "./submit/init-otp.js";
 import { initOtpAuth } from "./submit/init-otp-auth.js";

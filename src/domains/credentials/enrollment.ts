@@ -1,4 +1,4 @@
-import type { EnrolledFactor, Enrollment } from "../activity-definition.js";
+import type { EnrolledFactor, Enrollment } from "../../operations/activity-definition.js";
 
 /** A new user as the activities creating users take it: the credentials and contacts it starts with. */
 interface NewUserCredentials {

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createApiKeys } from "./submit/create-api-keys.js";
 import { createAuthenticators } from "./submit/create-authenticators.js";
 import { createOauthProviders } from "./submit/create-oauth-providers.js";

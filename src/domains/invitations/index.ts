@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createInvitations } from "./submit/create-invitations.js";
 import { deleteInvitation } from "./submit/delete-invitation.js";
 

@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import type { AllowlistRule } from "../../auth/ip-allowlist.js";
-import type { OrganizationRow } from "../organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import type { Queryable } from "../../store/database.js";
 
 /** An organization's allowlist (or a key's, with publicKey) as get_ip_allowlist answers it. */

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { getMfaPolicies } from "./query/get-mfa-policies.js";
 import { getMfaPolicy } from "./query/get-mfa-policy.js";
 import { getMfaStatus } from "./query/get-mfa-status.js";

@@ -1,15 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { StringEnum } from "../../schema/common.js";
-
-export const AUTHENTICATION_TYPES = [
-  "AUTHENTICATION_TYPE_EMAIL_OTP",
-  "AUTHENTICATION_TYPE_SMS_OTP",
-  "AUTHENTICATION_TYPE_PASSKEY",
-  "AUTHENTICATION_TYPE_API_KEY",
-  "AUTHENTICATION_TYPE_OAUTH",
-  "AUTHENTICATION_TYPE_SESSION",
-] as const;
-export type AuthenticationType = (typeof AUTHENTICATION_TYPES)[number];
+import { AUTHENTICATION_TYPES, type AuthenticationType, type RequiredStep } from "../../records/mfa-policy.js";
 
 /** The types a step may require: every type some credential proves (authenticationMethodOf). */
 export const SATISFIABLE_TYPES: ReadonlySet<AuthenticationType> = new Set(AUTHENTICATION_TYPES);
@@ -36,10 +27,6 @@ export const RequiredAuthenticationMethodParams = Type.Object({
 export const RequiredMethodsParams = Type.Array(RequiredAuthenticationMethodParams, { minItems: 1, maxItems: MAX_STEPS });
 
 export type AuthenticationMethod = Static<typeof AuthenticationMethodParams>;
-export type RequiredStep = Static<typeof RequiredAuthenticationMethodParams>;
-
-export const AuthenticationMethodRecord = Type.Object({ type: Type.String(), id: Type.Optional(Type.String()) });
-export const RequiredAuthenticationMethodRecord = Type.Object({ any: Type.Array(AuthenticationMethodRecord) });
 
 /** A credential as authentication produced it, or as a vote recorded it. */
 export interface ProvingCredential {
@@ -85,7 +72,7 @@ export const existedAtSubmission = (credential: ProvingCredential, submittedAt: 
 
 /**
  * The MFA hook: which authentication method the credential that stamped a request (the submission or an
- * approve_activity) proves, from the credential type the authenticate step gives it (src/auth/authenticate.ts,
+ * approve_activity) proves, from the credential type the authenticate step gives it (src/auth/authentication.ts,
  * kept in each vote's `credential`). A passkey proves PASSKEY, a long-lived API key API_KEY, a key issued by a
  * login activity SESSION — and only that: sessions are not transitive (a session made with a passkey does not
  * prove the passkey). An attested stamp proves EMAIL_OTP or SMS_OTP (its id is the verification token's, so

@@ -1,12 +1,12 @@
 import { findSessionProfile } from "../session-profiles/session-profiles.js";
-import type { OrganizationRow } from "../organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
 import { checkPolicyExpression } from "../policies/policies.js";
-import { MAX_MFA_POLICIES_PER_USER, SATISFIABLE_TYPES, type RequiredStep } from "./methods.js";
-import type { MfaPolicyRow } from "./record.js";
+import { MAX_MFA_POLICIES_PER_USER, SATISFIABLE_TYPES } from "./methods.js";
+import type { RequiredStep, MfaPolicyRow } from "../../records/mfa-policy.js";
 
-export { MfaPolicyRecord, mfaPolicyRecord, type MfaPolicyRow } from "./record.js";
+export { MfaPolicyRecord, mfaPolicyRecord, type MfaPolicyRow } from "../../records/mfa-policy.js";
 
 /** A user's MFA policies in the order they are evaluated: `order`, then creation. */
 export async function mfaPoliciesOf(db: Queryable, organizationId: string, userId: string): Promise<MfaPolicyRow[]> {

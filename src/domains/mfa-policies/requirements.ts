@@ -2,7 +2,7 @@ import { conditionKeywords } from "../../policy/keywords/index.js";
 import type { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 import { Budget, compilePolicyExpression, evaluateExpression, PolicyEvaluationError, type Value } from "../../policy/language/index.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityDefinition } from "../activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import { mfaPoliciesOf, type MfaPolicyRow } from "./mfa-policies.js";
 import {
   authenticationMethodOf,
@@ -11,8 +11,8 @@ import {
   matchSteps,
   type ProvenMethod,
   type ProvingCredential,
-  type RequiredStep,
 } from "./methods.js";
+import type { RequiredStep } from "../../records/mfa-policy.js";
 
 /** What one user must prove for one activity: a policy's steps as they were when the user first voted on it. */
 export interface MfaRequirement {

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createOauth2Credential } from "./submit/create-oauth2-credential.js";
 import { deleteOauth2Credential } from "./submit/delete-oauth2-credential.js";
 import { getOauth2Credential } from "./query/get-oauth2-credential.js";

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { InvalidEnvelopeError, openQuorumEnvelope } from "../../crypto/quorum-envelope.js";
 import { invalidArgument } from "../../errors.js";
-import { OAUTH2_PROVIDERS, clientSecretContext } from "./oauth2-credential-records.js";
+import { OAUTH2_PROVIDERS, clientSecretContext } from "../../records/oauth2-credential.js";
 import { StringEnum } from "../../schema/common.js";
 import type { Services } from "../../services.js";
 

@@ -2,7 +2,7 @@ import { loginNonce, spendOidcToken, verifyOidcToken, type VerifiedOidcToken } f
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import type { Services } from "../../services.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../activity-definition.js";
+import type { ActivityContext } from "../../operations/activity-definition.js";
 
 /** A login token verified before the activity's transaction: the token, or what verifying it threw. */
 export type PreparedOidcToken = { token: VerifiedOidcToken } | { error: unknown };
@@ -60,7 +60,7 @@ export async function loginOfOidcToken(
   return { ...login, ...(token.verifiedEmail ? { verifiedEmail: token.verifiedEmail } : {}) };
 }
 
-/** The login key an OIDC login registered proves its OAuth provider with its first accepted stamp (src/auth/authenticate.ts). */
+/** The login key an OIDC login registered proves its OAuth provider with its first accepted stamp (src/auth/authentication.ts). */
 export async function linkLoginKey(tx: Queryable, login: OidcLogin, apiKey: { organizationId: string; publicKey: string }): Promise<void> {
   if (login.providerProven) return;
   await tx.query(

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
-import type { OrganizationRow } from "./organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import { StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createSubOrganization } from "./submit/create-sub-organization.js";
 import { deleteSubOrganization } from "./submit/delete-sub-organization.js";
 import { getOrganization } from "./query/get-organization.js";

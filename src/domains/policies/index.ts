@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createPolicies } from "./submit/create-policies.js";
 import { createPolicy } from "./submit/create-policy.js";
 import { deletePolicies } from "./submit/delete-policies.js";

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createPrivateKeyTag } from "./submit/create-private-key-tag.js";
 import { createPrivateKeys } from "./submit/create-private-keys.js";
 import { deletePrivateKeyTags } from "./submit/delete-private-key-tags.js";

@@ -8,7 +8,7 @@ import type { Services } from "../../services.js";
 import { Id, Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { AddressFormatParam, CurveParam } from "../wallets/wallets.js";
-import { lockOrganizationForLimits } from "../organizations/limits.js";
+import { lockOrganizationForLimits } from "../../records/organization.js";
 
 export const PrivateKeyParams = Type.Object({
   privateKeyName: Name("Human-readable name for a Private Key"),

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { listSecrets } from "./query/list-secrets.js";
 import { exportSecrets } from "./submit/export-secrets.js";
 import { importSecrets } from "./submit/import-secrets.js";

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { getSessionProfile } from "./query/get-session-profile.js";
 import { getSessionProfiles } from "./query/get-session-profiles.js";
 import { createSessionProfile } from "./submit/create-session-profile.js";

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { invalidField, notFound } from "../../errors.js";
 import { ApiTimestamp, toApiTimestamp } from "../../schema/timestamp.js";
 import type { Queryable } from "../../store/database.js";
-import type { OrganizationRow } from "../organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 
 export interface SessionProfileRow {
   id: string;

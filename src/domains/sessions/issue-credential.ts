@@ -1,6 +1,6 @@
 import { p256 } from "@noble/curves/nist.js";
 import { credentialBundle } from "../../crypto/bundles.js";
-import type { ActivityContext } from "../activity-definition.js";
+import type { ActivityContext } from "../../operations/activity-definition.js";
 import { addApiKeys } from "../credentials/credentials.js";
 import { inheritedProfile, invalidateSessionKeys, sessionSeconds } from "./sessions.js";
 import { requireTargetKey } from "../../crypto/target-key.js";

@@ -1,10 +1,10 @@
 import { issueSessionJwt } from "../../auth/session-jwt.js";
-import { requireUser } from "../users/user-records.js";
+import { requireUser } from "../../records/user.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext } from "../activity-definition.js";
+import type { ActivityContext } from "../../operations/activity-definition.js";
 import { addApiKeys, checkPublicKey } from "../credentials/credentials.js";
 import { boundedSeconds, SESSION_MAX_SECONDS } from "../credentials/lifetimes.js";
-import type { OrganizationRow } from "../organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import { checkLoginSessionProfile, requireSessionProfile, type SessionProfileRow } from "../session-profiles/session-profiles.js";
 import { permissionDenied } from "../../errors.js";
 

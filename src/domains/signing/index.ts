@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { signRawPayload } from "./submit/sign-raw-payload.js";
 import { signRawPayloads } from "./submit/sign-raw-payloads.js";
 import { signTransaction } from "./submit/sign-transaction.js";

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createSmartContractInterface } from "./submit/create-smart-contract-interface.js";
 import { deleteSmartContractInterface } from "./submit/delete-smart-contract-interface.js";
 import { getSmartContractInterface } from "./query/get-smart-contract-interface.js";

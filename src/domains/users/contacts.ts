@@ -1,9 +1,9 @@
 import { spendVerificationToken, verifyVerificationToken, type VerificationClaims } from "../../auth/verification-token.js";
 import { failedPrecondition, invalidField, notFound } from "../../errors.js";
 import { sameP256PublicKey } from "../../crypto/public-keys.js";
-import { requireUser } from "./user-records.js";
+import { requireUser } from "../../records/user.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityContext, ValidationContext } from "../activity-definition.js";
+import { assertedBySelf, type ActivityContext, type ValidationContext } from "../../operations/activity-definition.js";
 import { checkEmail, checkPhoneNumber } from "./users.js";
 import { mustExist } from "../references.js";
 
@@ -172,14 +172,6 @@ export async function consumeVerificationToken(
 ): Promise<void> {
   if (!(await spendVerificationToken(ctx.tx, claims, usage, ctx.organization.id, ctx.now)))
     throw failedPrecondition(`verificationToken: token ${claims.id} was already used; verify a new code`, "VERIFICATION_TOKEN_USED");
-}
-
-/**
- * Whether a profile change is the user's word about themselves: they submitted it for their own user and it
- * ran on a policy's or the self-service permission. A change the root quorum approved is the organization's.
- */
-export function assertedBySelf(ctx: Pick<ActivityContext, "requesterUserId" | "byRootQuorum">, userId: string): boolean {
-  return ctx.requesterUserId === userId && !ctx.byRootQuorum;
 }
 
 /**

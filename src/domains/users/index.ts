@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createApiOnlyUsers } from "./submit/create-api-only-users.js";
 import { createUserTag } from "./submit/create-user-tag.js";
 import { createUsers } from "./submit/create-users.js";

@@ -3,17 +3,9 @@ import { randomUUID } from "node:crypto";
 import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../../errors.js";
 import { Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
-import {
-  ApiKeyParams,
-  AuthenticatorParams,
-  OauthProviderParams,
-  addApiKeys,
-  addAuthenticators,
-  addOauthProviders,
-  checkNewCredentials,
-  type VerifiedTokens,
-} from "../credentials/credentials.js";
-import { lockOrganizationForLimits } from "../organizations/limits.js";
+import { ApiKeyParams, AuthenticatorParams, OauthProviderParams } from "../credentials/params.js";
+import { addApiKeys, addAuthenticators, addOauthProviders, checkNewCredentials, type VerifiedTokens } from "../credentials/credentials.js";
+import { lockOrganizationForLimits } from "../../records/organization.js";
 import { requireUserTag } from "../tags.js";
 import { mustExist } from "../references.js";
 

@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createWallet } from "./submit/create-wallet.js";
 import { createWalletAccounts } from "./submit/create-wallet-accounts.js";
 import { deleteWalletAccounts } from "./submit/delete-wallet-accounts.js";

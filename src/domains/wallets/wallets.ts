@@ -6,11 +6,11 @@ import { deriveKey, type Curve } from "../../crypto/hd/derive.js";
 import { InvalidPathError, parsePath } from "../../crypto/hd/path.js";
 import { generateMnemonic, MNEMONIC_LENGTHS, parseWalletSecret, walletSeed, walletSeedAsync } from "../../crypto/mnemonic.js";
 import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
-import type { WalletRow } from "./wallet-records.js";
+import type { WalletRow } from "../../records/wallet.js";
 import type { Services } from "../../services.js";
 import { Name, StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
-import { lockOrganizationForLimits } from "../organizations/limits.js";
+import { lockOrganizationForLimits } from "../../records/organization.js";
 
 export const CURVES = ["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"] as const;
 export const CurveParam = StringEnum(CURVES);

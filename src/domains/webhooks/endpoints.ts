@@ -1,5 +1,5 @@
 import { invalidArgument, permissionDenied } from "../../errors.js";
-import type { OrganizationRow } from "../organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import type { Services } from "../../services.js";
 import { checkWebhookUrl, WebhookDestinationError } from "./destinations.js";
 import { FilterError, parseFilters, type EventType } from "./filters.js";

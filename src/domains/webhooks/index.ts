@@ -1,4 +1,4 @@
-import type { Domain } from "../domain.js";
+import type { Domain } from "../../operations/domain.js";
 import { createWebhookEndpoint } from "./submit/create-webhook-endpoint.js";
 import { deleteWebhookEndpoint } from "./submit/delete-webhook-endpoint.js";
 import { listWebhookDeliveries } from "./query/list-webhook-deliveries.js";

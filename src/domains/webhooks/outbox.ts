@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from "uuid";
-import { activityRecord, type ActivityRow, type VoteRow } from "../activities/record.js";
+import { activityRecord, type ActivityRow } from "../../records/activity.js";
+import type { VoteRow } from "../../records/vote.js";
 import type { Queryable } from "../../store/database.js";
 import { parseFilters, passes, type EventType } from "./filters.js";
 

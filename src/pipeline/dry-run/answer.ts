@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import type { Decision, PolicyOutcome } from "../../policy/decide.js";
+import type { Decision, PolicyOutcome } from "../../policy/decision.js";
 import { StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { draftPolicyId } from "./drafted-policies.js";

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { defineQuery } from "../../domains/query-definition.js";
+import { defineQuery } from "../../operations/query-definition.js";
 import { invalidArgument } from "../../errors.js";
 import { Id } from "../../schema/common.js";
 import { dryRunAnswer, DryRunAnswer } from "./answer.js";

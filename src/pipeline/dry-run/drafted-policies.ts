@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { checkPolicy, PolicyParams, storedExpression } from "../../domains/policies/policies.js";
-import type { DecisionPolicy } from "../../policy/decide.js";
+import type { DecisionPolicy } from "../../policy/decision.js";
 
 /** A drafted policy: create_policy's parameters and limits, its notes optional (a draft need not explain itself yet). */
 export const DraftedPolicy = Type.Object({ ...PolicyParams.properties, notes: Type.Optional(PolicyParams.properties.notes) });

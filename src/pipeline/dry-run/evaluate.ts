@@ -1,10 +1,10 @@
 import { enforceSessionScope } from "../../auth/session-scope.js";
-import type { ActivityRow } from "../../domains/activities/record.js";
+import type { ActivityRow } from "../../records/activity.js";
 import type { StoredVote } from "../../domains/activities/votes.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import { ApiError, GrpcCode, internalError, invalidField, notFound } from "../../errors.js";
-import type { Decision, DecisionPolicy } from "../../policy/decide.js";
-import { validate } from "../../schema/validate.js";
+import type { Decision, DecisionPolicy } from "../../policy/decision.js";
+import { validate } from "../../schema/validation.js";
 import type { Services } from "../../services.js";
 import { activitiesByType } from "../registry.js";
 import { assertMayInitiate, type Caller } from "../steps/authenticate.js";

@@ -1,9 +1,10 @@
-import { authenticate, type Principal } from "../../auth/authenticate.js";
+import { authenticate } from "../../auth/authentication.js";
+import type { Principal } from "../../auth/principal.js";
 import { permissionDenied } from "../../errors.js";
 import { assertCredentialMayUse } from "../../auth/credential-scope.js";
 import { ATTESTED_STAMP_OPERATIONS } from "../../auth/attested-stamp.js";
 import { SUB_ORGANIZATION_CREDENTIAL_OPERATIONS } from "../../auth/sub-organization-credentials.js";
-import type { OrganizationRow } from "../../domains/organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import type { Services } from "../../services.js";
 import type { ParsedRequest, SignedRequest } from "./parse.js";
 

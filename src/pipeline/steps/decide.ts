@@ -1,7 +1,7 @@
-import type { Principal } from "../../auth/authenticate.js";
-import { requireOrganization, type OrganizationRow } from "../../domains/organizations/organizations.js";
+import type { Principal } from "../../auth/principal.js";
+import { requireOrganization, type OrganizationRow } from "../../records/organization.js";
 import { approvalOf, requesterOf, votedCredential, type StoredVote } from "../../domains/activities/votes.js";
-import type { ActivityRow } from "../../domains/activities/record.js";
+import type { ActivityRow } from "../../records/activity.js";
 import {
   progressOf,
   recordedRequirements,
@@ -9,9 +9,9 @@ import {
   unsatisfiedUsers,
   type MfaRequirement,
 } from "../../domains/mfa-policies/requirements.js";
-import { decide, type Approval, type Decision, type DecisionPolicy } from "../../policy/decide.js";
+import { decide, type Approval, type Decision, type DecisionPolicy } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import type { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 
 /** The approval a request's own stamp carries: its user and credential. */

@@ -1,12 +1,12 @@
 import { appProofsFor, type ProofContext } from "../../domains/activities/app-proofs.js";
 import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 import type { StoredVote } from "../../domains/activities/votes.js";
-import type { OrganizationRow } from "../../domains/organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import { alreadyExists, ApiError, GrpcCode, internalError } from "../../errors.js";
-import type { Decision } from "../../policy/decide.js";
+import type { Decision } from "../../policy/decision.js";
 import type { Services } from "../../services.js";
 import { isRetryableConflict, isStalePlan, isUniqueViolation, type Queryable } from "../../store/database.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import { PreparationFailed } from "./prepare.js";
 
 export type AfterCommitTask = () => Promise<void>;

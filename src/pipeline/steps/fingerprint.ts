@@ -1,4 +1,4 @@
-import type { ActivityRow } from "../../domains/activities/record.js";
+import type { ActivityRow } from "../../records/activity.js";
 import { activityWithFingerprint } from "../../domains/activities/votes.js";
 import { ApiError } from "../../errors.js";
 import { isUniqueViolation, type Queryable } from "../../store/database.js";

@@ -1,9 +1,9 @@
 import { insertNewActivity } from "../../domains/activities/insert-new-activity.js";
-import type { ActivityRow } from "../../domains/activities/record.js";
+import type { ActivityRow } from "../../records/activity.js";
 import { recordEvaluations, setCompleted, setStatus, touchActivity, type StoredVote } from "../../domains/activities/votes.js";
 import { emitActivityUpdateTo } from "../../domains/webhooks/outbox.js";
 import { permissionDenied, policyDenied } from "../../errors.js";
-import type { Decision } from "../../policy/decide.js";
+import type { Decision } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
 import type { AfterCommitTask, HandlerOutcome } from "./execute.js";
 

@@ -1,6 +1,6 @@
-import type { OrganizationRow } from "../../domains/organizations/organizations.js";
+import type { OrganizationRow } from "../../records/organization.js";
 import type { Services } from "../../services.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 
 /** No preparation ran: the definition has none, or the decision did not allow the activity. */
 export const NOT_PREPARED: unique symbol = Symbol("not prepared");

@@ -1,4 +1,4 @@
-import type { ActivityRecord } from "../../domains/activities/record.js";
+import type { ActivityRecord } from "../../records/activity.js";
 import type { Services } from "../../services.js";
 import type { AfterCommitTask } from "./execute.js";
 

@@ -1,7 +1,7 @@
 import type { TObject, Static } from "@sinclair/typebox";
-import { validate } from "../../schema/validate.js";
+import { validate } from "../../schema/validation.js";
 import type { Services } from "../../services.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import type { Caller } from "./authenticate.js";
 import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 

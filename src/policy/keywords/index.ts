@@ -1,7 +1,7 @@
 import type { Abi } from "viem";
 import { BITCOIN_NETWORKS } from "../../crypto/addresses/bitcoin.js";
 import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
-import type { ActivityDefinition } from "../../domains/activity-definition.js";
+import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import type { Queryable } from "../../store/database.js";
 import type { Value } from "../language/index.js";
 import { bitcoinTransaction } from "./bitcoin.js";
@@ -148,7 +148,7 @@ export async function conditionKeywords(
 /**
  * The condition keywords of an activity that acts on several secrets: one set per secret, each with its
  * `secret` (its static properties: the stored ones for an export, the declared ones for an import). A policy
- * decides over all of them (decide.ts): an allow applies when it holds for every secret, a deny when it holds
+ * decides over all of them (decision.ts): an allow applies when it holds for every secret, a deny when it holds
  * for any. Every other activity has one set.
  */
 export async function conditionKeywordSets(

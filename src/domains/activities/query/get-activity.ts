@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { loadActivityRecord, ActivityResponse } from "../record.js";
+import { loadActivityRecord, ActivityResponse } from "../../../records/activity.js";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getActivity = defineQuery({
   operation: "get_activity",

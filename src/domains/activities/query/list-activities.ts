@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { activityRecord, loadVotes, type ActivityRow, ActivityRecord } from "../record.js";
+import { activityRecord, type ActivityRow, ActivityRecord } from "../../../records/activity.js";
+import { loadVotes } from "../../../records/vote.js";
 import { ACTIVITY_STATUSES, Id, Pagination, StringEnum } from "../../../schema/common.js";
 import { pageLimit } from "../../../schema/pagination.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const listActivities = defineQuery({
   operation: "list_activities",

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
-import { AppProofRecord } from "../record.js";
+import { defineQuery } from "../../../operations/query-definition.js";
+import { AppProofRecord } from "../../../records/activity.js";
 
 export const listAppProofs = defineQuery({
   operation: "list_app_proofs",

@@ -1,4 +1,4 @@
-import { defineVote } from "../../vote-definition.js";
+import { defineVote } from "../../../operations/vote-definition.js";
 
 export const approveActivity = defineVote({
   operation: "approve_activity",

@@ -1,4 +1,4 @@
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { checkInitOtp, InitOtpParams, issueOtp } from "../otp.js";
 import { userByContact } from "../../users/contacts.js";
 import { Type } from "@sinclair/typebox";

@@ -1,5 +1,5 @@
 import { signBundle } from "../../../crypto/signed-bundle.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { InitOtpParams, issueOtp, checkInitOtp } from "../otp.js";
 import { Type } from "@sinclair/typebox";
 

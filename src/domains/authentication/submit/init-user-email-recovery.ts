@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { checkEmailedCredential, EmailAuthCustomization, emailCredential } from "../emailed-credential.js";
 import { SenderParams } from "../otp.js";
 

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id, Int64String, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { issueCredential } from "../../sessions/issue-credential.js";
 import { otpGuessLockKey, pendingOtp } from "../otp.js";
 import { userByContact } from "../../users/contacts.js";

@@ -2,10 +2,10 @@ import { Type, type Static } from "@sinclair/typebox";
 import { verifyClientSignature } from "../../../auth/client-signature.js";
 import { verifyVerificationToken, type VerificationClaims } from "../../../auth/verification-token.js";
 import type { Services } from "../../../services.js";
-import type { OrganizationRow } from "../../organizations/organizations.js";
+import type { OrganizationRow } from "../../../records/organization.js";
 import { invalidField } from "../../../errors.js";
 import { Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { consumeVerificationToken, markContactVerified, userByContact } from "../../users/contacts.js";
 import { checkLoginProfile, checkLoginRequest, loginSession } from "../../sessions/sessions.js";
 

@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { Id, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
-import { AuthenticatorParams, addAuthenticators, checkNewCredentials } from "../../credentials/credentials.js";
-import { requireUser } from "../../users/user-records.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
+import { AuthenticatorParams } from "../../credentials/params.js";
+import { addAuthenticators, checkNewCredentials } from "../../credentials/credentials.js";
+import { requireUser } from "../../../records/user.js";
 import { mustExist } from "../../references.js";
 import { RECOVERY_CREDENTIAL } from "./init-user-email-recovery.js";
 

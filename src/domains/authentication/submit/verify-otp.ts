@@ -4,7 +4,7 @@ import { issueVerificationToken } from "../../../auth/verification-token.js";
 import { InvalidEncryptedBundleError, openEncryptedBundle } from "../../../crypto/bundles.js";
 import { invalidArgument } from "../../../errors.js";
 import { Id, Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { lifetimeSeconds, otpGuessLockKey, pendingOtp } from "../otp.js";
 
 /** Verification tokens live an hour unless asked otherwise, at most a day. */

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
-import { apiKeyRecord, type ApiKeyRow, ApiKeyRecord } from "../../users/user-records.js";
+import { apiKeyRecord, type ApiKeyRow, ApiKeyRecord } from "../../../records/api-key.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getApiKey = defineQuery({
   operation: "get_api_key",

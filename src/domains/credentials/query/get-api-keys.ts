@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { apiKeyRecord, type ApiKeyRow, ApiKeyRecord } from "../../users/user-records.js";
+import { apiKeyRecord, type ApiKeyRow, ApiKeyRecord } from "../../../records/api-key.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getApiKeys = defineQuery({
   operation: "get_api_keys",

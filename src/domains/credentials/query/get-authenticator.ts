@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
-import { authenticatorRecord, type AuthenticatorRow, AuthenticatorRecord } from "../../users/user-records.js";
+import { authenticatorRecord, type AuthenticatorRow, AuthenticatorRecord } from "../../../records/authenticator.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getAuthenticator = defineQuery({
   operation: "get_authenticator",

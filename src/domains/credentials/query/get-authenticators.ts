@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { authenticatorRecord, requireUser, type AuthenticatorRow, AuthenticatorRecord } from "../../users/user-records.js";
+import { authenticatorRecord, type AuthenticatorRow, AuthenticatorRecord } from "../../../records/authenticator.js";
+import { requireUser } from "../../../records/user.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getAuthenticators = defineQuery({
   operation: "get_authenticators",

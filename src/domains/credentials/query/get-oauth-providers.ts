@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { oauthProviderRecord, type OauthProviderRow, OauthProviderRecord } from "../../users/user-records.js";
+import { oauthProviderRecord, type OauthProviderRow, OauthProviderRecord } from "../../../records/oauth-provider.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getOauthProviders = defineQuery({
   operation: "get_oauth_providers",

@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
-import { ApiKeyParams, addApiKeys, checkNewCredentials } from "../credentials.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
+import { ApiKeyParams } from "../params.js";
+import { addApiKeys, checkNewCredentials } from "../credentials.js";
 import { mustExist } from "../../references.js";
 
 export const createApiKeys = defineActivity({

@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
-import { OauthProviderParams, addOauthProviders, checkNewCredentials, verifyRegistrationTokens } from "../credentials.js";
+import { defineActivity, assertedBySelf } from "../../../operations/activity-definition.js";
+import { OauthProviderParams } from "../params.js";
+import { addOauthProviders, checkNewCredentials, verifyRegistrationTokens } from "../credentials.js";
 import { mustExist } from "../../references.js";
-import { assertedBySelf } from "../../users/contacts.js";
 
 export const createOauthProviders = defineActivity({
   operation: "create_oauth_providers",

@@ -1,12 +1,12 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { resourceExhausted } from "../../../errors.js";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { ACCESS_TYPES, Id, Name, StringEnum, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { requireUserTag } from "../../tags.js";
 import { checkEmail } from "../../users/users.js";
-import { lockOrganizationForLimits } from "../../organizations/limits.js";
+import { lockOrganizationForLimits } from "../../../records/organization.js";
 import { mustExist } from "../../references.js";
 
 export const INVITATIONS_PER_ORGANIZATION = 100;

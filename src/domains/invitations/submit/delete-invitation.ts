@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import type { Queryable } from "../../../store/database.js";
 

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { AllowlistRule } from "../../../auth/ip-allowlist.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 import { IpAllowlistRecord } from "../ip-allowlists.js";
 
 export const getIpAllowlist = defineQuery({

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { allowlistTarget, requireAllowlistKey } from "../ip-allowlists.js";
 import { mustExist } from "../../references.js";
 

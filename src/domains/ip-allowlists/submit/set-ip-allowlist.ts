@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { allowlistRules, allowlistTarget, requireAllowlistKey } from "../ip-allowlists.js";
 import { mustExist } from "../../references.js";
 

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
-import { requireUser } from "../../users/user-records.js";
+import { defineQuery } from "../../../operations/query-definition.js";
+import { requireUser } from "../../../records/user.js";
 import { mfaPoliciesOf, mfaPolicyRecord, MfaPolicyRecord } from "../mfa-policies.js";
 
 export const getMfaPolicies = defineQuery({

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 import { mfaPolicyRecord, MfaPolicyRecord, requireMfaPolicy } from "../mfa-policies.js";
 
 export const getMfaPolicy = defineQuery({

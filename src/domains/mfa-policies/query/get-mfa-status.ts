@@ -2,8 +2,8 @@ import { Type } from "@sinclair/typebox";
 import { liveVotes } from "../../activities/votes.js";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
-import { AuthenticationMethodRecord, RequiredAuthenticationMethodRecord } from "../methods.js";
+import { defineQuery } from "../../../operations/query-definition.js";
+import { AuthenticationMethodRecord, RequiredAuthenticationMethodRecord } from "../../../records/mfa-policy.js";
 import { progressOf, recordedRequirements } from "../requirements.js";
 
 const MfaStatus = Type.Object({

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { assertRoomForMfaPolicy, checkMfaCondition, checkRequiredMethods } from "../mfa-policies.js";
 import { RequiredMethodsParams } from "../methods.js";
 import { MfaOrder, MFA_CONDITION_MAX } from "../order.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { checkMfaCondition, checkRequiredMethods, requireMfaPolicy } from "../mfa-policies.js";
 import { RequiredMethodsParams } from "../methods.js";

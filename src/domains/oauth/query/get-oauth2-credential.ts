@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { oauth2CredentialRecord, requireOauth2Credential, Oauth2CredentialRecord } from "../oauth2-credential-records.js";
+import { oauth2CredentialRecord, requireOauth2Credential, Oauth2CredentialRecord } from "../../../records/oauth2-credential.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getOauth2Credential = defineQuery({
   operation: "get_oauth2_credential",

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { Oauth2CredentialFields, sealClientSecret } from "../oauth2-credentials.js";
 
 export const createOauth2Credential = defineActivity({

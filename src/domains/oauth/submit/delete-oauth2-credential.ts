@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { requireOauth2Credential } from "../oauth2-credential-records.js";
+import { requireOauth2Credential } from "../../../records/oauth2-credential.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 
 export const deleteOauth2Credential = defineActivity({
   operation: "delete_oauth2_credential",

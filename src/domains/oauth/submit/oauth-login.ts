@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { linkLoginKey, loginOfOidcToken, prepareOidcToken } from "../oidc-login.js";
 import { checkLoginProfile, loginSession, sessionSeconds } from "../../sessions/sessions.js";
 

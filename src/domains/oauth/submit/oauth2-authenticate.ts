@@ -2,11 +2,11 @@ import { Type } from "@sinclair/typebox";
 import { authenticateWithProvider, type ProviderIdentity } from "../../../auth/oauth2-providers.js";
 import { issueOidcToken } from "../../../auth/oidc.js";
 import { credentialBundle } from "../../../crypto/bundles.js";
-import { clientSecretContext, requireOauth2Credential, type Oauth2CredentialRow } from "../oauth2-credential-records.js";
+import { clientSecretContext, requireOauth2Credential, type Oauth2CredentialRow } from "../../../records/oauth2-credential.js";
 import { failedPrecondition } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
 import type { Services } from "../../../services.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
 const Required = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });

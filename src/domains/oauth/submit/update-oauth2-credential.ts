@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { requireOauth2Credential } from "../oauth2-credential-records.js";
+import { requireOauth2Credential } from "../../../records/oauth2-credential.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { Oauth2CredentialFields, sealClientSecret } from "../oauth2-credentials.js";
 
 export const updateOauth2Credential = defineActivity({

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { rootQuorum, QuorumRecord } from "../organizations.js";
+import { rootQuorum, QuorumRecord } from "../../../records/organization.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 import { Feature } from "../features.js";
 
 export const getOrganizationConfigs = defineQuery({

@@ -1,11 +1,12 @@
 import { Type } from "@sinclair/typebox";
-import { rootQuorum, QuorumRecord } from "../organizations.js";
+import { rootQuorum, QuorumRecord } from "../../../records/organization.js";
 import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
-import { loadUserRecords, UserRecord } from "../../users/user-records.js";
+import { loadUserRecords, UserRecord } from "../../../records/user.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
-import { PolicyRecord } from "../../policies/policy-records.js";
-import { PrivateKeyRecord, WalletRecord } from "../../wallets/wallet-records.js";
+import { defineQuery } from "../../../operations/query-definition.js";
+import { PolicyRecord } from "../../../records/policy.js";
+import { PrivateKeyRecord } from "../../../records/private-key.js";
+import { WalletRecord } from "../../../records/wallet.js";
 import { TagRecord } from "../../../schema/tag.js";
 import { Feature } from "../features.js";
 

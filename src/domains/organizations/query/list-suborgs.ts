@@ -1,4 +1,4 @@
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 import { SubOrganizationFilter, subOrganizationFilter, subOrganizationIds } from "../sub-organization-ids.js";
 import { Type } from "@sinclair/typebox";
 import { IdList } from "../../../schema/common.js";

@@ -1,5 +1,5 @@
 import { invalidArgument } from "../../../errors.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 import { SubOrganizationFilter, subOrganizationIds } from "../sub-organization-ids.js";
 import { Type } from "@sinclair/typebox";
 import { IdList } from "../../../schema/common.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getWhoami = defineQuery({
   operation: "whoami",

@@ -2,13 +2,13 @@ import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { failedPrecondition, invalidArgument } from "../../../errors.js";
 import { Name, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { verifyRegistrationTokens } from "../../credentials/credentials.js";
 import { UserParams, checkNewUser, createUser } from "../../users/users.js";
 import { consumeVerificationToken, markContactVerified } from "../../users/contacts.js";
 import { checkNewWallet, insertWallet, prepareNewWallet, WalletParams } from "../../wallets/wallets.js";
 import { verifySignupToken } from "../../../auth/signup-verification.js";
-import { WalletResult } from "../../wallets/wallet-records.js";
+import { WalletResult } from "../../../records/wallet.js";
 
 /** Root users are described like other users, without tags. */
 const RootUserParams = Type.Omit(UserParams, ["userTags"]);

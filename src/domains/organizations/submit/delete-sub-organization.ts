@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition } from "../../../errors.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { assertSafeToDelete } from "../../wallets/export-rule.js";
 
 export const deleteSubOrganization = defineActivity({

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 
 export const updateOrganizationName = defineActivity({
   operation: "update_organization_name",

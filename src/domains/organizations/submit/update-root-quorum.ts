@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { invalidArgument } from "../../../errors.js";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 
 export const updateRootQuorum = defineActivity({

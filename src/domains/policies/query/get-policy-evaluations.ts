@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getPolicyEvaluations = defineQuery({
   operation: "get_policy_evaluations",

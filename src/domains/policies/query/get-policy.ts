@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadPolicyRecord, PolicyRecord } from "../policy-records.js";
+import { loadPolicyRecord, PolicyRecord } from "../../../records/policy.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getPolicy = defineQuery({
   operation: "get_policy",

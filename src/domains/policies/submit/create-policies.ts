@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { insertPolicy, PolicyParams, checkPolicy } from "../policies.js";
 import { IdList } from "../../../schema/common.js";
 

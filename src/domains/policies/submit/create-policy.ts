@@ -1,4 +1,4 @@
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { insertPolicy, PolicyParams, checkPolicy } from "../policies.js";
 import { Type } from "@sinclair/typebox";
 

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { requirePolicy } from "../policies.js";
 

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadPrivateKeyRecords, requirePrivateKey, PrivateKeyRecord } from "../../wallets/wallet-records.js";
+import { loadPrivateKeyRecords, requirePrivateKey, PrivateKeyRecord } from "../../../records/private-key.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getPrivateKey = defineQuery({
   operation: "get_private_key",

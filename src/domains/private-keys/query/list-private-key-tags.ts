@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { toApiTimestamp } from "../../../schema/timestamp.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 import { TagRecord } from "../../../schema/tag.js";
 
 export const listPrivateKeyTags = defineQuery({

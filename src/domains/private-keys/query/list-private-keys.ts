@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadPrivateKeyRecords, PrivateKeyRecord } from "../../wallets/wallet-records.js";
+import { loadPrivateKeyRecords, PrivateKeyRecord } from "../../../records/private-key.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const listPrivateKeys = defineQuery({
   operation: "list_private_keys",

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
-import { requirePrivateKey } from "../../wallets/wallet-records.js";
+import { requirePrivateKey } from "../../../records/private-key.js";
 import { Id, Name, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
 

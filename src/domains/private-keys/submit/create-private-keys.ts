@@ -3,9 +3,9 @@ import { Type } from "@sinclair/typebox";
 import type { AddressFormat } from "../../../crypto/addresses/index.js";
 import type { Curve } from "../../../crypto/hd/derive.js";
 import { generatePrivateKey } from "../../../crypto/keys.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { derivePrivateKey, insertPrivateKey, PrivateKeyParams, checkAddressFormats, requirePrivateKeyTag } from "../private-keys.js";
-import { PrivateKeyResult } from "../../wallets/wallet-records.js";
+import { PrivateKeyResult } from "../../../records/private-key.js";
 import { mustExist } from "../../references.js";
 
 export const createPrivateKeys = defineActivity({

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { requirePrivateKey } from "../../wallets/wallet-records.js";
+import { requirePrivateKey } from "../../../records/private-key.js";
 import { Id, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { assertSafeToDelete } from "../../wallets/export-rule.js";
 

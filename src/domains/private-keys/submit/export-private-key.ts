@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { exportBundle } from "../../../crypto/bundles.js";
-import { requirePrivateKey } from "../../wallets/wallet-records.js";
+import { requirePrivateKey } from "../../../records/private-key.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 

@@ -2,15 +2,15 @@ import { Type } from "@sinclair/typebox";
 import type { Curve } from "../../../crypto/hd/derive.js";
 import { isValidPrivateKey } from "../../../crypto/keys.js";
 import { invalidArgument } from "../../../errors.js";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { openImport } from "../../wallets/import-keys.js";
 import type { AddressFormat } from "../../../crypto/addresses/index.js";
 import { checkAddressFormats, insertPrivateKey } from "../private-keys.js";
 import { AddressFormatParam, CurveParam } from "../../wallets/wallets.js";
-import { PrivateKeyResult } from "../../wallets/wallet-records.js";
+import { PrivateKeyResult } from "../../../records/private-key.js";
 
 export const importPrivateKey = defineActivity({
   operation: "import_private_key",

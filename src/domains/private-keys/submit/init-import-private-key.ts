@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { createImportBundle } from "../../wallets/import-keys.js";
 

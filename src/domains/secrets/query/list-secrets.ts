@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Id, Pagination } from "../../../schema/common.js";
 import { pageLimit } from "../../../schema/pagination.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 import { SecretMetadata, secretMetadata, type SecretRow } from "../secrets.js";
 
 export const listSecrets = defineQuery({

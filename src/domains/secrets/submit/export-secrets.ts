@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { exportBundle } from "../../../crypto/bundles.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { EncryptionSuite, openSecret, requireSecret } from "../secrets.js";
 import { SECRETS_PER_ACTIVITY } from "./init-import-secrets.js";

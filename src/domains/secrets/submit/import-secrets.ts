@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 import { alreadyExists, failedPrecondition, invalidField } from "../../../errors.js";
 import { IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { openSecretPayload } from "../import-keys.js";
 import { checkStaticProperties, EncryptionSuite, SECRET_MAX_BYTES, secretContext, StaticProperties } from "../secrets.js";
 import { SECRETS_PER_ACTIVITY } from "./init-import-secrets.js";

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { createSecretImportTargets } from "../import-keys.js";
 import { EncryptionSuite } from "../secrets.js";
 

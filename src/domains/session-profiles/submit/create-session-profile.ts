@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { alreadyExists, invalidField } from "../../../errors.js";
 import { Int64String, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { boundedSeconds, SESSION_MAX_SECONDS } from "../../credentials/lifetimes.js";
 import { checkPolicyExpression } from "../../policies/policies.js";
 

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { issueSessionJwt } from "../../../auth/session-jwt.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { sessionUser } from "../sessions.js";
 
 /** Read-only sessions last one hour. */

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id, Int64String, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { issueCredential } from "../issue-credential.js";
 import { sessionSeconds, sessionUser } from "../sessions.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Int64String } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { checkLoginProfile, checkLoginRequest, loginSession, sessionUser } from "../sessions.js";
 
 export const stampLogin = defineActivity({

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload as sign } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { resolveSigningKey, signingInput, RawSignatureResult, dryRunSigning } from "../signing-keys.js";
 
 export const signRawPayload = defineActivity({

@@ -7,7 +7,7 @@ import {
   type PayloadEncoding,
 } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { resolveSigningKey, signingInput, RawSignatureResult, dryRunSigning, type ResolvedKey } from "../signing-keys.js";
 
 export const signRawPayloads = defineActivity({

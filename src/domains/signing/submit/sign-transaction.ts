@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { TRANSACTION_TYPES, signTransaction as sign } from "../../../crypto/signing/transaction.js";
 import { StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { dryRunSigning, resolveSigningKey, signingInput } from "../signing-keys.js";
 
 export const signTransaction = defineActivity({

@@ -1,8 +1,12 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
-import { smartContractInterfaceRecord, type SmartContractInterfaceRow, SmartContractInterfaceRecord } from "../records.js";
+import { defineQuery } from "../../../operations/query-definition.js";
+import {
+  smartContractInterfaceRecord,
+  type SmartContractInterfaceRow,
+  SmartContractInterfaceRecord,
+} from "../../../records/smart-contract-interface.js";
 
 export const getSmartContractInterface = defineQuery({
   operation: "get_smart_contract_interface",

@@ -1,7 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
-import { smartContractInterfaceRecord, type SmartContractInterfaceRow, SmartContractInterfaceRecord } from "../records.js";
+import { defineQuery } from "../../../operations/query-definition.js";
+import {
+  smartContractInterfaceRecord,
+  type SmartContractInterfaceRow,
+  SmartContractInterfaceRecord,
+} from "../../../records/smart-contract-interface.js";
 
 export const listSmartContractInterfaces = defineQuery({
   operation: "list_smart_contract_interfaces",

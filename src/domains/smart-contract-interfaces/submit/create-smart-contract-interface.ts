@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
 import { invalidArgument } from "../../../errors.js";
 import { StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 
 /** Documented: an ABI or IDL of at most 400 kB. */
 const MAX_INTERFACE_BYTES = 400 * 1024;

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
-import { requireSmartContractInterface } from "../records.js";
+import { requireSmartContractInterface } from "../../../records/smart-contract-interface.js";
 
 export const deleteSmartContractInterface = defineActivity({
   operation: "delete_smart_contract_interface",

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadUserRecord, UserRecord } from "../user-records.js";
+import { loadUserRecord, UserRecord } from "../../../records/user.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getUser = defineQuery({
   operation: "get_user",

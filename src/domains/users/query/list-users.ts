@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadUserRecords, UserRecord } from "../user-records.js";
+import { loadUserRecords, UserRecord } from "../../../records/user.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const listUsers = defineQuery({
   operation: "list_users",

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { IdList, Int64String, Name } from "../../../schema/common.js";
 import { checkNewUser, createUser, type NewUser } from "../users.js";
 import { newUsersEnrollment } from "../../credentials/enrollment.js";

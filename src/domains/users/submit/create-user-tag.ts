@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { randomUUID } from "node:crypto";
-import { requireUser } from "../user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, Name, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { assertTagCapacity, assertTagNameFree } from "../../tags.js";
 import { mustExist } from "../../references.js";
 

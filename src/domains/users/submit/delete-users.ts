@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition } from "../../../errors.js";
-import { requireUser } from "../user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 
 export const deleteUsers = defineActivity({

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { checkUserContact, updateUserContact } from "../contacts.js";
 import { contactEnrollment } from "../../credentials/enrollment.js";
 

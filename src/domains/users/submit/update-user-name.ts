@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { requireUser } from "../user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity, assertedBySelf } from "../../../operations/activity-definition.js";
 import { assertUserNameFree } from "../users.js";
-import { assertedBySelf, selfAssertedAfter } from "../contacts.js";
+import { selfAssertedAfter } from "../contacts.js";
 import { mustExist } from "../../references.js";
 
 export const updateUserName = defineActivity({

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { requireUser } from "../user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { assertTagNameFree, requireUserTag } from "../../tags.js";
 import { mustExist } from "../../references.js";
 

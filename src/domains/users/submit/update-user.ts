@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
-import { requireUser } from "../user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity, assertedBySelf } from "../../../operations/activity-definition.js";
 import { assertUserNameFree, checkEmail, checkPhoneNumber } from "../users.js";
-import { assertedBySelf, selfAssertedAfter } from "../contacts.js";
+import { selfAssertedAfter } from "../contacts.js";
 import { requireUserTag } from "../../tags.js";
 import { mustExist } from "../../references.js";
 import { contactEnrollment } from "../../credentials/enrollment.js";

@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { invalidArgument, notFound } from "../../../errors.js";
-import { requireWallet, walletAccountRecord, type WalletAccountRow, WalletAccountRecord } from "../wallet-records.js";
+import { requireWallet } from "../../../records/wallet.js";
+import { walletAccountRecord, type WalletAccountRow, WalletAccountRecord } from "../../../records/wallet-account.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getWalletAccount = defineQuery({
   operation: "get_wallet_account",

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { requireWallet, walletRecord, WalletRecord } from "../wallet-records.js";
+import { requireWallet, walletRecord, WalletRecord } from "../../../records/wallet.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const getWallet = defineQuery({
   operation: "get_wallet",

@@ -1,8 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import { requireWallet, walletAccountRecord, type WalletAccountRow, type WalletRow, WalletAccountRecord } from "../wallet-records.js";
+import { requireWallet, type WalletRow } from "../../../records/wallet.js";
+import { walletAccountRecord, type WalletAccountRow, WalletAccountRecord } from "../../../records/wallet-account.js";
 import { Id, Pagination } from "../../../schema/common.js";
 import { pageLimit } from "../../../schema/pagination.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const listWalletAccounts = defineQuery({
   operation: "list_wallet_accounts",

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { walletRecord, type WalletRow, WalletRecord } from "../wallet-records.js";
+import { walletRecord, type WalletRow, WalletRecord } from "../../../records/wallet.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const listWallets = defineQuery({
   operation: "list_wallets",

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { findWallet, requireWallet } from "../wallet-records.js";
+import { findWallet, requireWallet } from "../../../records/wallet.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import {
   checkWalletAccounts,

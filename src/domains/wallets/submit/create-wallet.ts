@@ -1,6 +1,6 @@
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { insertWallet, prepareNewWallet, WalletParams, checkNewWallet } from "../wallets.js";
-import { WalletResult } from "../wallet-records.js";
+import { WalletResult } from "../../../records/wallet.js";
 
 export const createWallet = defineActivity({
   operation: "create_wallet",

@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { Id, IdList } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { assertSafeToDelete } from "../export-rule.js";
-import { requireWalletAccount } from "../wallet-records.js";
+import { requireWalletAccount } from "../../../records/wallet-account.js";
 import { mustExist } from "../../references.js";
 
 export const deleteWalletAccounts = defineActivity({

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { exportBundle } from "../../../crypto/bundles.js";
-import { requireWalletAccountByAddress } from "../wallet-records.js";
+import { requireWalletAccountByAddress } from "../../../records/wallet-account.js";
 import { mustExist } from "../../references.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 
 export const exportWalletAccount = defineActivity({

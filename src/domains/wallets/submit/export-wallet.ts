@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { exportBundle } from "../../../crypto/bundles.js";
 import { MNEMONIC_LANGUAGES, mnemonicIn, parseWalletSecret } from "../../../crypto/mnemonic.js";
-import { requireWallet } from "../wallet-records.js";
+import { requireWallet } from "../../../records/wallet.js";
 import { Id, StringEnum } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { requireTargetKey } from "../../../crypto/target-key.js";
 

@@ -1,12 +1,12 @@
 import { Type } from "@sinclair/typebox";
 import { InvalidMnemonicError, parseWalletSecret, walletSeedAsync } from "../../../crypto/mnemonic.js";
 import { failedPrecondition, invalidArgument } from "../../../errors.js";
-import { requireUser } from "../../users/user-records.js";
+import { requireUser } from "../../../records/user.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { consumeImportKey, findImportKey, openImportBundle } from "../import-keys.js";
 import { deriveAccounts, insertWallet, WalletAccounts, checkWalletAccounts, type DerivedAccount } from "../wallets.js";
-import { WalletResult } from "../wallet-records.js";
+import { WalletResult } from "../../../records/wallet.js";
 import { mustExist } from "../../references.js";
 
 /** An import opened and derived before its transaction, with the import key it was opened with. */

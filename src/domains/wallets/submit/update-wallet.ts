@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { requireWallet } from "../wallet-records.js";
+import { requireWallet } from "../../../records/wallet.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { mustExist } from "../../references.js";
 import { assertWalletNameFree } from "../wallets.js";
 

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { loadWebhookEndpoint } from "../endpoint-records.js";
+import { loadWebhookEndpoint } from "../../../records/webhook-endpoint.js";
 import { toApiTimestamp, ApiTimestamp } from "../../../schema/timestamp.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const listWebhookDeliveries = defineQuery({
   operation: "list_webhook_deliveries",

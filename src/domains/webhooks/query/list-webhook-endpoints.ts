@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadWebhookEndpoints, WebhookEndpointRecord } from "../endpoint-records.js";
+import { loadWebhookEndpoints, WebhookEndpointRecord } from "../../../records/webhook-endpoint.js";
 import { Id } from "../../../schema/common.js";
-import { defineQuery } from "../../query-definition.js";
+import { defineQuery } from "../../../operations/query-definition.js";
 
 export const listWebhookEndpoints = defineQuery({
   operation: "list_webhook_endpoints",

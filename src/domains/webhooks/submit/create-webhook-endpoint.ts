@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import { v7 as uuidv7 } from "uuid";
 import { invalidArgument } from "../../../errors.js";
-import { loadWebhookEndpoint, WebhookEndpointRecord } from "../endpoint-records.js";
+import { loadWebhookEndpoint, WebhookEndpointRecord } from "../../../records/webhook-endpoint.js";
 import { Name, StringEnum } from "../../../schema/common.js";
 import { EVENT_TYPES } from "../filters.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { checkEndpointUrl, checkSubscription } from "../endpoints.js";
 
 export const createWebhookEndpoint = defineActivity({

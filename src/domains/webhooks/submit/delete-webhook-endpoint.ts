@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadWebhookEndpoint } from "../endpoint-records.js";
+import { loadWebhookEndpoint } from "../../../records/webhook-endpoint.js";
 import { Id } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 
 export const deleteWebhookEndpoint = defineActivity({
   operation: "delete_webhook_endpoint",

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { loadWebhookEndpoint, WebhookEndpointRecord } from "../endpoint-records.js";
+import { loadWebhookEndpoint, WebhookEndpointRecord } from "../../../records/webhook-endpoint.js";
 import { Id, Name } from "../../../schema/common.js";
-import { defineActivity } from "../../activity-definition.js";
+import { defineActivity } from "../../../operations/activity-definition.js";
 import { checkEndpointUrl } from "../endpoints.js";
 
 export const updateWebhookEndpoint = defineActivity({

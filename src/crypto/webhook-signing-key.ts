@@ -1,0 +1,59 @@
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+import type { KeyEncryptionKey } from "./key-encryption.js";
+import type { Queryable } from "../store/database.js";
+
+/** The Ed25519 key webhook deliveries are signed with; its public half is served as a JWKS. */
+export interface WebhookSigningKey {
+  keyId: string;
+  publicKey: Uint8Array;
+  /** Hex Ed25519 signature over `v1.ed25519.<keyId>.<timestampMs>.<eventId>.` ‖ body. */
+  sign(timestampMs: string, eventId: string, body: Uint8Array): string;
+}
+
+const NAME = "webhook-signing";
+
+export async function loadOrCreateWebhookKey(db: Queryable, kek: KeyEncryptionKey): Promise<WebhookSigningKey> {
+  const context = `server-key:${NAME}`;
+  const read = async () => (await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [NAME]))[0];
+  let row = await read();
+  if (!row) {
+    // Several processes may start at once: the first insert wins and everyone reads it back.
+    await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
+      NAME,
+      kek.seal(ed25519.utils.randomSecretKey(), context),
+    ]);
+    row = await read();
+  }
+  if (!row) throw new Error("the webhook signing key could not be stored");
+  const secret = kek.open(row.sealed, context);
+  const publicKey = ed25519.getPublicKey(secret);
+  const keyId = `strongroom-${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
+  return {
+    keyId,
+    publicKey,
+    sign(timestampMs, eventId, body) {
+      const prefix = new TextEncoder().encode(`v1.ed25519.${keyId}.${timestampMs}.${eventId}.`);
+      return bytesToHex(ed25519.sign(new Uint8Array([...prefix, ...body]), secret));
+    },
+  };
+}
+
+/** GET /public/v1/discovery/webhooks/jwks, in the documented shape. */
+export function webhookJwks(key: WebhookSigningKey): Record<string, unknown> {
+  return {
+    keys: [
+      {
+        kid: key.keyId,
+        kty: "OKP",
+        crv: "Ed25519",
+        alg: "EdDSA",
+        use: "sig",
+        x: Buffer.from(key.publicKey).toString("base64url"),
+        turnkey_signature_algorithm: "ed25519",
+        turnkey_signature_version: "v1",
+      },
+    ],
+  };
+}

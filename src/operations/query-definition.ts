@@ -1,0 +1,29 @@
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import type { Principal } from "../auth/principal.js";
+import type { OrganizationRow } from "../records/organization.js";
+import type { Services } from "../services.js";
+
+export interface QueryContext {
+  organization: OrganizationRow;
+  principal: Principal;
+  now: Date;
+  services: Services;
+}
+
+/** One operation of `/public/v1/query/<operation>`, declared in one file. */
+export interface QueryDefinition<S extends TObject = TObject> {
+  operation: string;
+  sdkMethod: string;
+  summary: string;
+  /** Strongroom's own addition, not part of the upstream API (no SDK method calls it). */
+  strongroomOnly?: boolean;
+  /** The request body, `organizationId` included. */
+  body: S;
+  /** The response body (TypeBox): the OpenAPI document's response and the drift test read it. */
+  result: TSchema;
+  execute(ctx: QueryContext, body: Static<S>): Promise<Record<string, unknown>>;
+}
+
+export function defineQuery<S extends TObject>(definition: QueryDefinition<S>): QueryDefinition {
+  return definition as unknown as QueryDefinition;
+}

@@ -1,0 +1,135 @@
+import { notFound } from "../errors.js";
+import type { Queryable } from "../store/database.js";
+import { Type, type Static } from "@sinclair/typebox";
+import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
+import { ApiKeyRecord, apiKeyRecord, type ApiKeyRow } from "./api-key.js";
+import { AuthenticatorRecord, authenticatorRecord, type AuthenticatorRow } from "./authenticator.js";
+import { MfaPolicyRecord, mfaPolicyRecord, type MfaPolicyRow } from "./mfa-policy.js";
+import { OauthProviderRecord, oauthProviderRecord, type OauthProviderRow } from "./oauth-provider.js";
+
+export interface UserRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  email: string | null;
+  phone_number: string | null;
+  is_root: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const UserRecord = Type.Object({
+  userId: Type.String(),
+  userName: Type.String(),
+  userEmail: Type.Optional(Type.String()),
+  userPhoneNumber: Type.Optional(Type.String()),
+  authenticators: Type.Array(AuthenticatorRecord),
+  apiKeys: Type.Array(ApiKeyRecord),
+  userTags: Type.Array(Type.String()),
+  oauthProviders: Type.Array(OauthProviderRecord),
+  createdAt: ApiTimestamp,
+  updatedAt: ApiTimestamp,
+  /** The user's MFA policies, in the order they are evaluated. */
+  mfaPolicies: Type.Array(MfaPolicyRecord),
+});
+export type UserRecord = Static<typeof UserRecord>;
+
+/** A row read back from to_jsonb(): timestamps become Dates again. */
+function reviveRow(data: Record<string, unknown>): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(data))
+    row[column] = column.endsWith("_at") && typeof value === "string" ? new Date(value) : value;
+  return row;
+}
+
+function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = groups.get(k);
+    if (list) list.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+/**
+ * Two JSON columns for one statement: `user_rows`, an organization's users (all, or those `userFilter` admits),
+ * and `owned_rows`, everything they own. `organizationId` and `now` (the services clock's time, never SQL's now(),
+ * so a moved clock expires keys) are SQL expressions and `userFilter` turns a user id
+ * column into a SQL condition, so the columns can ride along in another statement (authentication's).
+ */
+export function userRecordsColumns(organizationId: string, now: string, userFilter?: (userIdColumn: string) => string): string {
+  const only = (column: string) => (userFilter ? ` AND ${userFilter(column)}` : "");
+  return `(SELECT json_agg(u ORDER BY u.created_at, u.id) FROM users u WHERE u.organization_id = ${organizationId}${only("u.id")}) AS user_rows,
+    (SELECT json_agg(o ORDER BY o.kind, o.position) FROM (
+       SELECT 'api_key' AS kind, row_number() OVER (ORDER BY seq) AS position, to_jsonb(k) AS data FROM api_keys k
+        WHERE k.organization_id = ${organizationId}${only("k.user_id")} AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)
+       UNION ALL
+       SELECT 'authenticator', row_number() OVER (ORDER BY created_at, id), to_jsonb(a) FROM authenticators a WHERE a.organization_id = ${organizationId}${only("a.user_id")}
+       UNION ALL
+       SELECT 'oauth_provider', row_number() OVER (ORDER BY created_at, id), to_jsonb(p) FROM oauth_providers p WHERE p.organization_id = ${organizationId}${only("p.user_id")}
+       UNION ALL
+       SELECT 'mfa_policy', row_number() OVER (ORDER BY position, created_at, id), to_jsonb(m) FROM mfa_policies m WHERE m.organization_id = ${organizationId}${only("m.user_id")}
+       UNION ALL
+       SELECT 'tag', row_number() OVER (ORDER BY t.created_at, t.id), jsonb_build_object('user_id', ta.user_id, 'tag_id', ta.tag_id)
+         FROM user_tag_assignments ta JOIN user_tags t ON t.id = ta.tag_id WHERE t.organization_id = ${organizationId}${only("ta.user_id")}
+     ) o) AS owned_rows`;
+}
+
+export interface UserRecordsJson {
+  user_rows: Record<string, unknown>[] | null;
+  owned_rows: Array<{ kind: string; data: Record<string, unknown> }> | null;
+}
+
+/** The user records the columns of `userRecordsColumns` describe, in creation order. */
+export function userRecordsFrom(columns: UserRecordsJson): UserRecord[] {
+  const users = (columns.user_rows ?? []).map((row) => reviveRow(row) as unknown as UserRow);
+  const owned = columns.owned_rows ?? [];
+  const rowsOf = <T>(kind: string) => owned.filter((r) => r.kind === kind).map((r) => reviveRow(r.data) as T);
+  const keysByUser = groupBy(rowsOf<ApiKeyRow>("api_key"), (r) => r.user_id);
+  const authByUser = groupBy(rowsOf<AuthenticatorRow>("authenticator"), (r) => r.user_id);
+  const providersByUser = groupBy(rowsOf<OauthProviderRow>("oauth_provider"), (r) => r.user_id);
+  const mfaByUser = groupBy(rowsOf<MfaPolicyRow>("mfa_policy"), (r) => r.user_id);
+  const tagsByUser = groupBy(rowsOf<{ user_id: string; tag_id: string }>("tag"), (r) => r.user_id);
+  return users.map((user) => {
+    const record: UserRecord = {
+      userId: user.id,
+      userName: user.name,
+      authenticators: (authByUser.get(user.id) ?? []).map(authenticatorRecord),
+      apiKeys: (keysByUser.get(user.id) ?? []).map(apiKeyRecord),
+      userTags: (tagsByUser.get(user.id) ?? []).map((t) => t.tag_id),
+      oauthProviders: (providersByUser.get(user.id) ?? []).map(oauthProviderRecord),
+      createdAt: toApiTimestamp(user.created_at),
+      updatedAt: toApiTimestamp(user.updated_at),
+      mfaPolicies: (mfaByUser.get(user.id) ?? []).map(mfaPolicyRecord),
+    };
+    if (user.email) record.userEmail = user.email;
+    if (user.phone_number) record.userPhoneNumber = user.phone_number;
+    return record;
+  });
+}
+
+/**
+ * Full user records (credentials, tags, providers) of an organization, optionally only some
+ * users, in creation order, in one statement. Expired API keys are not shown: they no longer exist for the API.
+ */
+export async function loadUserRecords(db: Queryable, organizationId: string, now: Date, userIds?: string[]): Promise<UserRecord[]> {
+  const [columns] = await db.query<UserRecordsJson>(
+    `SELECT ${userRecordsColumns("$1", "$2", userIds ? (column) => `${column} = ANY($3::text[])` : undefined)}`,
+    userIds ? [organizationId, now, userIds] : [organizationId, now],
+  );
+  return userRecordsFrom(columns!);
+}
+
+export async function loadUserRecord(db: Queryable, organizationId: string, userId: string, now: Date): Promise<UserRecord> {
+  const [record] = await loadUserRecords(db, organizationId, now, [userId]);
+  if (!record) throw notFound(`no user ${JSON.stringify(userId)} in organization ${organizationId}`);
+  return record;
+}
+
+export async function requireUser(db: Queryable, organizationId: string, userId: string, field = "userId"): Promise<UserRow> {
+  const [row] = await db.query<UserRow>("SELECT * FROM users WHERE id = $1 AND organization_id = $2", [userId, organizationId]);
+  if (!row) throw notFound(`${field}: no user ${JSON.stringify(userId)} in organization ${organizationId}`);
+  return row;
+}
