@@ -4,7 +4,9 @@ import { alreadyExists, invalidArgument, notFound, resourceExhausted } from "../
 import { Name } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { ApiKeyParams, AuthenticatorParams, OauthProviderParams } from "../credentials/params.js";
-import { addApiKeys, addAuthenticators, addOauthProviders, checkNewCredentials, type VerifiedTokens } from "../credentials/credentials.js";
+import { addApiKeys, addAuthenticators, checkNewCredentials } from "../credentials/credentials.js";
+import { addOauthProviders } from "../credentials/oauth-providers.js";
+import type { VerifiedTokens } from "../credentials/owner.js";
 import { lockOrganizationForLimits } from "../../records/organization.js";
 import { requireUserTag } from "../tags.js";
 import { mustExist } from "../references.js";

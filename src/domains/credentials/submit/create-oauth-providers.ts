@@ -3,7 +3,8 @@ import { requireUser } from "../../../records/user.js";
 import { Id, IdList } from "../../../schema/common.js";
 import { defineActivity, assertedBySelf } from "../../../operations/activity-definition.js";
 import { OauthProviderParams } from "../params.js";
-import { addOauthProviders, checkNewCredentials, verifyRegistrationTokens } from "../credentials.js";
+import { checkNewCredentials } from "../credentials.js";
+import { addOauthProviders, verifyRegistrationTokens } from "../oauth-providers.js";
 import { mustExist } from "../../references.js";
 
 export const createOauthProviders = defineActivity({

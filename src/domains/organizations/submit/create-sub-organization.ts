@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { failedPrecondition, invalidArgument } from "../../../errors.js";
 import { Name, IdList } from "../../../schema/common.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
-import { verifyRegistrationTokens } from "../../credentials/credentials.js";
+import { verifyRegistrationTokens } from "../../credentials/oauth-providers.js";
 import { UserParams, checkNewUser, createUser } from "../../users/users.js";
 import { consumeVerificationToken, markContactVerified } from "../../users/contacts.js";
 import { checkNewWallet, insertWallet, prepareNewWallet, WalletParams } from "../../wallets/wallets.js";

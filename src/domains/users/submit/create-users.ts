@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../operations/activity-definition.js";
-import { verifyRegistrationTokens } from "../../credentials/credentials.js";
+import { verifyRegistrationTokens } from "../../credentials/oauth-providers.js";
 import { UserParams, createUser, checkNewUser } from "../users.js";
 import { IdList } from "../../../schema/common.js";
 import { newUsersEnrollment } from "../../credentials/enrollment.js";
