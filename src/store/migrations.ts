@@ -22,12 +22,9 @@ import { boundProofs } from "./migrations/0021-bound-proofs.js";
 import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
 import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
 import { proofSweep } from "./migrations/0025-proof-sweep.js";
+import type { Migration } from "./migrations/migration.js";
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration };
 
 /**
  * Versioned schema changes, applied in order at start. Append new migrations; never edit one

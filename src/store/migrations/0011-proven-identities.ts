@@ -1,4 +1,4 @@
-import type { Migration } from "../migrations.js";
+import type { Migration } from "./migration.js";
 
 export const provenIdentities: Migration = {
   version: 11,

@@ -1,4 +1,4 @@
-import type { Migration } from "../migrations.js";
+import type { Migration } from "./migration.js";
 
 /** Activity types whose intent (or result) held a bearer secret at the top level, before they were redacted. */
 const REDACTED_BEFORE: Array<[type: string, column: "intent" | "result", path: string]> = [
