@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { embeddedCliEnv, freePort, repoRoot, runCli } from "../helpers/processes.js";
 
 const baseEnv = embeddedCliEnv;
@@ -87,10 +87,22 @@ describe("the server process", () => {
       });
       slow.on("error", reject);
     });
-    const connected = new Promise((resolve) => slow.once("socket", (socket) => socket.once("connect", resolve)));
+    const connected = new Promise<number>((resolve) =>
+      slow.once("socket", (socket) => socket.once("connect", () => resolve(socket.localPort!))),
+    );
     slow.write(body.slice(0, 20));
-    await connected;
-    await new Promise((r) => setTimeout(r, 2000)); // the server has the request's head: it is in flight
+    const slowPort = await connected;
+    // The server has the request's head (it logs each request as it arrives): the request is in flight.
+    await vi.waitFor(
+      () => {
+        const arrived = serve
+          .output()
+          .split("\n")
+          .some((line) => line.includes("incoming request") && line.includes(`"remotePort":${slowPort}`));
+        if (!arrived) throw new Error("the slow request has not reached the server yet");
+      },
+      { timeout: 60_000, interval: 20 },
+    );
     serve.child.kill("SIGTERM");
     while (!serve.output().includes("SIGTERM")) await new Promise((r) => setTimeout(r, 50));
 

@@ -20,8 +20,10 @@ const p256Key = (name: string, expirationSeconds?: string) => {
 describe("API keys, OAuth providers and their limits through @turnkey/sdk-server", () => {
   let server: TestServer;
   let userId: string;
+  /** How far the test has moved the server's clock past real time. */
+  let clockAheadMs = 0;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ clock: () => new Date(Date.now() + clockAheadMs) });
     const { userIds } = await server.client().createUsers({
       users: [{ userName: "carol", apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
     });
@@ -63,13 +65,13 @@ describe("API keys, OAuth providers and their limits through @turnkey/sdk-server
   });
 
   it("refuses an expired key at authentication with 401", async () => {
-    const key = p256Key("short", "1");
+    const key = p256Key("short", "60");
     await server.client().createApiKeys({ userId: server.root.userId, apiKeys: [key.params] });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const error = await server
-      .client({ apiPublicKey: key.pair.publicKey, apiPrivateKey: key.pair.privateKey })
-      .getWhoami({})
-      .catch((e: unknown) => e);
+    const shortLived = server.client({ apiPublicKey: key.pair.publicKey, apiPrivateKey: key.pair.privateKey });
+    expect((await shortLived.getWhoami({})).userId).toBe(server.root.userId);
+    clockAheadMs = 60_000;
+    const error = await shortLived.getWhoami({}).catch((e: unknown) => e);
+    clockAheadMs = 0;
     expect(error).toBeInstanceOf(TurnkeyRequestError);
     expect((error as TurnkeyRequestError).code).toBe(16);
     expect((error as Error).message).toContain("expired");

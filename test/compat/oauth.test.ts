@@ -70,7 +70,11 @@ describe("OAuth 2.0 and OIDC through @turnkey/sdk-server", () => {
       userInfo(() => ({ data: { id: X_USER_ID, name: "X user", username: "xuser" } })),
     );
     provider.service.addRoute("GET", "/api/users/@me", async (req, res) => {
-      if (slowDiscordUserInfo) await new Promise((resolve) => setTimeout(resolve, 2500));
+      // Slow: no answer at all, until Strongroom gives up and hangs up.
+      if (slowDiscordUserInfo) {
+        await new Promise((resolve) => res.once("close", resolve));
+        return;
+      }
       await userInfo(() => ({ id: DISCORD_USER_ID, username: "discorduser" }))(req, res);
     });
 

@@ -37,6 +37,8 @@ export interface ServerProcess {
   child: ChildProcess;
   /** SIGKILL, and wait until the process is gone (so its data-directory lock is stale). */
   kill(): Promise<void>;
+  /** SIGTERM, and wait until the process has drained, stopped its workers and exited: its exit code. */
+  stop(): Promise<number | null>;
 }
 
 /** Polls `url`/health until it answers 200; throws if `child` exits first or `timeoutMs` passes (then kills it). */
@@ -77,6 +79,12 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, args: string[] 
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGKILL");
       await exited;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      return exited;
     },
   };
 }

@@ -263,20 +263,35 @@ describe("the duplicate-key scanner", () => {
 
   it("takes linear time on hostile shapes the size of the body limit (2 MiB)", () => {
     const MiB2 = 2 * 1024 * 1024;
-    const shapes: Record<string, string> = {
-      "many keys": `{${Array.from({ length: MiB2 / 12 }, (_, i) => `"k${i}":0`).join(",")}}`,
-      "many empty objects": `[${Array.from({ length: MiB2 / 3 }, () => "{}").join(",")}]`,
-      "escaped keys": `{${Array.from({ length: MiB2 / 24 }, (_, i) => `"\\u0061${i}\\n":1`).join(",")}}`,
-      "a long string of escapes": `{"a":"${'\\"'.repeat(MiB2 / 4)}"}`,
-      "deep within the depth limit, repeated": `[${Array.from({ length: MiB2 / 200 }, () => `${'{"a":'.repeat(30)}0${"}".repeat(30)}`).join(",")}]`,
+    const shapes: Record<string, (bytes: number) => string> = {
+      "many keys": (bytes) => `{${Array.from({ length: bytes / 12 }, (_, i) => `"k${i}":0`).join(",")}}`,
+      "many empty objects": (bytes) => `[${Array.from({ length: bytes / 3 }, () => "{}").join(",")}]`,
+      "escaped keys": (bytes) => `{${Array.from({ length: bytes / 24 }, (_, i) => `"\\u0061${i}\\n":1`).join(",")}}`,
+      "a long string of escapes": (bytes) => `{"a":"${'\\"'.repeat(bytes / 4)}"}`,
+      "deep within the depth limit, repeated": (bytes) =>
+        `[${Array.from({ length: bytes / 200 }, () => `${'{"a":'.repeat(30)}0${"}".repeat(30)}`).join(",")}]`,
     };
-    for (const [shape, text] of Object.entries(shapes)) {
-      JSON.parse(text);
-      const started = performance.now();
-      checkDuplicateKeys(text);
-      const ms = performance.now() - started;
-      process.stdout.write(`[duplicate keys] ${shape}: ${(text.length / 1024).toFixed(0)} KiB in ${ms.toFixed(1)} ms\n`);
-      expect(ms, shape).toBeLessThan(1500);
+    /** The fastest of three runs, in ms: the least disturbed by the collector or other processes. */
+    const fastestMs = (run: () => void) => {
+      let fastest = Infinity;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const started = performance.now();
+        run();
+        fastest = Math.min(fastest, performance.now() - started);
+      }
+      return fastest;
+    };
+    // Timed against JSON.parse of the same text (which every body goes through first) rather than a wall-clock
+    // budget: a slow or busy machine slows both alike. A linear scan costs about what parsing costs (0.1 to 3
+    // times here); a quadratic one, on texts this size, thousands of times.
+    for (const [shape, build] of Object.entries(shapes)) {
+      const text = build(MiB2);
+      const parseMs = fastestMs(() => JSON.parse(text));
+      const scanMs = fastestMs(() => checkDuplicateKeys(text));
+      process.stdout.write(
+        `[duplicate keys] ${shape}: ${(text.length / 1024).toFixed(0)} KiB in ${scanMs.toFixed(1)} ms, parsed in ${parseMs.toFixed(1)} ms\n`,
+      );
+      expect(scanMs / parseMs, shape).toBeLessThan(20);
     }
   });
 });

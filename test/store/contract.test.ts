@@ -1,7 +1,7 @@
 import { freshPostgresDatabase } from "../helpers/postgres-database.js";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   isRetryableConflict,
   isStalePlan,
@@ -51,6 +51,25 @@ function barrier(parties: number) {
 /** Fails the test instead of hanging it when `promise` waits where it should not. */
 function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`${what} did not finish within ${ms} ms`)))]);
+}
+
+/**
+ * PostgreSQL only: waits until `sessions` other sessions on this database are blocked on a lock (of `kind`, as
+ * pg_stat_activity names it, e.g. "advisory"; any kind if omitted), read through `q`, a transaction's own connection.
+ */
+async function untilBlockedOnLock(q: Queryable, sessions: number, kind?: string): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await q.query("SELECT pg_stat_clear_snapshot()"); // a transaction otherwise keeps reading its first snapshot of the view
+      const [{ n }] = (await q.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND ($1::text IS NULL OR wait_event = $1)`,
+        [kind ?? null],
+      )) as [{ n: number }];
+      expect(n, `sessions blocked on a lock${kind ? ` (${kind})` : ""}`).toBeGreaterThanOrEqual(sessions);
+    },
+    { timeout: 10_000, interval: 5 },
+  );
 }
 
 /** Raises a real error with the given SQLSTATE from inside the engine. */
@@ -281,11 +300,14 @@ function storeContract(store: StoreUnderTest) {
         const key = lockKey();
         const events: string[] = [];
         const firstHolds = deferred();
+        const secondAsked = deferred();
         const first = db.transaction(async (tx) => {
           await tx.query(LOCK, [key]);
           events.push("first holds the lock");
           firstHolds.resolve();
-          await sleep(150);
+          await secondAsked.promise;
+          // PostgreSQL shows the second taker blocked on the lock; on PGlite it cannot even begin meanwhile.
+          if (store.concurrent) await untilBlockedOnLock(tx, 1, "advisory");
           events.push("first is about to commit");
         });
         await firstHolds.promise;
@@ -293,6 +315,7 @@ function storeContract(store: StoreUnderTest) {
           await tx.query(LOCK, [key]);
           events.push("second holds the lock");
         });
+        secondAsked.resolve();
         await within(10_000, Promise.all([first, second]), "the two lock takers");
         expect(events).toEqual(["first holds the lock", "first is about to commit", "second holds the lock"]);
       });
@@ -355,13 +378,18 @@ function storeContract(store: StoreUnderTest) {
 
       it("SELECT … FOR UPDATE: concurrent read-modify-writes lose no update", async () => {
         const t = await table("id int PRIMARY KEY, n int NOT NULL", "(1, 0)");
+        const INCREMENTS = 5;
         const increment = () =>
           db.transaction(async (tx) => {
             const [{ n }] = (await tx.query<{ n: number }>(`SELECT n FROM ${t} WHERE id = 1 FOR UPDATE`)) as [{ n: number }];
-            await sleep(10);
+            // PostgreSQL: the increments still to come that have a connection are blocked on the row meanwhile.
+            if (store.concurrent) await untilBlockedOnLock(tx, Math.min(store.connections - 1, INCREMENTS - 1 - n));
+            // PGlite: the others wait in its one connection's mutex, which shows nothing; this pause is the window
+            // in which an interleaving would lose an update.
+            else await sleep(10);
             await tx.query(`UPDATE ${t} SET n = $1 WHERE id = 1`, [n + 1]);
           });
-        await Promise.all(Array.from({ length: 5 }, increment));
+        await Promise.all(Array.from({ length: INCREMENTS }, increment));
         expect((await db.query<{ n: number }>(`SELECT n FROM ${t}`))[0]!.n).toBe(5);
       });
 
@@ -370,7 +398,7 @@ function storeContract(store: StoreUnderTest) {
         const increment = () =>
           db.transaction(async (tx) => {
             const [{ n }] = (await tx.query<{ n: number }>(`SELECT n FROM ${t} WHERE id = 1`)) as [{ n: number }];
-            await sleep(10);
+            await sleep(10); // the others wait in PGlite's mutex, which shows nothing: the window an interleaving would use
             await tx.query(`UPDATE ${t} SET n = $1 WHERE id = 1`, [n + 1]);
           });
         await Promise.all(Array.from({ length: 5 }, increment));
@@ -381,7 +409,7 @@ function storeContract(store: StoreUnderTest) {
         const writer = db.transaction(async (tx) => {
           open.resolve();
           await tx.query(`UPDATE ${t} SET n = 100 WHERE id = 1`);
-          await sleep(100);
+          await sleep(100); // the read outside waits in PGlite's mutex, which shows nothing: the window it would use
           events.push("committing");
         });
         await open.promise;

@@ -75,7 +75,7 @@ describe("PGlite's internals (src/store/pglite-internals.ts)", () => {
 
     const events: string[] = [];
     const held = engine.exclusiveTransaction(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the query waits in the mutex, which shows nothing: the window it would use
       events.push("mutex released");
     });
     const own = db.query("SELECT 1").then(() => events.push("PGlite's own query ran"));

@@ -52,7 +52,8 @@ describe.skipIf(!process.env.DATABASE_URL)("webhook claims shared by two servers
       const reachedAll = (id: string) =>
         new Set(receiver.received.filter((d) => JSON.parse(d.body.toString()).id === id).map((d) => d.path)).size === ENDPOINTS;
       await receiver.until(() => ids.every(reachedAll), 60_000);
-      await new Promise((r) => setTimeout(r, 300));
+      // Closed, each server has finished what its worker was sending: no delivery can come after this.
+      for (const s of servers) await s.close();
 
       const timesSent = new Map<string, number>();
       for (const d of receiver.received)

@@ -103,21 +103,33 @@ describe("webhook deliveries", () => {
         .createWebhookEndpoint({ url: rejecting.url, name: "rejecting", subscriptions: [{ eventType: "ACTIVITY_UPDATES" }] });
       await server.client().createUserTag({ userTagName: "filtered out", userIds: [] });
       await server.client().updateUserName({ userId: server.root.userId, userName: "Root user renamed" });
-      const all = await flaky.until((d) => d.some((x) => x.status === 200));
+      const all = [...(await flaky.until((d) => d.some((x) => x.status === 200)))];
       expect(all.map((d) => d.status)).toEqual([503, 503, 200]);
       expect(new Set(all.map((d) => d.headers["x-turnkey-event-id"])).size).toBe(1);
       expect(all.every((d) => activityOf(d).type === "ACTIVITY_TYPE_UPDATE_USER_NAME")).toBe(true);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(flaky.received).toHaveLength(3);
 
-      // Its own creation, the tag and the rename: each tried once.
-      await rejecting.until((d) => d.length >= 3);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(rejecting.received).toHaveLength(3);
+      // Nothing more is sent for those events: a later rename is queued behind them on both endpoints, and an
+      // endpoint's events go out in order, so it arrives only once nothing earlier is still due there.
+      const { activity: later } = await server.client().updateUserName({ userId: server.root.userId, userName: "Root user renamed again" });
+      const isLater = (d: ReceivedDelivery) => activityOf(d).id === later.id;
+      await flaky.until((d) => d.some(isLater));
+      await rejecting.until((d) => d.some(isLater));
+      expect(flaky.received.map((d) => d.status)).toEqual([503, 503, 200, 200]);
+      expect(isLater(flaky.received[3]!)).toBe(true);
+
+      // Its own creation, the tag and the rename: each tried once (then the later rename).
+      expect(rejecting.received).toHaveLength(4);
+      expect(new Set(rejecting.received.map((d) => d.headers["x-turnkey-event-id"])).size).toBe(4);
+      expect(isLater(rejecting.received[3]!)).toBe(true);
       const rejected = await deliveriesOf(server, b.endpointId);
-      expect(rejected).toHaveLength(3);
+      expect(rejected).toHaveLength(4);
       expect(rejected.every((d) => d.status === "DELIVERY_STATUS_FAILED" && d.attempts === 1 && d.lastStatusCode === 404)).toBe(true);
       expect(await deliveriesOf(server, a.endpointId)).toEqual([
+        expect.objectContaining({
+          status: "DELIVERY_STATUS_DELIVERED",
+          attempts: 1,
+          eventId: flaky.received[3]!.headers["x-turnkey-event-id"],
+        }),
         expect.objectContaining({ status: "DELIVERY_STATUS_DELIVERED", attempts: 3, eventId: all[0]!.headers["x-turnkey-event-id"] }),
       ]);
       await server.client().deleteWebhookEndpoint({ endpointId: a.endpointId });
@@ -157,10 +169,14 @@ describe("webhook deliveries", () => {
 
       await refusal(server.client().createUserTag({ userTagName: "", userIds: [] }));
       await server.client().updateWebhookEndpoint({ endpointId, isActive: false });
-      const before = receiver.received.length;
       await server.client().createUserTag({ userTagName: "while paused", userIds: [] });
-      await new Promise((r) => setTimeout(r, 300));
-      expect(receiver.received.length).toBe(before);
+      // Resumed, one more tag: an endpoint's events go out in order, so had the refused or the paused one been
+      // queued, it would arrive before this one.
+      await server.client().updateWebhookEndpoint({ endpointId, isActive: true });
+      const { activity: resumed } = await server.client().createUserTag({ userTagName: "after resuming", userIds: [] });
+      await receiver.until((all) => all.some((d) => activityOf(d).id === resumed.id));
+      const tagsDelivered = receiver.received.map(activityOf).filter((a) => a.type === "ACTIVITY_TYPE_CREATE_USER_TAG");
+      expect(tagsDelivered.map((a) => a.id)).toEqual([activity.id, resumed.id]);
       await server.client().deleteWebhookEndpoint({ endpointId });
     } finally {
       await receiver.close();

@@ -94,7 +94,8 @@ describe("webhook delivery across processes", () => {
           ),
         );
         await receiver.until((d) => ids.every((id) => d.some((x) => JSON.parse(x.body.toString()).id === id)), 30_000);
-        await new Promise((r) => setTimeout(r, 500));
+        // Stopped, each process has finished what its worker was sending: no delivery can come after this.
+        for (const p of processes) expect(await p.stop()).toBe(0);
         const perEvent = new Map<string, number>();
         for (const d of receiver.received)
           perEvent.set(String(d.headers["x-turnkey-event-id"]), (perEvent.get(String(d.headers["x-turnkey-event-id"])) ?? 0) + 1);
