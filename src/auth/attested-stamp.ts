@@ -8,14 +8,6 @@ import { loginNonce, proveOauthProvider, spendOidcToken, verifyOidcToken } from 
 import type { AttestedStamp } from "./stamp.js";
 import { spendVerificationToken, verifyVerificationToken } from "./verification-token.js";
 
-/**
- * Requests that accept X-Stamp-Attested: @turnkey/core signs stamp_login with it (loginWithOtp,
- * loginWithOauth, and through them completeOtp, completeOauth, signUpWithOtp, signUpWithOauth), and an
- * approve_activity stamped so proves an MFA policy's EMAIL_OTP, SMS_OTP or OAUTH step. Only stamp_login
- * resolves the user in a sub-organization of the named organization.
- */
-export const ATTESTED_STAMP_OPERATIONS: ReadonlySet<string> = new Set(["stamp_login", "approve_activity"]);
-
 /** How an attested stamp authenticated its user, in the API's AuthenticationType terms. */
 export type AttestedAuthentication = "AUTHENTICATION_TYPE_EMAIL_OTP" | "AUTHENTICATION_TYPE_SMS_OTP" | "AUTHENTICATION_TYPE_OAUTH";
 

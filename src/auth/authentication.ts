@@ -294,9 +294,9 @@ export async function authenticate(
     clientIp?: string;
     /** For activities: read the user's full record too (`principal.snapshot`), in the same statement where it can. */
     withSnapshot?: boolean;
-    /** A credential of a sub-organization of the named organization may sign (SUB_ORGANIZATION_CREDENTIAL_OPERATIONS). */
+    /** A credential of a sub-organization of the named organization may sign (the definition's `subOrganizationCredentials`). */
     subOrganizationCredentials?: boolean;
-    /** X-Stamp-Attested is accepted (ATTESTED_STAMP_OPERATIONS), its tokens verified with these services. */
+    /** X-Stamp-Attested is accepted (the definition's `attestedStamp`), its tokens verified with these services. */
     attestedStamps?: Pick<Services, "signer" | "oauth">;
     /** The operation, for the refusal of a stamp it does not accept. */
     operation?: string;
