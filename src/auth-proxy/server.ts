@@ -1,6 +1,7 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { createHttpApp, rawBodyOf, type HttpAppOptions } from "../http/fastify-app.js";
 import { parseJsonBody } from "../pipeline/steps/parse.js";
-import { ApiError, errorReply, GrpcCode, notFound, permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
+import { permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
 import { addressKey, RequestBudget } from "../rate-limits/load-shedding.js";
 import { requireOrganization } from "../records/organization.js";
 import { validate } from "../schema/validation.js";
@@ -97,26 +98,28 @@ function refusalReadableByItsPage(request: FastifyRequest, reply: FastifyReply):
  * It finds the config by X-Auth-Proxy-Config-Id, checks the origin, and acts by submitting real activities
  * stamped with the config's proxy key, so policies, idempotency, webhooks and the audit trail all apply.
  */
-export async function buildAuthProxyApp(
-  services: Services,
-  options: { logLevel?: string; bodyLimitBytes?: number; logStream?: NodeJS.WritableStream; trustProxy?: string[] } = {},
-): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger:
-      options.logLevel === "silent"
-        ? false
-        : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
-    bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
-    // While stopping, start.ts answers late requests itself, in the API's error shape.
-    return503OnClosing: false,
-    // The client's address (rate limits) comes from X-Forwarded-For only through the proxies TRUST_PROXY names, as on the API.
-    ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
+export async function buildAuthProxyApp(services: Services, options: HttpAppOptions = {}): Promise<FastifyInstance> {
+  /** The config each request named, once found: its organization's id is public (/v1/wallet_kit_config answers it). */
+  const configOf = new WeakMap<FastifyRequest, AuthProxyConfigRow>();
+  const app = createHttpApp({
+    ...options,
+    // STRONGROOM_ERROR_MESSAGES words the API's errors as the hosted API does; the auth proxy's keep Strongroom's.
+    errorMessages: "explained",
+    notFoundWhat: "auth proxy endpoint",
+    // An error names nothing the caller did not send (withheld-identifiers.ts); a 429 says when to try again.
+    answerError: (body, error, request, reply) => {
+      if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
+      const sent = [
+        rawBodyOf(request).toString("utf8"),
+        headerValue(request, CONFIG_HEADER) ?? "",
+        configOf.get(request)?.organization_id ?? "",
+      ];
+      return withholdIdentifiers(body, sent);
+    },
   });
   const { limits } = services;
   const perAddress = new RequestBudget(limits.proxyRequestsPerAddress, limits.proxyWindowSeconds, (key) => `from client address ${key}`);
   const perConfig = new RequestBudget(limits.proxyRequestsPerConfig, limits.proxyWindowSeconds, (key) => `for auth proxy config ${key}`);
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
   // Preflights carry no header values, so the config (and its origins) is unknown here: every origin may
   // ask, and the request itself is then checked against the config's allowed origins.
@@ -137,26 +140,6 @@ export async function buildAuthProxyApp(
     if (reply.hasHeader("access-control-allow-origin")) void reply.header("access-control-expose-headers", EXPOSED_HEADERS);
   });
 
-  /** The config each request named, once found: its organization's id is public (/v1/wallet_kit_config answers it). */
-  const configOf = new WeakMap<FastifyRequest, AuthProxyConfigRow>();
-  app.setErrorHandler((error, request, reply) => {
-    const mapped = errorReply(error);
-    if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
-    if (mapped) {
-      const sent = [
-        Buffer.isBuffer(request.body) ? request.body.toString("utf8") : "",
-        headerValue(request, CONFIG_HEADER) ?? "",
-        configOf.get(request)?.organization_id ?? "",
-      ];
-      return reply.status(mapped.status).send(withholdIdentifiers(mapped.body, sent));
-    }
-    request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send(new ApiError(GrpcCode.INTERNAL, "internal error", "INTERNAL").toBody());
-  });
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(notFound(`no such auth proxy endpoint: ${request.method} ${request.url}`).toBody()),
-  );
-
   for (const endpoint of proxyEndpoints) {
     app.post(endpoint.path, async (request, reply) => {
       // Shed load before any work: the address first (before the config is looked up), then the config.
@@ -166,7 +149,7 @@ export async function buildAuthProxyApp(
       configOf.set(request, config);
       perConfig.take(config.id, services.clock().getTime());
       checkOrigin(config, request, reply);
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const raw = rawBodyOf(request);
       // @turnkey/core posts the wallet kit requests with no body at all.
       const body = raw.length === 0 ? {} : parseJsonBody(raw);
       const input = validate(endpoint.body, body, "");

@@ -6,15 +6,52 @@ import { verifyP256Signature } from "./client-signature.js";
 import { sameP256PublicKey } from "../crypto/public-keys.js";
 import { loginNonce, proveOauthProvider, spendOidcToken, verifyOidcToken } from "./oidc.js";
 import type { AttestedStamp } from "./stamp.js";
+import type { Principal } from "./principal.js";
 import { spendVerificationToken, verifyVerificationToken } from "./verification-token.js";
 
 /**
- * Requests that accept X-Stamp-Attested: @turnkey/core signs stamp_login with it (loginWithOtp,
- * loginWithOauth, and through them completeOtp, completeOauth, signUpWithOtp, signUpWithOauth), and an
- * approve_activity stamped so proves an MFA policy's EMAIL_OTP, SMS_OTP or OAUTH step. Only stamp_login
- * resolves the user in a sub-organization of the named organization.
+ * An X-Stamp-Attested, for an operation that accepts it (`attestedStamps`: the services its tokens are
+ * verified with; none refuses it): the user it logs in (authenticateAttested) must be of the named
+ * organization, or, with `inSubOrganizations`, of one of its sub-organizations, where the request then acts.
  */
-export const ATTESTED_STAMP_OPERATIONS: ReadonlySet<string> = new Set(["stamp_login", "approve_activity"]);
+export async function authenticateAttestedStamp(
+  db: Queryable,
+  stamp: AttestedStamp,
+  rawBody: Buffer,
+  organizationId: string,
+  now: Date,
+  options: { attestedStamps?: Pick<Services, "signer" | "oauth">; inSubOrganizations: boolean; operation?: string },
+): Promise<{ principal: Principal; organization: OrganizationRow }> {
+  if (!options.attestedStamps) {
+    throw unauthenticated(
+      `an attested stamp (X-Stamp-Attested) is accepted for stamp_login and approve_activity only, not ${options.operation ?? "this request"}; sign with the session key`,
+      "SIGNATURE_INVALID",
+    );
+  }
+  const named = await requireOrganization(db, organizationId);
+  const attested = await authenticateAttested(db, options.attestedStamps, stamp, rawBody, named, now);
+  if (attested.organization.id !== named.id && !options.inSubOrganizations) {
+    throw unauthenticated(
+      `the attested stamp's user belongs to sub-organization ${attested.organization.id}; ${options.operation ?? "this request"} must name that organization`,
+      "CREDENTIAL_NOT_FOUND",
+    );
+  }
+  const principal: Principal = {
+    user: attested.user,
+    credential: {
+      kind: "attested",
+      id: attested.credentialId,
+      type: attested.credentialType,
+      publicKey: stamp.publicKey,
+      ...(attested.createdAt ? { createdAt: attested.createdAt } : {}),
+    },
+    authenticationType: attested.authenticationType,
+    viaParent: false,
+    ...(attested.organization.id !== named.id ? { namedOrganizationId: named.id } : {}),
+    stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
+  };
+  return { principal, organization: attested.organization };
+}
 
 /** How an attested stamp authenticated its user, in the API's AuthenticationType terms. */
 export type AttestedAuthentication = "AUTHENTICATION_TYPE_EMAIL_OTP" | "AUTHENTICATION_TYPE_SMS_OTP" | "AUTHENTICATION_TYPE_OAUTH";

@@ -1,20 +1,8 @@
 import { BlockList, isIP } from "node:net";
 import { permissionDenied } from "../errors.js";
 import type { OrganizationRow } from "../records/organization.js";
+import type { AllowlistRow, AllowlistRule } from "../records/ip-allowlist.js";
 import type { Principal } from "./principal.js";
-
-export interface AllowlistRule {
-  cidr: string;
-  label?: string;
-  createdAt: string;
-}
-
-export interface AllowlistRow {
-  public_key: string;
-  enabled: boolean;
-  on_evaluation_error: string;
-  rules: AllowlistRule[];
-}
 
 function allows(rules: AllowlistRule[], ip: string): boolean {
   const list = new BlockList();

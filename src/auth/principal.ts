@@ -38,7 +38,7 @@ export interface Principal {
   viaParent: boolean;
   /**
    * Set when the request named a parent organization and the credential was found in one of its
-   * sub-organizations (SUB_ORGANIZATION_CREDENTIAL_OPERATIONS, or an attested stamp): the request acts in that
+   * sub-organizations (an operation allowing `subOrganizationCredentials`, src/operations/signers.ts): the request acts in that
    * sub-organization, the `organization` authenticate answers.
    */
   namedOrganizationId?: string;

@@ -3,23 +3,6 @@ import type { OrganizationRow } from "../records/organization.js";
 import type { AuthenticatorRow } from "../records/authenticator.js";
 import type { Queryable } from "../store/database.js";
 
-/**
- * Requests that may be signed by a credential of a sub-organization of the organization they name, as
- * @turnkey/core's loginWithPasskey and @turnkey/sdk-browser's login, loginWithPasskey and loginWithWallet
- * send them (they name the app's parent organization, which is all they know before the first session).
- * Such a request acts in the sub-organization that holds the credential, as that sub-organization's user:
- * whoami answers that sub-organization and user; the session activities issue a session of that user in
- * that sub-organization (its JWT names the sub-organization). They write only the signer's own login key
- * there. Every other request resolves a credential only in the organization it names or its parent, so a
- * sub-organization's credential cannot act in (let alone write to) its parent.
- */
-export const SUB_ORGANIZATION_CREDENTIAL_OPERATIONS: ReadonlySet<string> = new Set([
-  "whoami",
-  "stamp_login",
-  "create_read_only_session",
-  "create_read_write_session",
-]);
-
 /** How many holders of one public key or credential id are read: enough to tell one from several. */
 const CANDIDATES = 3;
 

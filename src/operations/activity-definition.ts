@@ -3,6 +3,7 @@ import type { OrganizationRow } from "../records/organization.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
 import type { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
+import type { SignerRules } from "./signers.js";
 
 export interface ActivityContext {
   /** The activity's transaction: everything the handler writes goes through it. */
@@ -87,8 +88,32 @@ export interface SecretFields {
   result?: readonly string[];
 }
 
+/**
+ * What an activity acts on, for the policy keywords a condition (or a session profile's scope) reads beyond
+ * `activity`: src/policy/keywords/index.ts draws them from the parameter named here. A target that does not
+ * exist leaves its keyword absent.
+ */
+export type PolicyTarget =
+  /** `wallet` (and `wallets`, of one): the wallet whose id this parameter holds. */
+  | { wallet: string }
+  /** `wallets`: the wallets whose ids this list parameter holds. */
+  | { wallets: string }
+  /** `private_key`: the private key whose id this parameter holds. */
+  | { privateKey: string }
+  /**
+   * `wallet_account` with its `wallet`, or `private_key`: what the address (or private key id) in this
+   * parameter names; `signs` adds the keywords of what is signed: `eth.tx`, `solana.tx`, `tron.tx` or
+   * `bitcoin.tx` for a transaction, `eth.eip_712` or `eth.eip_7702_authorization` for a raw payload.
+   */
+  | { signer: string; signs?: "transaction" | "raw-payload" }
+  /**
+   * `secret`, one keyword set per item of this list parameter (a policy decides over each): the static
+   * properties the request declares (an import) or those stored for its `secretId` (an export).
+   */
+  | { secrets: string; properties: "declared" | "stored" };
+
 /** What every operation of `/public/v1/submit/<operation>` declares, activity or vote. */
-export interface SubmitOperation<S extends TObject = TObject> {
+export interface SubmitOperation<S extends TObject = TObject> extends SignerRules {
   operation: string;
   /** The versioned activity type the request must name. */
   type: string;
@@ -112,6 +137,8 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
    * documented list for this operation. None when the operation exposes no parameters.
    */
   policyParams?: Record<string, string>;
+  /** The wallet, account, key or secrets the activity acts on, for the policy keywords (see PolicyTarget). */
+  policyTarget?: PolicyTarget;
   /** Only the root quorum may perform it, whatever policies say. */
   rootQuorumOnly?: boolean;
   /**

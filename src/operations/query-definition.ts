@@ -2,6 +2,7 @@ import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { Principal } from "../auth/principal.js";
 import type { OrganizationRow } from "../records/organization.js";
 import type { Services } from "../services.js";
+import type { SignerRules } from "./signers.js";
 
 export interface QueryContext {
   organization: OrganizationRow;
@@ -11,7 +12,7 @@ export interface QueryContext {
 }
 
 /** One operation of `/public/v1/query/<operation>`, declared in one file. */
-export interface QueryDefinition<S extends TObject = TObject> {
+export interface QueryDefinition<S extends TObject = TObject> extends SignerRules {
   operation: string;
   sdkMethod: string;
   summary: string;

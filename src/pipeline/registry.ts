@@ -2,6 +2,7 @@ import { domains } from "../domains/index.js";
 import type { ActivityDefinition } from "../operations/activity-definition.js";
 import type { QueryDefinition } from "../operations/query-definition.js";
 import type { VoteDefinition } from "../operations/vote-definition.js";
+import type { ScopedCredentialType } from "../operations/signers.js";
 
 const byOperation = <T extends { operation: string }>(a: T, b: T) => a.operation.localeCompare(b.operation);
 
@@ -23,3 +24,7 @@ export const activitiesByType = new Map(domains.flatMap((d) => d.activities).map
 export const queryDefinitions: QueryDefinition[] = domains.flatMap((d) => d.queries).sort(byOperation);
 
 export const queriesByOperation = new Map(queryDefinitions.map((d) => [d.operation, d]));
+
+/** The operations whose definition lets a scoped credential type use them (SignerRules.scopedCredentials). */
+export const operationsOfScopedCredential = (type: ScopedCredentialType): string[] =>
+  [...activityDefinitions, ...queryDefinitions].filter((d) => d.scopedCredentials?.includes(type)).map((d) => d.operation);

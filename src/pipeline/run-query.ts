@@ -22,7 +22,7 @@ export async function runQuery(
   const parsed = parseRequest(rawBody);
   const { principal, organization, now } = await authenticateRequest(
     services,
-    definition.operation,
+    definition,
     parsed,
     { headers, rawBody, clientIp, onError: () => undefined },
     { kind: "query" },

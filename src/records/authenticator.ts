@@ -1,5 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ApiTimestamp, toApiTimestamp } from "../schema/timestamp.js";
+import type { Queryable } from "../store/database.js";
+import type { OrganizationRow } from "./organization.js";
 import { CredentialRecord } from "./api-key.js";
 
 export const AuthenticatorRecord = Type.Object({
@@ -49,4 +51,49 @@ export function authenticatorRecord(row: AuthenticatorRow): AuthenticatorRecord 
     createdAt: toApiTimestamp(row.created_at),
     updatedAt: toApiTimestamp(row.updated_at),
   };
+}
+
+/** An authenticator with the name and root flag of its user. */
+export type AuthenticatorOfUser = AuthenticatorRow & { user_name: string; is_root: boolean };
+
+/**
+ * The passkey with this credential id in the organization or its parent, the organization's own first (a
+ * credential id present in both resolves to the organization's user).
+ */
+export async function findAuthenticatorInOrganization(
+  db: Queryable,
+  credentialId: string,
+  organization: OrganizationRow,
+): Promise<AuthenticatorOfUser | undefined> {
+  const [row] = await db.query<AuthenticatorOfUser>(
+    `SELECT a.*, u.name AS user_name, u.is_root FROM authenticators a JOIN users u ON u.id = a.user_id
+      WHERE a.credential_id = $1 AND a.organization_id IN ($2, $3)
+      ORDER BY (a.organization_id = $2) DESC LIMIT 1`,
+    [credentialId, organization.id, organization.parent_id ?? organization.id],
+  );
+  return row;
+}
+
+/**
+ * Binds a passkey registered before relying parties were recorded to the first one it is used with, and
+ * answers the relying party it is bound to: of two concurrent first uses for different relying parties, the
+ * one that records first wins.
+ */
+export async function bindRelyingParty(db: Queryable, id: string, rpIdHash: string): Promise<string | undefined> {
+  const [bound] = await db.query<{ rp_id_hash: string }>(
+    "UPDATE authenticators SET rp_id_hash = COALESCE(rp_id_hash, $1) WHERE id = $2 RETURNING rp_id_hash",
+    [rpIdHash, id],
+  );
+  return bound?.rp_id_hash;
+}
+
+/** Compare-and-set of the signature counter: true when it rose to `counter`; of two requests carrying the same counter, one. */
+export async function advanceSignCount(db: Queryable, id: string, counter: number): Promise<boolean> {
+  const updated = await db.query("UPDATE authenticators SET sign_count = $1 WHERE id = $2 AND sign_count < $1 RETURNING id", [counter, id]);
+  return updated.length > 0;
+}
+
+/** A stamp of the passkey was accepted: the auth proxy's account lookups by credential id may find it from now on. */
+export async function markAuthenticatorProven(db: Queryable, id: string, now: Date): Promise<void> {
+  await db.query("UPDATE authenticators SET proven_at = $2 WHERE id = $1 AND proven_at IS NULL", [id, now]);
 }

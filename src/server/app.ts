@@ -1,8 +1,9 @@
 import cors from "@fastify/cors";
-import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
+import { createHttpApp, rawBodyOf, type HttpAppOptions } from "../http/fastify-app.js";
 import { activitiesByOperation, queriesByOperation } from "../pipeline/registry.js";
 import { submit } from "../pipeline/submit.js";
-import { ApiError, errorReply, EXPLANATION_HEADER, GrpcCode, notFound, type ErrorMessageStyle } from "../errors.js";
+import { EXPLANATION_HEADER, notFound } from "../errors.js";
 import { runQuery } from "../pipeline/run-query.js";
 import type { Services } from "../services.js";
 import { recordActivity, recordRefusal } from "../pipeline/activity-log.js";
@@ -15,15 +16,7 @@ import { registerConsoleRoutes } from "./console-routes.js";
 import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
 import { registerStrongroomQueries } from "./strongroom-queries.js";
 
-export interface AppOptions {
-  logLevel?: string;
-  bodyLimitBytes?: number;
-  /** Where logs go (stdout by default). */
-  logStream?: NodeJS.WritableStream;
-  /** Addresses or CIDRs of proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
-  trustProxy?: string[];
-  /** STRONGROOM_ERROR_MESSAGES: how error bodies are worded. */
-  errorMessages?: ErrorMessageStyle;
+export interface AppOptions extends HttpAppOptions {
   /** FRAME_ANCESTORS: who may embed the export and import pages (default any origin). */
   frameAncestors?: string[];
 }
@@ -44,48 +37,12 @@ const CORS_HEADERS = [
 ];
 
 /**
- * The HTTP face of Strongroom. Bodies are kept as the exact bytes received (stamps are verified
- * over them), routes come from the operation registries, and every error has the API's shape.
+ * The HTTP face of Strongroom, on the setup both servers share (src/http/fastify-app.ts: raw bodies, limits,
+ * errors in the API's shape): the API's CORS, its metrics, and routes from the operation registries.
  */
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger:
-      options.logLevel === "silent"
-        ? false
-        : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
-    bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
-    // While stopping, start.ts answers late requests itself, in the API's error shape.
-    return503OnClosing: false,
-    routerOptions: { ignoreDuplicateSlashes: true },
-    // Errors the router raises before any route runs (a malformed or over-long path) get the API's shape too.
-    frameworkErrors: (error, _request, routeReply) => {
-      const reply = routeReply as unknown as FastifyReply;
-      const status = error.code === "FST_ERR_MAX_PARAM_LENGTH" ? 414 : error.code === "FST_ERR_BAD_URL" ? 400 : 500;
-      const message =
-        status === 414
-          ? "a path segment of the request URL is too long"
-          : status === 400
-            ? "the request URL is malformed"
-            : "internal error";
-      void reply
-        .status(status)
-        .send(
-          new ApiError(
-            status === 500 ? GrpcCode.INTERNAL : GrpcCode.INVALID_ARGUMENT,
-            message,
-            status === 500 ? "INTERNAL" : "REQUEST_INVALID",
-            [],
-            status,
-          ).toBody(),
-        );
-    },
-    // X-Forwarded-For is believed only from the proxies TRUST_PROXY names.
-    ...(options.trustProxy?.length ? { trustProxy: options.trustProxy } : {}),
-  });
+  const app = createHttpApp({ ...options, notFoundWhat: "endpoint" });
   const { metrics } = services;
-
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
   const apiCors = {
     origin: true,
@@ -111,25 +68,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     if (kind && known) metrics.operationDuration.observe({ operation: operation!, kind, status }, reply.elapsedTime / 1000);
   });
 
-  app.setErrorHandler((error, request, reply) => {
-    const mapped = errorReply(error, options.errorMessages);
-    if (mapped?.explanation !== undefined) {
-      // The body has the hosted wording; Strongroom's explanation stays where clients do not compare it.
-      request.log.info({ explanation: mapped.explanation, code: mapped.body.code }, "error answered in the hosted wording");
-      void reply.header(EXPLANATION_HEADER, headerSafe(mapped.explanation));
-    }
-    if (mapped) return reply.status(mapped.status).send(mapped.body);
-    request.log.error({ err: error }, "unhandled error");
-    return reply.status(500).send(new ApiError(GrpcCode.INTERNAL, "internal error", "INTERNAL").toBody());
-  });
-
-  app.setNotFoundHandler((request, reply) => {
-    const error = notFound(`no such endpoint: ${request.method} ${request.url}`);
-    return reply.status(404).send(error.toBody());
-  });
-
-  const rawBody = (body: unknown): Buffer => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
-
   app.post<{ Params: { operation: string } }>(SUBMIT_ROUTE, async (request, reply) => {
     const definition = activitiesByOperation.get(request.params.operation);
     if (!definition) throw notFound(`unknown activity operation ${JSON.stringify(request.params.operation)}`);
@@ -138,7 +76,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     try {
       outcome = await submit(services, definition, {
         headers: request.headers,
-        rawBody: rawBody(request.body),
+        rawBody: rawBodyOf(request),
         clientIp: request.ip,
         onError: (error) => request.log.error({ err: error, activityType: definition.type }, "activity handler failed"),
       });
@@ -153,7 +91,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.post<{ Params: { operation: string } }>(QUERY_ROUTE, async (request, reply) => {
     const definition = queriesByOperation.get(request.params.operation);
     if (!definition) throw notFound(`unknown query operation ${JSON.stringify(request.params.operation)}`);
-    return reply.send(await runQuery(services, definition, request.headers, rawBody(request.body), request.ip));
+    return reply.send(await runQuery(services, definition, request.headers, rawBodyOf(request), request.ip));
   });
 
   registerStrongroomQueries(app, services);
@@ -188,12 +126,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   return app;
-}
-
-/** A message as an HTTP header value: printable ASCII (anything else \u-escaped), at most 2000 characters. */
-function headerSafe(message: string): string {
-  const ascii = message.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return ascii.length > 2000 ? `${ascii.slice(0, 1997)}...` : ascii;
 }
 
 /** A path the operation registries serve (they win over the table of unserved paths). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../../src/auth/principal.js";
-import { enforceIpAllowlist, type AllowlistRow } from "../../src/auth/ip-allowlist.js";
+import { enforceIpAllowlist } from "../../src/auth/ip-allowlist.js";
+import type { AllowlistRow } from "../../src/records/ip-allowlist.js";
 import type { OrganizationRow } from "../../src/records/organization.js";
 
 describe("IP allowlist evaluation errors", () => {

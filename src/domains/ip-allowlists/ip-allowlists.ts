@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { Type } from "@sinclair/typebox";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
-import type { AllowlistRule } from "../../auth/ip-allowlist.js";
+import type { AllowlistRule } from "../../records/ip-allowlist.js";
 import type { OrganizationRow } from "../../records/organization.js";
 import type { Queryable } from "../../store/database.js";
 

@@ -2,8 +2,8 @@ import { authenticate } from "../../auth/authentication.js";
 import type { Principal } from "../../auth/principal.js";
 import { permissionDenied } from "../../errors.js";
 import { assertCredentialMayUse } from "../../auth/credential-scope.js";
-import { ATTESTED_STAMP_OPERATIONS } from "../../auth/attested-stamp.js";
-import { SUB_ORGANIZATION_CREDENTIAL_OPERATIONS } from "../../auth/sub-organization-credentials.js";
+import type { SignerRules } from "../../operations/signers.js";
+import { operationsOfScopedCredential } from "../registry.js";
 import type { OrganizationRow } from "../../records/organization.js";
 import type { Services } from "../../services.js";
 import type { ParsedRequest, SignedRequest } from "./parse.js";
@@ -17,15 +17,16 @@ export interface Caller {
 
 /**
  * Step "authenticate": the stamp over the raw body, a credential of the organization (or of its parent; for
- * the few operations of SUB_ORGANIZATION_CREDENTIAL_OPERATIONS, of one of its sub-organizations, where the
- * request then acts), and a credential allowed this operation (a read-only session may not submit; an attested
- * stamp only logs in). Submissions also read the user's record, which their vote records. The caller's
+ * the few operations whose definition allows `subOrganizationCredentials`, of one of its sub-organizations,
+ * where the request then acts), and a credential allowed this operation (a read-only session may not submit;
+ * an attested stamp only where the definition allows `attestedStamp`; a scoped credential only where the
+ * definition names it). Submissions also read the user's record, which their vote records. The caller's
  * `principal.authenticationType` says how the request was authenticated (API key, session, passkey, email or
  * SMS OTP, OAuth).
  */
 export async function authenticateRequest(
   services: Services,
-  operation: string,
+  definition: SignerRules & { operation: string },
   parsed: ParsedRequest,
   request: SignedRequest,
   options: { kind: "submit" | "query" },
@@ -33,12 +34,12 @@ export async function authenticateRequest(
   const now = services.clock();
   const { principal, organization } = await authenticate(services.db, request.headers, request.rawBody, parsed.organizationId, now, {
     clientIp: request.clientIp,
-    operation,
-    subOrganizationCredentials: SUB_ORGANIZATION_CREDENTIAL_OPERATIONS.has(operation),
-    ...(ATTESTED_STAMP_OPERATIONS.has(operation) ? { attestedStamps: services } : {}),
+    operation: definition.operation,
+    subOrganizationCredentials: definition.subOrganizationCredentials === true,
+    ...(definition.attestedStamp ? { attestedStamps: services } : {}),
     ...(options.kind === "submit" ? { withSnapshot: true } : { readOnlySessions: services.signer }),
   });
-  assertCredentialMayUse(principal, operation);
+  assertCredentialMayUse(principal, definition, operationsOfScopedCredential);
   return { principal, organization, now };
 }
 

@@ -1,7 +1,7 @@
 import type { Abi } from "viem";
 import { BITCOIN_NETWORKS } from "../../crypto/addresses/bitcoin.js";
 import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
-import type { ActivityDefinition } from "../../operations/activity-definition.js";
+import type { ActivityDefinition, PolicyTarget } from "../../operations/activity-definition.js";
 import type { Queryable } from "../../store/database.js";
 import type { Value } from "../language/index.js";
 import { bitcoinTransaction } from "./bitcoin.js";
@@ -118,25 +118,27 @@ export async function conditionKeywords(
       ),
     },
   };
-  const op = definition.operation;
-  if (op === "export_wallet" || op === "update_wallet" || op === "create_wallet_accounts") {
-    const wallet = await walletById(tx, organizationId, params.walletId);
+  const target = definition.policyTarget;
+  if (!target) return keywords;
+  if ("wallet" in target) {
+    const wallet = await walletById(tx, organizationId, params[target.wallet]);
     if (wallet) Object.assign(keywords, { wallet, wallets: [wallet] });
-  } else if (op === "delete_wallets" && Array.isArray(params.walletIds)) {
-    const wallets = [];
-    for (const id of params.walletIds) wallets.push(await walletById(tx, organizationId, id));
-    keywords.wallets = wallets.filter((w): w is Value => w !== undefined);
-  } else if (op === "export_private_key" && typeof params.privateKeyId === "string") {
-    const key = await privateKeyValue(tx, organizationId, params.privateKeyId);
+  } else if ("wallets" in target) {
+    const ids = params[target.wallets];
+    if (Array.isArray(ids)) {
+      const wallets = [];
+      for (const id of ids) wallets.push(await walletById(tx, organizationId, id));
+      keywords.wallets = wallets.filter((w): w is Value => w !== undefined);
+    }
+  } else if ("privateKey" in target) {
+    const id = params[target.privateKey];
+    const key = typeof id === "string" ? await privateKeyValue(tx, organizationId, id) : undefined;
     if (key) keywords.private_key = key;
-  } else if (
-    (op === "export_wallet_account" && typeof params.address === "string") ||
-    (op.startsWith("sign_") && typeof params.signWith === "string")
-  ) {
-    const target = await signingTarget(tx, organizationId, (params.address ?? params.signWith) as string);
-    Object.assign(keywords, target.keywords);
-    if (op === "sign_transaction") Object.assign(keywords, await transactionKeywords(tx, organizationId, params, target, parsed));
-    if (op === "sign_raw_payload") {
+  } else if ("signer" in target && typeof params[target.signer] === "string") {
+    const signer = await signingTarget(tx, organizationId, params[target.signer] as string);
+    Object.assign(keywords, signer.keywords);
+    if (target.signs === "transaction") Object.assign(keywords, await transactionKeywords(tx, organizationId, params, signer, parsed));
+    if (target.signs === "raw-payload") {
       if (params.encoding === "PAYLOAD_ENCODING_EIP712") assign(keywords, "eth", "eip_712", eip712TypedData(String(params.payload)));
       if (params.encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION")
         assign(keywords, "eth", "eip_7702_authorization", eip7702Authorization(String(params.payload)));
@@ -159,18 +161,19 @@ export async function conditionKeywordSets(
   parsed: ParsedTransactions = new ParsedTransactions(),
 ): Promise<Record<string, Value>[]> {
   const keywords = await conditionKeywords(tx, organizationId, definition, params, parsed);
-  const secrets = await secretValues(tx, organizationId, definition.operation, params);
+  const secrets = await secretValues(tx, organizationId, definition.policyTarget, params);
   return secrets.length === 0 ? [keywords] : secrets.map((secret) => ({ ...keywords, secret }));
 }
 
-async function secretValues(tx: Queryable, organizationId: string, operation: string, params: Params): Promise<Value[]> {
-  const items = Array.isArray(params.secrets) ? (params.secrets as Array<Record<string, unknown>>) : [];
+async function secretValues(tx: Queryable, organizationId: string, target: PolicyTarget | undefined, params: Params): Promise<Value[]> {
+  if (!target || !("secrets" in target)) return [];
+  const list = params[target.secrets];
+  const items = Array.isArray(list) ? (list as Array<Record<string, unknown>>) : [];
   const asMap = (properties: unknown): Value =>
     Object.fromEntries(
       (Array.isArray(properties) ? (properties as Array<{ key: string; value: string }>) : []).map((p) => [p.key, p.value]),
     );
-  if (operation === "import_secrets") return items.map((item) => ({ static_properties: asMap(item.staticProperties) }));
-  if (operation !== "export_secrets") return [];
+  if (target.properties === "declared") return items.map((item) => ({ static_properties: asMap(item.staticProperties) }));
   const ids = items.map((item) => item.secretId).filter((id): id is string => typeof id === "string");
   const rows = await tx.query<{ id: string; static_properties: unknown }>(
     "SELECT id, static_properties FROM secrets WHERE organization_id = $1 AND id = ANY($2::text[])",

@@ -10,4 +10,5 @@ export const approveActivity = defineVote({
   resource: "ACTIVITY",
   action: "APPROVE",
   selection: "VOTE_SELECTION_APPROVED",
+  attestedStamp: true,
 });

@@ -17,6 +17,7 @@ export const recoverUser = defineActivity({
   summary: "Finish email recovery: add a new authenticator (passkey) to the user; the recovery credential is then removed",
   resource: "AUTHENTICATOR",
   action: "CREATE",
+  scopedCredentials: ["CREDENTIAL_TYPE_RECOVER_USER_KEY_P256"],
   parameters: Type.Object({ authenticator: AuthenticatorParams, userId: Id() }),
   // The request is stamped with the recovery credential, which is the user's own key.
   selfServiceUserId: (params) => params.userId,

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import type { AllowlistRule } from "../../../auth/ip-allowlist.js";
+import type { AllowlistRule } from "../../../records/ip-allowlist.js";
 import { Id } from "../../../schema/common.js";
 import { defineQuery } from "../../../operations/query-definition.js";
 import { IpAllowlistRecord } from "../ip-allowlists.js";

@@ -6,6 +6,8 @@ export const getWhoami = defineQuery({
   operation: "whoami",
   sdkMethod: "getWhoami",
   summary: "The organization and user behind the request's credential",
+  subOrganizationCredentials: true,
+  scopedCredentials: ["CREDENTIAL_TYPE_RECOVER_USER_KEY_P256"],
   body: Type.Object({ organizationId: Id() }),
   result: Type.Object({ organizationId: Type.String(), organizationName: Type.String(), userId: Type.String(), username: Type.String() }),
   async execute({ organization, principal, services }) {

@@ -16,6 +16,7 @@ export const exportPrivateKey = defineActivity({
   summary: "Export a private key, HPKE-encrypted to the client's key in a bundle signed by the server",
   resource: "PRIVATE_KEY",
   action: "EXPORT",
+  policyTarget: { privateKey: "privateKeyId" },
   policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ privateKeyId: Id(), targetPublicKey: Type.String() }),
   async validate({ db, organization }, { privateKeyId, targetPublicKey }) {

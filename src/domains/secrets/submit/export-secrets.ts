@@ -23,6 +23,7 @@ export const exportSecrets = defineActivity({
   summary: "Export secrets, each HPKE-encrypted to the client's key in a payload signed by the server, in the order asked",
   resource: "SECRET",
   action: "EXPORT",
+  policyTarget: { secrets: "secrets", properties: "stored" },
   parameters: Type.Object({ secrets: Type.Array(ExportSecretParams, { minItems: 1, maxItems: SECRETS_PER_ACTIVITY }) }),
   async validate({ db, organization }, { secrets }) {
     for (const [index, secret] of secrets.entries()) {

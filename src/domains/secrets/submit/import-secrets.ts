@@ -26,6 +26,7 @@ export const importSecrets = defineActivity({
   summary: "Import secrets, each encrypted to a target key from init_import_secrets, stored sealed with their static properties",
   resource: "SECRET",
   action: "IMPORT",
+  policyTarget: { secrets: "secrets", properties: "declared" },
   parameters: Type.Object({ secrets: Type.Array(ImportSecretParams, { minItems: 1, maxItems: SECRETS_PER_ACTIVITY }) }),
   async validate({ db, organization, now }, { secrets }) {
     const names = new Set<string>();

@@ -25,6 +25,7 @@ export const createReadOnlySession = defineActivity({
     "A session token for the requester, valid for one hour, that queries accept in the X-Session header; it can never submit an activity",
   resource: "AUTH",
   action: "CREATE",
+  subOrganizationCredentials: true,
   parameters: Type.Object({}),
   selfServiceUserId: (_params, requesterUserId) => requesterUserId,
   async execute({ tx, organization, now, requesterUserId, services }) {

@@ -23,6 +23,7 @@ export const createReadWriteSession = defineActivity({
   summary: "A fresh P-256 session key registered as an expiring API key of the user, returned HPKE-encrypted to the client's key",
   resource: "AUTH",
   action: "CREATE",
+  subOrganizationCredentials: true,
   parameters: Type.Object({
     targetPublicKey: Type.String(),
     userId: Type.Optional(Id()),

@@ -14,6 +14,8 @@ export const stampLogin = defineActivity({
     "Log in with the request's own stamp: register the client's session public key as an expiring login key and return a session JWT",
   resource: "AUTH",
   action: "CREATE",
+  subOrganizationCredentials: true,
+  attestedStamp: true,
   parameters: Type.Object({
     publicKey: Type.String({ minLength: 1 }),
     expirationSeconds: Type.Optional(Int64String()),

@@ -14,6 +14,7 @@ export const signRawPayload = defineActivity({
   summary: "Sign a raw payload with a wallet account or private key",
   resource: "PRIVATE_KEY",
   action: "SIGN",
+  policyTarget: { signer: "signWith", signs: "raw-payload" },
   policyParams: { hash_function: "hashFunction", encoding: "encoding" },
   parameters: Type.Object({
     signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),

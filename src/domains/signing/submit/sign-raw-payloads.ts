@@ -20,6 +20,7 @@ export const signRawPayloads = defineActivity({
   summary: "Sign several raw payloads with one wallet account or private key",
   resource: "PRIVATE_KEY",
   action: "SIGN",
+  policyTarget: { signer: "signWith" },
   policyParams: { hash_function: "hashFunction", encoding: "encoding" },
   parameters: Type.Object({
     signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),

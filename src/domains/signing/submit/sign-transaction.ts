@@ -14,6 +14,7 @@ export const signTransaction = defineActivity({
   summary: "Sign an Ethereum, Solana, Bitcoin (PSBT) or Tron transaction with a wallet account or private key",
   resource: "PRIVATE_KEY",
   action: "SIGN",
+  policyTarget: { signer: "signWith", signs: "transaction" },
   policyParams: { type: "type" },
   parameters: Type.Object({
     signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),

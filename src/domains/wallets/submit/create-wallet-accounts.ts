@@ -22,6 +22,7 @@ export const createWalletAccounts = defineActivity({
   summary: "Derive more accounts of a wallet (or, with persist: false, only preview their addresses)",
   resource: "WALLET",
   action: "CREATE",
+  policyTarget: { wallet: "walletId" },
   parameters: Type.Object({ walletId: Id(), accounts: WalletAccounts, persist: Type.Optional(Type.Boolean()) }),
   async validate({ db, organization }, { walletId, accounts }) {
     await mustExist(requireWallet(db, organization.id, walletId));

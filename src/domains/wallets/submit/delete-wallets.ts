@@ -15,6 +15,7 @@ export const deleteWallets = defineActivity({
   summary: "Delete wallets and their accounts; wallets never exported need deleteWithoutExport",
   resource: "WALLET",
   action: "DELETE",
+  policyTarget: { wallets: "walletIds" },
   parameters: Type.Object({
     walletIds: Type.Array(Id(), { minItems: 1, maxItems: 100 }),
     deleteWithoutExport: Type.Optional(Type.Boolean()),

@@ -15,6 +15,7 @@ export const exportWalletAccount = defineActivity({
   summary: "Export one wallet account's private key, HPKE-encrypted to the client's key in a bundle signed by the server",
   resource: "WALLET",
   action: "EXPORT",
+  policyTarget: { signer: "address" },
   policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ address: Type.String({ minLength: 1 }), targetPublicKey: Type.String() }),
   async validate({ db, organization }, { address, targetPublicKey }) {

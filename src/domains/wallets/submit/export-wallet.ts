@@ -17,6 +17,7 @@ export const exportWallet = defineActivity({
   summary: "Export a wallet's mnemonic, HPKE-encrypted to the client's key in a bundle signed by the server",
   resource: "WALLET",
   action: "EXPORT",
+  policyTarget: { wallet: "walletId" },
   policyParams: { target_public_key: "targetPublicKey" },
   parameters: Type.Object({ walletId: Id(), targetPublicKey: Type.String(), language: Type.Optional(StringEnum(MNEMONIC_LANGUAGES)) }),
   async validate({ db, organization }, { walletId, targetPublicKey }) {

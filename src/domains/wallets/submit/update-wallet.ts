@@ -15,6 +15,7 @@ export const updateWallet = defineActivity({
   summary: "Rename a wallet",
   resource: "WALLET",
   action: "UPDATE",
+  policyTarget: { wallet: "walletId" },
   policyParams: { wallet_id: "walletId" },
   parameters: Type.Object({ walletId: Id(), walletName: Type.Optional(Name()) }),
   async validate({ db, organization }, { walletId }) {
