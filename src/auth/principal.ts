@@ -1,17 +1,13 @@
+import type { AuthenticationType } from "../records/mfa-policy.js";
 import type { OrganizationRow } from "../records/organization.js";
 import type { UserRecord } from "../records/user.js";
 
 /**
- * How a request was authenticated, in the API's AuthenticationType terms: an API key (a session's login key
- * counts as SESSION), a passkey, a read-only session token, or an attested stamp proving an OTP or OAuth login.
+ * How a request was authenticated, in the API's AuthenticationType terms (the same set MFA policy steps name): an
+ * API key (a session's login key counts as SESSION), a passkey, a read-only session token, or an attested stamp
+ * proving an OTP or OAuth login.
  */
-export type AuthenticationType =
-  | "AUTHENTICATION_TYPE_API_KEY"
-  | "AUTHENTICATION_TYPE_SESSION"
-  | "AUTHENTICATION_TYPE_PASSKEY"
-  | "AUTHENTICATION_TYPE_EMAIL_OTP"
-  | "AUTHENTICATION_TYPE_SMS_OTP"
-  | "AUTHENTICATION_TYPE_OAUTH";
+export type { AuthenticationType };
 
 /** Who signed a request, as established from its stamp. */
 export interface Principal {
