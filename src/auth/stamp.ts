@@ -134,6 +134,29 @@ function eip191Digest(body: Buffer): Uint8Array {
 }
 
 /**
+ * r‖s (64 bytes) of a DER ECDSA signature over secp256k1, accepting integers with superfluous leading zero bytes:
+ * `@turnkey/wallet-stamper` encodes a wallet's r‖s with `@turnkey/crypto`'s toDerSignature, which keeps a
+ * leading 0x00 of r or s (about one signature in 128), and strict DER parsers refuse that. Anything else that is
+ * not SEQUENCE { INTEGER r, INTEGER s } with nothing after it is refused (undefined).
+ */
+function compactFromPaddedDer(der: Uint8Array): Uint8Array | undefined {
+  if (der.length < 8 || der[0] !== 0x30 || der[1] !== der.length - 2) return undefined;
+  const compact = new Uint8Array(64);
+  let offset = 2;
+  for (const half of [0, 32]) {
+    const length = der[offset + 1];
+    if (der[offset] !== 0x02 || length === undefined || length === 0 || offset + 2 + length > der.length) return undefined;
+    let integer = der.subarray(offset + 2, offset + 2 + length);
+    if ((integer[0]! & 0x80) !== 0) return undefined; // negative
+    while (integer.length > 1 && integer[0] === 0) integer = integer.subarray(1);
+    if (integer.length > 32) return undefined;
+    compact.set(integer, half + 32 - integer.length);
+    offset += 2 + length;
+  }
+  return offset === der.length ? compact : undefined;
+}
+
+/**
  * Checks an API-key stamp's signature over the exact request bytes. Needs no database: the
  * public key is in the stamp; whether it belongs to the organization is checked afterwards.
  */
@@ -149,12 +172,17 @@ export function verifyApiKeySignature(stamp: ApiKeyStamp, rawBody: Buffer): bool
         return verify("sha256", rawBody, key, signature);
       case "SIGNATURE_SCHEME_TK_API_ED25519":
         return verify(null, rawBody, key, signature);
-      case "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191":
-        return secp256k1.verify(signature, eip191Digest(rawBody), Buffer.from(stamp.publicKey, "hex"), {
-          prehash: false,
-          lowS: false,
-          format: "der",
-        });
+      case "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191": {
+        const compact = compactFromPaddedDer(signature);
+        return (
+          compact !== undefined &&
+          secp256k1.verify(compact, eip191Digest(rawBody), Buffer.from(stamp.publicKey, "hex"), {
+            prehash: false,
+            lowS: false,
+            format: "compact",
+          })
+        );
+      }
     }
   } catch {
     return false;

@@ -1,8 +1,9 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
-import { generateP256KeyPair } from "@turnkey/crypto";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
+import { generateP256KeyPair, toDerSignature } from "@turnkey/crypto";
 import { TurnkeyClient } from "@turnkey/http";
 import { WalletStamper, WalletType } from "@turnkey/wallet-stamper";
 import { privateKeyToAccount } from "viem/accounts";
@@ -47,6 +48,29 @@ describe("X-Stamp verification over the exact request bytes", () => {
     );
     expect(status).toBe(200);
     expect(json.userId).toBe(server.root.userId);
+  });
+
+  it("accepts the WalletStamper's EIP-191 signatures whose r or s starts with a zero byte (kept by @turnkey/crypto's toDerSignature)", async () => {
+    // The same query with trailing spaces is another body to sign: look for signatures with a leading zero in r, then in s.
+    for (const half of ["r", "s"] as const) {
+      let body = whoamiBody();
+      let compact = new Uint8Array();
+      for (;;) {
+        const prefixed = Buffer.concat([Buffer.from(`\x19Ethereum Signed Message:\n${body.length}`), Buffer.from(body)]);
+        compact = secp256k1.sign(keccak_256(prefixed), k1Secret, { prehash: false, format: "compact" });
+        if (compact[half === "r" ? 0 : 32] === 0 && compact[half === "r" ? 1 : 33]! < 0x80) break;
+        body += " ";
+      }
+      const signature = toDerSignature(bytesToHex(compact));
+      // The zero byte is kept: not minimal DER, which a strict parser refuses.
+      expect(() => secp256k1.Signature.fromBytes(hexToBytes(signature), "der")).toThrow();
+      const { status, json } = await whoami(
+        body,
+        stampHeader({ publicKey: k1Public, scheme: "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191", signature }),
+      );
+      expect(status).toBe(200);
+      expect(json.userId).toBe(server.root.userId);
+    }
   });
 
   it("accepts SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191 from the unchanged WalletStamper with a viem account", async () => {
