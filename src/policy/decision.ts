@@ -134,7 +134,7 @@ async function approverValues(
 ): Promise<{ approvers: Value[]; credentials: Value[] }> {
   const ids = [...new Set(approvals.map((a) => a.userId))];
   // A name or email the user set on themselves without proof is not shown: it would let anyone pass a
-  // consensus keyed on a value they merely claim (see README, "Profile updates").
+  // consensus keyed on a value they merely claim (see docs/api.md, "Profile updates").
   const users = await tx.query<{ id: string; name: string | null; email: string | null; tags: string[] | null }>(
     `SELECT u.id, CASE WHEN u.name_self_asserted THEN NULL ELSE u.name END AS name, CASE WHEN u.email_self_asserted THEN NULL ELSE u.email END AS email,
             array_remove(array_agg(a.tag_id ORDER BY a.tag_id), NULL) AS tags

@@ -61,7 +61,7 @@ async function chooseSchema(client: pg.ClientBase, configured: string | undefine
       schema: "public",
       warnings: [
         "Strongroom's tables are in the schema public (created by an earlier Strongroom, before its tables had a schema of their own); " +
-          'using public. To move them, stop every Strongroom process and see "Upgrade" in the README; or set DATABASE_SCHEMA=public to keep them there and silence this warning',
+          'using public. To move them, stop every Strongroom process and see "Upgrade" in docs/operations.md; or set DATABASE_SCHEMA=public to keep them there and silence this warning',
       ],
     };
   }

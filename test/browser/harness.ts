@@ -160,7 +160,7 @@ export async function addVirtualAuthenticator(page: Page): Promise<{ cdp: CDPSes
 }
 
 /**
- * Screenshots of the main steps for the README's "Browser apps", written to docs/browser/ only with
+ * Screenshots of the main steps for the guide's "Browser apps" (docs/guide.md), written to docs/browser/ only with
  * UPDATE_SCREENSHOTS=1 (so that an ordinary test run leaves the tree unchanged).
  */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {

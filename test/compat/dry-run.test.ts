@@ -344,7 +344,7 @@ describe("POST /strongroom/v1/query/dry_run_activity", () => {
     expect((await answer({ activity: userTag("carol's"), policies: draft }, users.carol.key)).outcome).toBe("DENY");
   });
 
-  it("works with @turnkey/http's own stamper, as the README shows", async () => {
+  it("works with @turnkey/http's own stamper, as docs/guide.md shows", async () => {
     const client = new TurnkeyClient(
       { baseUrl: server.url },
       new ApiKeyStamper({ apiPublicKey: users.alice.key.publicKey, apiPrivateKey: users.alice.key.privateKey }),

@@ -83,7 +83,7 @@ export async function goTo(page: Page, title: string): Promise<void> {
   await page.getByRole("heading", { level: 1, name: title }).waitFor();
 }
 
-/** Screenshots for the README's "Console" section, written only with UPDATE_SCREENSHOTS=1. */
+/** Screenshots for the guide's "Console" section (docs/guide.md), written only with UPDATE_SCREENSHOTS=1. */
 export async function saveConsoleScreenshot(page: Page, name: string): Promise<void> {
   if (process.env.UPDATE_SCREENSHOTS === "1") await page.screenshot({ path: join(ROOT, "docs/console", `${name}.png`), fullPage: true });
 }

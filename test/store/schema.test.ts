@@ -62,7 +62,7 @@ describe.skipIf(!baseUrl)("Strongroom's tables in their own PostgreSQL schema", 
     expect(await tablesIn(url, "strongroom")).toEqual([]);
   });
 
-  it("keeps using a store an earlier version made in public, with a warning, until it is moved as the README says", async () => {
+  it("keeps using a store an earlier version made in public, with a warning, until it is moved as docs/operations.md says", async () => {
     const url = await freshDatabase();
     const legacy = await openStore({ databaseUrl: url, databaseSchema: "public", dataDir: "memory://" });
     await legacy.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ('legacy', 'x', now())");
@@ -73,7 +73,7 @@ describe.skipIf(!baseUrl)("Strongroom's tables in their own PostgreSQL schema", 
     expect(kept.report.schema).toBe("public");
     expect(kept.report.warnings.join()).toContain("Upgrade");
 
-    // The README's move, for a database that holds only Strongroom:
+    // The move docs/operations.md describes, for a database that holds only Strongroom:
     await sql(url, "ALTER SCHEMA public RENAME TO strongroom; CREATE SCHEMA public");
     const moved = await openStoreReporting({ databaseUrl: url, dataDir: "memory://" });
     try {

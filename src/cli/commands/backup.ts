@@ -11,7 +11,7 @@ export function registerBackup(program: Command): void {
     .description(
       "write the embedded store (--data-dir) to <file>, a gzipped tar; run it while no server uses the data directory. " +
         "The file holds secrets sealed under the master key, not the key: keep master.key (--key-out) apart from it. " +
-        "For PostgreSQL use pg_dump -n strongroom (see the README)",
+        "For PostgreSQL use pg_dump -n strongroom (see "Operate it" in docs/operations.md)",
     )
     .argument("<file>", "the backup file to create (an existing file is not overwritten)")
     .addOption(dataDirOption())
@@ -21,7 +21,7 @@ export function registerBackup(program: Command): void {
         const config = resolveConfig({ dataDir: flags.dataDir });
         if (config.databaseUrl) {
           throw new Error(
-            `DATABASE_URL is set: back PostgreSQL up with pg_dump --schema=${config.databaseSchema ?? "strongroom"} (see "Operate it" in the README)`,
+            `DATABASE_URL is set: back PostgreSQL up with pg_dump --schema=${config.databaseSchema ?? "strongroom"} (see "Operate it" in docs/operations.md)`,
           );
         }
         if (config.dataDir.startsWith("memory://")) throw new Error("an in-memory store has nothing to back up");

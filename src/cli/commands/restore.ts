@@ -38,7 +38,7 @@ export function registerRestore(program: Command): void {
       try {
         const config = resolveConfig({ dataDir: flags.dataDir });
         if (config.databaseUrl)
-          throw new Error(`DATABASE_URL is set: restore PostgreSQL with psql or pg_restore (see "Operate it" in the README)`);
+          throw new Error(`DATABASE_URL is set: restore PostgreSQL with psql or pg_restore (see "Operate it" in docs/operations.md)`);
         if (config.dataDir.startsWith("memory://")) throw new Error("cannot restore into an in-memory store");
         const { key, install } = restoreKey(flags, config.masterKey, config.dataDir);
         const ownKeyFile = join(config.dataDir, "master.key");

@@ -3,7 +3,7 @@ import { PolicyEvaluationError } from "./errors.js";
 /**
  * The cost limits of the policy language. They are part of the language, not of a deployment: a policy that
  * one process accepts must not be refused or cut off by another, so they are constants (documented in
- * README "Policies and consensus" and SECURITY.md "Policy evaluation cost").
+ * docs/guide.md "Policies and consensus" and SECURITY.md "Policy evaluation cost").
  */
 export const POLICY_LIMITS = {
   /** Parentheses, '!', lists, method calls, indexes and field accesses nested in one another (a flat `&&`/`||` chain is one level). */
