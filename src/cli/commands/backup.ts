@@ -11,7 +11,7 @@ export function registerBackup(program: Command): void {
     .description(
       "write the embedded store (--data-dir) to <file>, a gzipped tar; run it while no server uses the data directory. " +
         "The file holds secrets sealed under the master key, not the key: keep master.key (--key-out) apart from it. " +
-        "For PostgreSQL use pg_dump -n strongroom (see "Operate it" in docs/operations.md)",
+        "For PostgreSQL use pg_dump -n strongroom (see docs/operations.md, Operate it)",
     )
     .argument("<file>", "the backup file to create (an existing file is not overwritten)")
     .addOption(dataDirOption())
