@@ -15,6 +15,7 @@ import { sessionsDomain } from "./sessions/index.js";
 import { signingDomain } from "./signing/index.js";
 import { smartContractInterfacesDomain } from "./smart-contract-interfaces/index.js";
 import { usersDomain } from "./users/index.js";
+import { velocityControlsDomain } from "./velocity-controls/index.js";
 import { walletsDomain } from "./wallets/index.js";
 import { webhooksDomain } from "./webhooks/index.js";
 
@@ -37,6 +38,7 @@ export const domains = [
   signingDomain,
   smartContractInterfacesDomain,
   usersDomain,
+  velocityControlsDomain,
   walletsDomain,
   webhooksDomain,
 ];

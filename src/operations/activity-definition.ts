@@ -112,6 +112,21 @@ export type PolicyTarget =
    */
   | { secrets: string; properties: "declared" | "stored" };
 
+/**
+ * One transfer an activity's transaction makes, in the asset's base units (wei, lamports, token units), as
+ * velocity controls measure it (src/policy/velocity/). `chain` is the CAIP-2 reference (an EVM chain id, a
+ * Solana genesis hash prefix) or undefined when the transaction does not say (a legacy Ethereum transaction
+ * without a chain id; every Solana transaction); `token` is an ERC-20 contract (lowercase) or SPL mint, "" for
+ * the native coin, undefined for an SPL Transfer that names no mint.
+ */
+export interface AssetTransfer {
+  namespace: "eip155" | "solana";
+  chain?: string;
+  kind: "native" | "token";
+  token: string | undefined;
+  amount: bigint;
+}
+
 /** What every operation of `/public/v1/submit/<operation>` declares, activity or vote. */
 export interface SubmitOperation<S extends TObject = TObject> extends SignerRules {
   operation: string;
@@ -139,6 +154,12 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
   policyParams?: Record<string, string>;
   /** The wallet, account, key or secrets the activity acts on, for the policy keywords (see PolicyTarget). */
   policyTarget?: PolicyTarget;
+  /**
+   * What the activity's transaction moves, for velocity controls' chainAssetTransfer data source: measured
+   * through the parsers the policy keywords use (src/policy/velocity/asset-transfers.ts). Counted when the
+   * activity executes, never while it waits. None: the activity moves no asset.
+   */
+  assetTransfers?: (params: Static<S>, parsed: ParsedTransactions) => AssetTransfer[];
   /** Only the root quorum may perform it, whatever policies say. */
   rootQuorumOnly?: boolean;
   /**

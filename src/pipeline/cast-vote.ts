@@ -211,12 +211,13 @@ async function recordVote(
     if (selection === "VOTE_SELECTION_REJECTED") await setStatus(tx, row.id, "ACTIVITY_STATUS_REJECTED", now);
     else {
       const organization = await requireOrganization(tx, row.organization_id);
-      const { decision, requirements } = await decideOnVotes(
+      const { decision, requirements, velocity } = await decideOnVotes(
         tx,
         { row, definition, params, organization, parsedTransactions },
         [...counted, cast],
         { userId: vote.principal.user.id, firstVote },
         now,
+        true,
       );
       await recordRequirements(tx, row.id, requirements);
       let outcome: HandlerOutcome | undefined;
@@ -236,6 +237,7 @@ async function recordVote(
         };
         const proofs = row.generate_app_proofs ? proofContext(row.fingerprint, decision, [...counted, cast]) : undefined;
         outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "fail");
+        if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, row.id); // count it in the velocity controls
       }
       tasks = await persistVoteOutcome(tx, row, cast, decision, outcome && redactedOutcome(definition, outcome), now);
     }

@@ -133,7 +133,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
   let first: StoredVote | undefined;
   const row = await services.db.transaction(async (tx) => {
     first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-    const { decision, requirements } = await decideSubmission(tx, { definition, params, ...caller, parsedTransactions }, first); // decide, again, in the transaction
+    const { decision, requirements, velocity } = await decideSubmission(tx, { definition, params, ...caller, parsedTransactions }, first); // decide, again, in the transaction
     if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
     let outcome: HandlerOutcome | undefined;
     if (decision.outcome === "allow") {
@@ -151,6 +151,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
       };
       const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
       outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute
+      if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, activityId); // count it in the velocity controls
     }
     const row = newActivityRow(
       {

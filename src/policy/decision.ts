@@ -13,6 +13,8 @@ import {
 } from "./language/index.js";
 import { conditionKeywordSets } from "./keywords/index.js";
 import type { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
+import type { VelocityLedger } from "./velocity/ledger.js";
+import { namedControls } from "./velocity/names.js";
 
 /** One approval that counts: who cast it and with which credential. */
 export interface Approval {
@@ -58,6 +60,11 @@ export interface DecisionInput {
   policies?: readonly DecisionPolicy[];
   /** The request's parse of the transaction it signs, made before its transaction (see ParsedTransactions). */
   parsedTransactions?: ParsedTransactions;
+  /**
+   * The activity's velocity ledger, which `controls.<identifier>` reads; `lock` in the activity's transaction
+   * (the decision that counts), so the buckets read stay locked until it commits (src/policy/velocity/ledger.ts).
+   */
+  velocity?: { ledger: VelocityLedger; lock: boolean };
 }
 
 /** A policy as the decision reads it. */
@@ -158,6 +165,38 @@ async function approverValues(
   };
 }
 
+/**
+ * The `controls` keyword: each velocity control the policies name, true when its aggregate with this activity
+ * satisfies its comparison. `missing`: the policies naming a control the organization does not have (deleted, or
+ * never created): their outcome is OUTCOME_ERROR, and a deny among them denies, like any deny that cannot be
+ * evaluated.
+ */
+async function controlValues(
+  tx: Queryable,
+  policies: readonly DecisionPolicy[],
+  velocity: DecisionInput["velocity"],
+): Promise<{ controls?: Record<string, Value>; missing: Set<string> }> {
+  const missing = new Set<string>();
+  let wanted: Set<string> | "all" = new Set();
+  for (const policy of policies) {
+    if (!policy.condition?.includes("controls")) continue;
+    let names: Set<string> | "all";
+    try {
+      names = namedControls(expression(policy.condition, "condition"));
+    } catch {
+      continue; // an expression that no longer compiles is the evaluation's error (holds)
+    }
+    if (names === "all") wanted = "all";
+    else {
+      for (const name of names) if (!velocity?.ledger.has(name)) missing.add(policy.id);
+      if (wanted !== "all") for (const name of names) wanted.add(name);
+    }
+  }
+  if (!velocity || (wanted !== "all" && wanted.size === 0)) return { missing };
+  const readings = await velocity.ledger.read(tx, wanted, velocity.lock);
+  return { controls: Object.fromEntries([...readings].map(([identifier, reading]) => [identifier, reading.holds])), missing };
+}
+
 async function countRootApprovals(tx: Queryable, organization: OrganizationRow, approvals: Approval[]): Promise<number> {
   const { userIds } = await rootQuorum(tx, organization);
   return new Set(approvals.filter((a) => userIds.includes(a.userId)).map((a) => a.userId)).size;
@@ -197,7 +236,9 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   const unevaluatedDenies: string[] = [];
   if (policies.length > 0) {
     const now = input.now.getTime();
-    const conditions = await conditionKeywordSets(tx, organization.id, definition, input.params, input.parsedTransactions);
+    const keywordSets = await conditionKeywordSets(tx, organization.id, definition, input.params, input.parsedTransactions);
+    const { controls, missing } = await controlValues(tx, policies, input.velocity);
+    const conditions = controls ? keywordSets.map((keywords) => ({ ...keywords, controls })) : keywordSets;
     const consensus = await approverValues(tx, organization.id, approvals);
     // One budget for all the policies of the decision; each expression also has its own (budget.ts).
     const budget = Budget.forDecision();
@@ -209,7 +250,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
       ];
       const [time, applies, agreed] = results;
       let outcome: string;
-      if (results.includes("over-limits")) {
+      if (results.includes("over-limits") || (missing.has(policy.id) && time === true)) {
         outcome = "OUTCOME_ERROR";
         if (policy.effect === "EFFECT_DENY") unevaluatedDenies.push(policy.id);
       } else if (time === "error" || applies === "error" || agreed === "error") outcome = "OUTCOME_ERROR";
@@ -231,7 +272,7 @@ export async function decide(tx: Queryable, input: DecisionInput): Promise<Decis
   if (unevaluatedDenies.length > 0) {
     return {
       outcome: "deny",
-      reason: `${definition.type} is denied: deny policy ${unevaluatedDenies.join(", ")} of organization ${organization.id} could not be evaluated within the evaluation budget or the language's limits, and a deny policy that cannot be evaluated denies`,
+      reason: `${definition.type} is denied: deny policy ${unevaluatedDenies.join(", ")} of organization ${organization.id} could not be evaluated within the evaluation budget or the language's limits, or names a velocity control the organization does not have, and a deny policy that cannot be evaluated denies`,
       evaluations,
     };
   }

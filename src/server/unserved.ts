@@ -3,7 +3,8 @@ import { ApiError, GrpcCode } from "../errors.js";
 /**
  * The families of the public API that need parts of the hosted service a self-hosted server does not have, and
  * why. Each path of the upstream API that Strongroom does not serve belongs to one of them (UNSERVED_PATHS); a
- * test holds the table to the upstream swagger, so a path added upstream or served here cannot drift from it.
+ * test holds the table to the upstream swagger and to the paths of @turnkey/http 6.6.0's client
+ * (test/docs/upstream-supplement.ts), so a path added upstream or served here cannot drift from it.
  */
 export const UNSERVED_FAMILIES = {
   "verifiable-cloud": {
@@ -18,7 +19,8 @@ export const UNSERVED_FAMILIES = {
   },
   earn: {
     title: "Earn vaults",
-    reason: "deposits, withdrawals and rewards go through DeFi vault integrations and wrapper contracts that the hosted service operates",
+    reason:
+      "deposits, withdrawals and rewards (Merkl reward claims included) go through DeFi vault integrations and wrapper contracts that the hosted service operates",
   },
   "fiat-on-ramp": {
     title: "Fiat on-ramps",
@@ -83,6 +85,8 @@ export const UNSERVED_PATHS: Record<string, UnservedFamily> = {
   [submit("re_encrypt_tvc_quorum_key_share")]: "verifiable-cloud",
   [submit("restore_tvc_deployment")]: "verifiable-cloud",
   [submit("set_tvc_app_live_deployment")]: "verifiable-cloud",
+  [query("list_tvc_operators")]: "verifiable-cloud",
+  [query("list_tvc_quorum_keys")]: "verifiable-cloud",
 
   [query("get_swap_status")]: "swaps",
   [submit("claim_swap_fees")]: "swaps",
@@ -102,6 +106,9 @@ export const UNSERVED_PATHS: Record<string, UnservedFamily> = {
   [submit("earn_deposit")]: "earn",
   [submit("earn_set_wrapper_state")]: "earn",
   [submit("earn_withdraw")]: "earn",
+  [query("get_earn_claim_rewards_status")]: "earn",
+  [query("list_earn_rewards")]: "earn",
+  [submit("earn_claim_rewards")]: "earn",
 
   [query("get_onramp_transaction_status")]: "fiat-on-ramp",
   [query("list_fiat_on_ramp_credentials")]: "fiat-on-ramp",

@@ -12,7 +12,9 @@ import {
 import { decide, type Approval, type Decision, type DecisionPolicy } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
 import type { ActivityDefinition } from "../../operations/activity-definition.js";
-import type { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
+import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
+import type { VelocityLedger } from "../../policy/velocity/ledger.js";
+import { openVelocityLedger } from "../../policy/velocity/subject.js";
 
 /** The approval a request's own stamp carries: its user and credential. */
 export function approvalOfPrincipal(principal: Principal): Approval {
@@ -23,10 +25,14 @@ export function approvalOfPrincipal(principal: Principal): Approval {
   };
 }
 
-/** A decision, and the MFA the voter's first vote calls for (to be fixed on the activity with it). */
+/**
+ * A decision, the MFA the voter's first vote calls for (to be fixed on the activity with it), and the activity's
+ * velocity ledger, which records it once it executes (src/policy/velocity/ledger.ts).
+ */
 export interface GatedDecision {
   decision: Decision;
   requirements: MfaRequirement[];
+  velocity: VelocityLedger;
 }
 
 /** Policies and MFA both hold: an activity the policies would run or keep waiting waits first for its requester's MFA. */
@@ -58,9 +64,12 @@ export async function decideSubmission(
   },
   first?: StoredVote,
 ): Promise<GatedDecision> {
-  const { definition, params, principal, organization, now, policies, parsedTransactions } = submission;
+  const { definition, params, principal, organization, now, policies } = submission;
+  const parsedTransactions = submission.parsedTransactions ?? new ParsedTransactions();
   const deciding = principal.viaParent ? await requireOrganization(db, principal.user.organizationId) : organization;
   const approval = first ? { ...approvalOf(first), isRoot: principal.user.isRoot } : approvalOfPrincipal(principal);
+  const activity = { organizationId: deciding.id, userId: principal.user.id, definition, params, parsedTransactions };
+  const velocity = await openVelocityLedger(db, activity, now);
   const decision = await decide(db, {
     definition,
     params,
@@ -69,12 +78,14 @@ export async function decideSubmission(
     now,
     policies,
     parsedTransactions,
+    // The decision that counts is taken with the first vote, in the activity's transaction: it locks the buckets.
+    velocity: { ledger: velocity, lock: first !== undefined },
   });
-  if (decision.outcome === "deny") return { decision, requirements: [] };
+  if (decision.outcome === "deny") return { decision, requirements: [], velocity };
   const subject = { organizationId: organization.id, definition, params, parsedTransactions };
   const requirements = await requirementsFor(db, subject, principal.user.id, now);
   const vote = { user_id: principal.user.id, selection: "VOTE_SELECTION_APPROVED", credential: approval.credential };
-  return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote], now)).size > 0), requirements };
+  return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote], now)).size > 0), requirements, velocity };
 }
 
 /**
@@ -99,8 +110,11 @@ export async function decideOnVotes(
   votes: StoredVote[],
   voter: { userId: string; firstVote: boolean },
   now: Date,
+  /** In the vote's transaction (the decision that counts): lock the velocity buckets the decision reads. */
+  lockVelocity = false,
 ): Promise<GatedDecision> {
-  const { row, definition, params, organization, policies, parsedTransactions } = activity;
+  const { row, definition, params, organization, policies } = activity;
+  const parsedTransactions = activity.parsedTransactions ?? new ParsedTransactions();
   const requester = await requesterOf(db, row.id);
   const recorded = await recordedRequirements(db, row.id);
   const requirements =
@@ -115,8 +129,19 @@ export async function decideOnVotes(
     return v.user_id === requester || !pending.has(v.user_id);
   });
   const approving = approvals.map(approvalOf);
-  const decision = await decide(db, { definition, params, organization, approvals: approving, now, policies, parsedTransactions });
-  return { decision: gate(decision, pending.has(requester)), requirements };
+  const subject = { organizationId: organization.id, userId: requester, definition, params, parsedTransactions };
+  const velocity = await openVelocityLedger(db, subject, now);
+  const decision = await decide(db, {
+    definition,
+    params,
+    organization,
+    approvals: approving,
+    now,
+    policies,
+    parsedTransactions,
+    velocity: { ledger: velocity, lock: lockVelocity },
+  });
+  return { decision: gate(decision, pending.has(requester)), requirements, velocity };
 }
 
 /**

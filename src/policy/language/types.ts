@@ -205,6 +205,8 @@ export const KEYWORDS: Record<PolicyField, Record<string, Type>> = {
     wallet_account: WalletAccount,
     private_key: PrivateKey,
     secret: struct("Secret", { static_properties: map(STRING) }),
+    /** Velocity controls by identifier: whether the aggregate with this activity satisfies the control's comparison. */
+    controls: map(BOOL),
   },
   time: { time: struct("time", { now: TIMESTAMP }) },
 };

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { TRANSACTION_TYPES, signTransaction as sign } from "../../../crypto/signing/transaction.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
+import { signedTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
 import { dryRunSigning, resolveSigningKey, signingInput } from "../signing-keys.js";
 
 export const signTransaction = defineActivity({
@@ -16,6 +17,7 @@ export const signTransaction = defineActivity({
   action: "SIGN",
   policyTarget: { signer: "signWith", signs: "transaction" },
   policyParams: { type: "type" },
+  assetTransfers: ({ type, unsignedTransaction }, parsed) => signedTransactionTransfers(type, unsignedTransaction, parsed),
   parameters: Type.Object({
     signWith: Type.String({ minLength: 1, description: "A wallet account address, private key address, or private key id" }),
     unsignedTransaction: Type.String({ minLength: 1 }),
