@@ -108,7 +108,8 @@ export type PolicyTarget =
   | { signer: string; signs?: "transaction" | "raw-payload" }
   /**
    * `secret`, one keyword set per item of this list parameter (a policy decides over each): the static
-   * properties the request declares (an import) or those stored for its `secretId` (an export).
+   * properties the request declares (an import) or those stored for its `secretId` (an export) or for the id
+   * the item is (a deletion).
    */
   | { secrets: string; properties: "declared" | "stored" };
 

@@ -216,4 +216,55 @@ describe("secrets through @turnkey/http, @turnkey/sdk-server and @turnkey/crypto
     ).rejects.toThrow("parameters.numSecrets: Expected integer to be less or equal to 32");
     expect((await server.client().listSecrets({})).secrets).toHaveLength(4);
   });
+
+  it("binds a 6.6.0 requestContext to an export (kept in the signed intent) and refuses a malformed one", async () => {
+    const key = generateP256KeyPair();
+    const secrets = [
+      {
+        secretId: passwordId,
+        targetPublicKey: key.publicKeyUncompressed,
+        encryptionSuite: SUITE,
+        requestContext: [{ key: "ticket", value: "OPS-42" }],
+      },
+    ];
+    const { activity } = await http.exportSecrets({
+      type: "ACTIVITY_TYPE_EXPORT_SECRETS",
+      timestampMs: String(Date.now()),
+      organizationId,
+      parameters: { secrets },
+    });
+    expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    expect(activity.intent.exportSecretsIntent?.secrets[0]?.requestContext).toEqual([{ key: "ticket", value: "OPS-42" }]);
+    const malformed = await refusal(
+      server.client().exportSecrets({ secrets: [{ ...secrets[0]!, requestContext: [{ key: 7 }] as never }] }),
+    );
+    expect(malformed.message).toContain("parameters.secrets[0].requestContext[0].key");
+  });
+
+  it("deletes secrets all or none, answering their ids in the order asked (delete_secrets, @turnkey/http 6.6.0)", async () => {
+    const targets = await importTargets(2);
+    const sealed = await Promise.all(["one", "two"].map((plaintext, i) => encrypt(plaintext, targets[i]!)));
+    const { secretIds } = await server.client().importSecrets({
+      secrets: sealed.map((s) => ({ secretPayload: s.secretPayload, targetPublicKey: s.targetPublicKey, encryptionSuite: SUITE })),
+    });
+    const del = (ids: string[]) =>
+      http.deleteSecrets({
+        type: "ACTIVITY_TYPE_DELETE_SECRETS",
+        timestampMs: String(Date.now()),
+        organizationId,
+        parameters: { secretIds: ids },
+      });
+    const before = (await server.client().listSecrets({})).secrets.length;
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    await expect(del([secretIds[1]!, unknown])).rejects.toThrow(`secretIds[1]: no secret "${unknown}"`);
+    await expect(del([secretIds[0]!, secretIds[0]!])).rejects.toThrow("secretIds[1]");
+    await expect(del(["not-a-uuid"])).rejects.toThrow("parameters.secretIds[0]");
+    expect((await server.client().listSecrets({})).secrets).toHaveLength(before);
+    const { activity } = await del([secretIds[1]!, secretIds[0]!]);
+    expect(activity.type).toBe("ACTIVITY_TYPE_DELETE_SECRETS");
+    expect(activity.result.deleteSecretsResult).toEqual({ secretIds: [secretIds[1], secretIds[0]] });
+    const left = (await server.client().listSecrets({})).secrets.map((s) => s.secretId);
+    expect(left).toHaveLength(before - 2);
+    expect(left).not.toContain(secretIds[0]);
+  });
 });

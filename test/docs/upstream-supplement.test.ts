@@ -38,7 +38,7 @@ describe("the supplement of the upstream description (what @turnkey/http 6.6.0 a
       }
       const upstream = definitions.get(name);
       expect(upstream, name).toBeDefined();
-      expect(Object.keys(schema.properties).sort(), name).toEqual([...upstream!.keys()].sort());
+      expect(Object.keys(schema.properties ?? {}).sort(), name).toEqual([...upstream!.keys()].sort());
       expect([...(schema.required ?? [])].sort(), name).toEqual(
         [...upstream!]
           .filter(([, required]) => required)

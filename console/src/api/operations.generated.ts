@@ -35,6 +35,7 @@ export const ACTIVITY_TYPES = {
   delete_policy: "ACTIVITY_TYPE_DELETE_POLICY",
   delete_private_key_tags: "ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS",
   delete_private_keys: "ACTIVITY_TYPE_DELETE_PRIVATE_KEYS",
+  delete_secrets: "ACTIVITY_TYPE_DELETE_SECRETS",
   delete_smart_contract_interface: "ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE",
   delete_sub_organization: "ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION",
   delete_user_tags: "ACTIVITY_TYPE_DELETE_USER_TAGS",
@@ -126,6 +127,7 @@ export const INTENT_KEYS = {
   delete_policy: "deletePolicyIntent",
   delete_private_key_tags: "deletePrivateKeyTagsIntent",
   delete_private_keys: "deletePrivateKeysIntent",
+  delete_secrets: "deleteSecretsIntent",
   delete_smart_contract_interface: "deleteSmartContractInterfaceIntent",
   delete_sub_organization: "deleteSubOrganizationIntent",
   delete_user_tags: "deleteUserTagsIntent",
@@ -217,6 +219,7 @@ export const RESULT_KEYS = {
   delete_policy: "deletePolicyResult",
   delete_private_key_tags: "deletePrivateKeyTagsResult",
   delete_private_keys: "deletePrivateKeysResult",
+  delete_secrets: "deleteSecretsResult",
   delete_smart_contract_interface: "deleteSmartContractInterfaceResult",
   delete_sub_organization: "deleteSubOrganizationResult",
   delete_user_tags: "deleteUserTagsResult",
@@ -275,6 +278,7 @@ export const RESULT_KEYS = {
 
 /** Each operation of `/public/v1/query/<operation>`. */
 export const QUERY_OPERATIONS = [
+  "get_active_policies",
   "get_activity",
   "get_api_key",
   "get_api_keys",

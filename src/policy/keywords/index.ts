@@ -168,13 +168,14 @@ export async function conditionKeywordSets(
 async function secretValues(tx: Queryable, organizationId: string, target: PolicyTarget | undefined, params: Params): Promise<Value[]> {
   if (!target || !("secrets" in target)) return [];
   const list = params[target.secrets];
+  // Items are objects with a secretId (export_secrets) or the ids themselves (delete_secrets).
   const items = Array.isArray(list) ? (list as Array<Record<string, unknown>>) : [];
   const asMap = (properties: unknown): Value =>
     Object.fromEntries(
       (Array.isArray(properties) ? (properties as Array<{ key: string; value: string }>) : []).map((p) => [p.key, p.value]),
     );
   if (target.properties === "declared") return items.map((item) => ({ static_properties: asMap(item.staticProperties) }));
-  const ids = items.map((item) => item.secretId).filter((id): id is string => typeof id === "string");
+  const ids = items.map((item) => (typeof item === "string" ? item : item.secretId)).filter((id): id is string => typeof id === "string");
   const rows = await tx.query<{ id: string; static_properties: unknown }>(
     "SELECT id, static_properties FROM secrets WHERE organization_id = $1 AND id = ANY($2::text[])",
     [organizationId, ids],

@@ -11,6 +11,15 @@ const ExportSecretParams = Type.Object({
   secretId: Id(),
   targetPublicKey: Type.String({ minLength: 1, maxLength: 256 }),
   encryptionSuite: EncryptionSuite,
+  /** @turnkey/http 6.6.0: metadata bound to the request; kept in the activity's intent, which the requester signed. */
+  requestContext: Type.Optional(
+    Type.Array(
+      Type.Object({ key: Type.Optional(Type.String({ maxLength: 256 })), value: Type.Optional(Type.String({ maxLength: 4096 })) }),
+      {
+        maxItems: 64,
+      },
+    ),
+  ),
 });
 
 export const exportSecrets = defineActivity({
