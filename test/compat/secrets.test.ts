@@ -236,7 +236,7 @@ describe("secrets through @turnkey/http, @turnkey/sdk-server and @turnkey/crypto
     expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
     expect(activity.intent.exportSecretsIntent?.secrets[0]?.requestContext).toEqual([{ key: "ticket", value: "OPS-42" }]);
     const malformed = await refusal(
-      server.client().exportSecrets({ secrets: [{ ...secrets[0]!, requestContext: [{ key: 7 }] as never }] }),
+      server.client().exportSecrets({ secrets: [{ ...secrets[0]!, requestContext: [{ key: 7 }] } as never] }),
     );
     expect(malformed.message).toContain("parameters.secrets[0].requestContext[0].key");
   });
