@@ -158,7 +158,20 @@ describe("velocity controls through the unchanged SDK", () => {
     await control(controlIntent("daily_eth", { chainAssetTransfer: { definition: [ETH] } }, { threshold: "1", seconds: 86_400 }));
     const alice = await agent("alice", "controls.daily_eth");
     await signEth(alice.sdk, ethTransfer(parseEther("0.4")));
-    await signEth(alice.sdk, ethTransfer(parseEther("0.5")));
+    // The dry run shows the aggregate so far and what this transfer would add, and changes nothing.
+    const next = ethTransfer(parseEther("0.5"));
+    const dry = (await alice.http.request("/strongroom/v1/query/dry_run_activity", {
+      organizationId: server.root.organizationId,
+      activity: {
+        type: "ACTIVITY_TYPE_SIGN_TRANSACTION_V2",
+        parameters: { signWith: walletA.eth, unsignedTransaction: next, type: "TRANSACTION_TYPE_ETHEREUM" },
+      },
+    })) as { outcome: string; controls: unknown[] };
+    expect(dry.outcome).toBe("ALLOW");
+    expect(dry.controls).toEqual([
+      expect.objectContaining({ identifier: "daily_eth", current: "0.4", adds: "0.5", threshold: "1", holds: true }),
+    ]);
+    await signEth(alice.sdk, next);
     const denied = await refusal(signEth(alice.sdk, ethTransfer(parseEther("0.2"))));
     expect(denied.code).toBe(7);
     // Another chain's coin is not the listed asset: it adds nothing.

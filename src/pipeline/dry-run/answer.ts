@@ -1,5 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { Decision, PolicyOutcome } from "../../policy/decision.js";
+import { formatScaled } from "../../policy/velocity/decimal.js";
+import type { VelocityLedger } from "../../policy/velocity/ledger.js";
 import { StringEnum } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
 import { draftPolicyId } from "./drafted-policies.js";
@@ -19,6 +21,18 @@ export const DryRunAnswer = Type.Object({
       outcome: Type.String({ description: "OUTCOME_ALLOW, OUTCOME_DENY_EXPLICIT, OUTCOME_REQUIRES_CONSENSUS, ..." }),
     }),
   ),
+  controls: Type.Array(
+    Type.Object({
+      velocityControlId: Type.String(),
+      identifier: Type.String(),
+      current: Type.String({ description: "The aggregate so far in this activity's bucket (decimal)" }),
+      adds: Type.String({ description: "What this activity would add once it executes (decimal)" }),
+      threshold: Type.String(),
+      operator: Type.String(),
+      holds: Type.Boolean({ description: "controls.<identifier>: whether current + adds satisfies the comparison" }),
+    }),
+    { description: "Every velocity control of the deciding organization, as this activity would see it" },
+  ),
 });
 export type DryRunAnswer = Static<typeof DryRunAnswer>;
 
@@ -35,6 +49,7 @@ export async function dryRunAnswer(
   activityType: string,
   decision: Decision,
   drafts: readonly { policyName: string }[] | undefined,
+  velocity?: VelocityLedger,
 ): Promise<DryRunAnswer> {
   const names = drafts
     ? new Map(drafts.map((d, index) => [draftPolicyId(index), d.policyName]))
@@ -60,6 +75,17 @@ export async function dryRunAnswer(
     ...(decision.outcome === "allow" ? { byRootQuorum: decision.byRootQuorum === true } : {}),
     activityType,
     policyEvaluations,
+    controls: velocity
+      ? [...(await velocity.read(db, "all", false)).values()].map((r) => ({
+          velocityControlId: r.controlId,
+          identifier: r.identifier,
+          current: formatScaled(r.current),
+          adds: formatScaled(r.adds),
+          threshold: formatScaled(r.threshold),
+          operator: r.operator,
+          holds: r.holds,
+        }))
+      : [],
   };
 }
 

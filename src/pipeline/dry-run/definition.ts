@@ -39,9 +39,9 @@ export const dryRunActivity = defineQuery({
     }
     const policies = body.policies && compileDraftedPolicies(body.policies);
     const caller = { organization, principal, now };
-    const { definition, decision } = body.activity
+    const { definition, decision, velocity } = body.activity
       ? await dryRunDraftedActivity(services, caller, body.activity, policies)
       : await dryRunPastActivity(services, caller, body.activityId!, policies);
-    return dryRunAnswer(services.db, definition.type, decision, body.policies);
+    return dryRunAnswer(services.db, definition.type, decision, body.policies, velocity);
   },
 });

@@ -4,6 +4,7 @@ import type { StoredVote } from "../../domains/activities/votes.js";
 import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import { ApiError, GrpcCode, internalError, invalidField, notFound } from "../../errors.js";
 import type { Decision, DecisionPolicy } from "../../policy/decision.js";
+import type { VelocityLedger } from "../../policy/velocity/ledger.js";
 import { validate } from "../../schema/validation.js";
 import type { Services } from "../../services.js";
 import { activitiesByType } from "../registry.js";
@@ -15,6 +16,8 @@ import { checkSchema, validateWithDefinition } from "../steps/validate.js";
 export interface DryRunDecision {
   definition: ActivityDefinition;
   decision: Decision;
+  /** The activity's velocity ledger: each control's aggregate and what the activity would add (none when refused before deciding). */
+  velocity?: VelocityLedger;
 }
 
 /**
@@ -47,8 +50,8 @@ export async function dryRunDraftedActivity(
     throw error;
   }
   await validateWithDefinition(services, definition, caller, params);
-  const { decision } = await decideSubmission(services.db, { definition, params, ...caller, policies });
-  return { definition, decision };
+  const { decision, velocity } = await decideSubmission(services.db, { definition, params, ...caller, policies });
+  return { definition, decision, velocity };
 }
 
 /**
@@ -76,12 +79,12 @@ export async function dryRunPastActivity(
   const params = checkSchema(definition.parameters, row.intent[definition.intentKey]) as Record<string, unknown>;
   const votes = await db.query<StoredVote>("SELECT * FROM votes WHERE activity_id = $1 AND NOT expired ORDER BY created_at, id", [row.id]);
   const requester = votes[0]?.user_id ?? "";
-  const { decision } = await decideOnVotes(
+  const { decision, velocity } = await decideOnVotes(
     db,
     { row, definition, params, organization: caller.organization, policies },
     votes,
     { userId: requester, firstVote: false },
     caller.now,
   );
-  return { definition, decision };
+  return { definition, decision, velocity };
 }
