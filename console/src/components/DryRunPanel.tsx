@@ -6,6 +6,7 @@ import { useSession } from "../session-context.js";
 import { ErrorNote } from "./common.js";
 import { DataTable } from "./DataTable.js";
 import type { Policy, PolicyDraft } from "./policy-expression.js";
+import { operatorSymbol } from "./VelocityControls.js";
 
 /** The Policies page's dry-run panel, set to evaluate a past activity. */
 export const dryRunHref = (activityId: string) => `${href("policies")}/dryrun?activityId=${encodeURIComponent(activityId)}`;
@@ -27,6 +28,16 @@ interface DryRunAnswer {
   activityType: string;
   /** A drafted policy's id is draft:<index>, and draftIndex its index in the policies sent. */
   policyEvaluations: { policyId: string; draftIndex?: number; policyName: string; outcome: string }[];
+  /** Each velocity control as this activity sees it: the aggregate so far and what the activity would add. */
+  controls: {
+    velocityControlId: string;
+    identifier: string;
+    current: string;
+    adds: string;
+    threshold: string;
+    operator: string;
+    holds: boolean;
+  }[];
 }
 
 type Source = "draft" | "past";
@@ -216,6 +227,20 @@ export function DryRunPanel({
                   ),
                 },
                 { header: "Outcome", cell: (evaluation) => describeOutcome(evaluation.outcome) },
+              ]}
+            />
+          )}
+          {answer.result.controls.length > 0 && (
+            <DataTable
+              label="Velocity controls"
+              rows={answer.result.controls}
+              rowKey={(control) => control.velocityControlId}
+              columns={[
+                { header: "Control", cell: (control) => <code>controls.{control.identifier}</code> },
+                { header: "So far", cell: (control) => control.current },
+                { header: "This activity adds", cell: (control) => control.adds },
+                { header: "Limit", cell: (control) => `${operatorSymbol(control.operator)} ${control.threshold}` },
+                { header: "Holds", cell: (control) => (control.holds ? "yes" : "no") },
               ]}
             />
           )}

@@ -7,6 +7,7 @@ import { DryRunPanel } from "../components/DryRunPanel.js";
 import { describeEffect, type Policy, type PolicyDraft } from "../components/policy-expression.js";
 import { draftProblems, PolicyEditor } from "../components/PolicyEditor.js";
 import { useLoader } from "../components/use-loader.js";
+import { VelocityControls } from "../components/VelocityControls.js";
 import { useSession } from "../session-context.js";
 
 const NEW_POLICY: PolicyDraft = { policyName: "", effect: "EFFECT_ALLOW", condition: "", consensus: "", notes: "" };
@@ -99,6 +100,9 @@ export function Policies({ id }: { id?: string }) {
           />
         </Section>
       )}
+      <Section title="Velocity controls">
+        <VelocityControls />
+      </Section>
       <div ref={dryRunSection}>
         <Section title="Dry run">
           <DryRunPanel
