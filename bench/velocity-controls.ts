@@ -1,9 +1,8 @@
 /**
- * What a velocity control costs a signature: sign_transaction (a 1-wei ETH transfer) by a non-root user whose
- * permission comes from a policy, in one run on one server — first with no control, then with a daily ETH cap
- * per user the policy names (its bucket locked, its rolling window summed, the transfer recorded), then with
- * the same control present but named by no policy (recorded only). Each phase is measured twice, alternating,
- * so drift on a shared machine shows as spread rather than as a difference.
+ * What a velocity control costs a signature: sign_transaction (a 1-wei ETH transfer) by non-root users whose
+ * permission comes from a policy, in one run on one server, their requests interleaved: one in an organization
+ * with no control, one whose policy names a daily ETH cap per user (its bucket locked, its rolling window
+ * summed, the transfer recorded), one in the same organization whose policy names no control (recorded only).
  *
  *   npm run bench:velocity
  */
@@ -11,7 +10,8 @@ import { generateP256KeyPair } from "@turnkey/crypto";
 import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { serializeTransaction } from "viem";
-import { machine, percentile, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
+import { Turnkey } from "@turnkey/sdk-server";
+import { machine, percentile, startBuiltServerProcess, store, type BuiltServerProcess } from "./support.js";
 
 const ETH = {
   curve: "CURVE_SECP256K1",
@@ -19,54 +19,85 @@ const ETH = {
   path: "m/44'/60'/0'/0/0",
   addressFormat: "ADDRESS_FORMAT_ETHEREUM",
 } as const;
-const SIGNATURES = 300;
+const SIGNATURES = 400;
+const WARMUP = 30;
+
+/** A non-root user of `organizationId` allowed to sign by one policy whose condition is `condition`; their client. */
+async function signer(
+  admin: ReturnType<BuiltServerProcess["client"]>,
+  strongroom: BuiltServerProcess,
+  organizationId: string,
+  name: string,
+  condition: string,
+) {
+  const key = generateP256KeyPair();
+  const { userIds } = await admin.createUsers({
+    organizationId,
+    users: [
+      {
+        userName: name,
+        apiKeys: [{ apiKeyName: name, publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+        authenticators: [],
+        oauthProviders: [],
+        userTags: [],
+      },
+    ],
+  });
+  await admin.createPolicy({
+    organizationId,
+    policyName: `${name} signs`,
+    effect: "EFFECT_ALLOW",
+    condition,
+    consensus: `approvers.any(user, user.id == '${userIds[0]}')`,
+    notes: "",
+  });
+  return clientOf(strongroom, key, organizationId);
+}
+
+const clientOf = (strongroom: BuiltServerProcess, key: { publicKey: string; privateKey: string }, organizationId: string) =>
+  new Turnkey({
+    apiBaseUrl: strongroom.url,
+    apiPublicKey: key.publicKey,
+    apiPrivateKey: key.privateKey,
+    defaultOrganizationId: organizationId,
+  }).apiClient();
+
+let nonce = 0;
+const transfer = () =>
+  serializeTransaction({
+    type: "eip1559",
+    chainId: 1,
+    nonce: nonce++,
+    to: "0x2222222222222222222222222222222222222222",
+    value: 1n,
+    gas: 21000n,
+    maxFeePerGas: 2n,
+    maxPriorityFeePerGas: 1n,
+  }).slice(2);
 
 async function main() {
   const strongroom = await startBuiltServerProcess();
   try {
     const root = strongroom.client();
-    const http = new TurnkeyClient({ baseUrl: strongroom.url }, new ApiKeyStamper(strongroom.root));
     const organizationId = strongroom.root.organizationId;
-    const key = generateP256KeyPair();
-    const { userIds } = await root.createUsers({
-      users: [
+    // An organization without controls: a sub-organization with a root key of its own.
+    const subRoot = generateP256KeyPair();
+    const { subOrganizationId, wallet } = await root.createSubOrganization({
+      subOrganizationName: "no controls",
+      rootUsers: [
         {
-          userName: "alice",
-          apiKeys: [{ apiKeyName: "k", publicKey: key.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          userName: "sub root",
+          apiKeys: [{ apiKeyName: "root", publicKey: subRoot.publicKey, curveType: "API_KEY_CURVE_P256" }],
           authenticators: [],
           oauthProviders: [],
-          userTags: [],
         },
       ],
+      rootQuorumThreshold: 1,
+      wallet: { walletName: "uncapped", accounts: [ETH] },
     });
-    const alice = strongroom.client({ publicKey: key.publicKey, privateKey: key.privateKey });
     const { addresses } = await root.createWallet({ walletName: "capped", accounts: [ETH] });
-    const consensus = `approvers.any(user, user.id == '${userIds[0]}')`;
-    const { policyId } = await root.createPolicy({
-      policyName: "alice signs",
-      effect: "EFFECT_ALLOW",
-      condition: "activity.resource == 'PRIVATE_KEY'",
-      consensus,
-      notes: "",
-    });
-    let nonce = 0;
-    const sign = () =>
-      alice.signTransaction({
-        signWith: addresses[0]!,
-        type: "TRANSACTION_TYPE_ETHEREUM",
-        unsignedTransaction: serializeTransaction({
-          type: "eip1559",
-          chainId: 1,
-          nonce: nonce++,
-          to: "0x2222222222222222222222222222222222222222",
-          value: 1n,
-          gas: 21000n,
-          maxFeePerGas: 2n,
-          maxPriorityFeePerGas: 1n,
-        }).slice(2),
-      });
-    const setCondition = (condition: string) => root.updatePolicy({ policyId, policyCondition: condition });
-    const { activity } = await http.createVelocityControl({
+    const http = new TurnkeyClient({ baseUrl: strongroom.url }, new ApiKeyStamper(strongroom.root));
+    await http.createVelocityControl({
       type: "ACTIVITY_TYPE_CREATE_VELOCITY_CONTROL",
       timestampMs: String(Date.now()),
       organizationId,
@@ -83,39 +114,44 @@ async function main() {
         },
       },
     });
-    const controlId = activity.result.createVelocityControlResult!.velocityControlId;
-    const deleteControl = () =>
-      http.deleteVelocityControl({
-        type: "ACTIVITY_TYPE_DELETE_VELOCITY_CONTROL",
-        timestampMs: String(Date.now()),
-        organizationId,
-        parameters: { velocityControlId: controlId },
-      });
-
-    // Phases: named (policy reads controls.daily_eth) ×2, recorded only ×2, then no control at all ×2 (the control is deleted).
-    const named: number[][] = [];
-    const recordedOnly: number[][] = [];
-    for (let round = 0; round < 2; round++) {
-      await setCondition("activity.resource == 'PRIVATE_KEY' && controls.daily_eth");
-      named.push(await sequentialLatencies(SIGNATURES, sign));
-      await setCondition("activity.resource == 'PRIVATE_KEY'");
-      recordedOnly.push(await sequentialLatencies(SIGNATURES, sign));
+    const base = "activity.resource == 'PRIVATE_KEY'";
+    const measured = {
+      /** A sub-organization with no velocity control at all. */
+      noControl: {
+        client: await signer(clientOf(strongroom, subRoot, subOrganizationId!), strongroom, subOrganizationId!, "carol", base),
+        signWith: wallet!.addresses[0]!,
+      },
+      /** The policy reads controls.daily_eth: bucket locked, window summed, the transfer recorded. */
+      controlNamedByPolicy: {
+        client: await signer(root, strongroom, organizationId, "alice", `${base} && controls.daily_eth`),
+        signWith: addresses[0]!,
+      },
+      /** The control exists but no policy names it: the transfer is only recorded. */
+      controlRecordedOnly: { client: await signer(root, strongroom, organizationId, "bob", base), signWith: addresses[0]! },
+    };
+    // Interleaved, one request of each in turn, so a shared machine's drift falls on all three alike.
+    const latencies: Record<keyof typeof measured, number[]> = { noControl: [], controlNamedByPolicy: [], controlRecordedOnly: [] };
+    for (let i = -WARMUP; i < SIGNATURES; i++) {
+      for (const [name, { client, signWith }] of Object.entries(measured) as Array<
+        [keyof typeof measured, (typeof measured)["noControl"]]
+      >) {
+        const started = performance.now();
+        await client.signTransaction({ signWith, type: "TRANSACTION_TYPE_ETHEREUM", unsignedTransaction: transfer() });
+        if (i >= 0) latencies[name].push(performance.now() - started);
+      }
     }
-    await deleteControl();
-    const none = [await sequentialLatencies(SIGNATURES, sign), await sequentialLatencies(SIGNATURES, sign)];
-    const p = (runs: number[][], q: number) => runs.map((run) => +percentile(run, q).toFixed(2));
+    const at = (q: number) =>
+      Object.fromEntries(
+        Object.entries(latencies).map(([name, runs]) => [
+          name,
+          +percentile(
+            [...runs].sort((a, b) => a - b),
+            q,
+          ).toFixed(2),
+        ]),
+      );
     process.stdout.write(
-      `${JSON.stringify(
-        {
-          machine: machine(),
-          store: store(),
-          signaturesPerPhase: SIGNATURES,
-          p50Ms: { noControl: p(none, 50), controlNamedByPolicy: p(named, 50), controlRecordedOnly: p(recordedOnly, 50) },
-          p99Ms: { noControl: p(none, 99), controlNamedByPolicy: p(named, 99), controlRecordedOnly: p(recordedOnly, 99) },
-        },
-        null,
-        2,
-      )}\n`,
+      `${JSON.stringify({ machine: machine(), store: store(), signaturesEach: SIGNATURES, p50Ms: at(50), p99Ms: at(99) }, null, 2)}\n`,
     );
   } finally {
     await strongroom.stop();
