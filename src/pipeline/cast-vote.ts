@@ -236,6 +236,7 @@ async function recordVote(
           parsedTransactions,
         };
         const proofs = row.generate_app_proofs ? proofContext(row.fingerprint, decision, [...counted, cast]) : undefined;
+        await velocity.lockCharges(tx);
         outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "fail");
         if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, row.id); // count it in the velocity controls
       }

@@ -150,6 +150,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
         parsedTransactions,
       };
       const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
+      await velocity.lockCharges(tx);
       outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute
       if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, activityId); // count it in the velocity controls
     }

@@ -178,6 +178,15 @@ export class VelocityLedger {
     return readings;
   }
 
+  /**
+   * Locks the buckets this activity would add to, before its handler runs (a no-op when the decision locked them
+   * already): a handler's own row locks (an organization's, for its limits) then always come after the buckets',
+   * in every transaction, so two activities never wait on each other in a cycle.
+   */
+  async lockCharges(tx: Queryable): Promise<void> {
+    await this.lockBuckets(tx, this.charges());
+  }
+
   /** Records the executed activity in every control it is a data point of (in the activity's transaction, after its handler completed). */
   async record(tx: Queryable, activityId: string): Promise<void> {
     let charges = this.charges().filter((c) => c.amount > 0n);
