@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isServedPath } from "../../src/server/app.js";
 import { UNSERVED_FAMILIES, UNSERVED_PATHS } from "../../src/server/unserved.js";
@@ -60,6 +62,24 @@ describe("unserved paths over HTTP", () => {
       client.getWalletAddressBalances({ address: "0x0000000000000000000000000000000000000000", caip2: "eip155:1" }),
     );
     expect(balances.message).toContain("indexers");
+  });
+
+  it("answer every path of @turnkey/http 6.6.0's client: none is an unknown operation", async () => {
+    const require = createRequire(import.meta.url);
+    const fetcher = readFileSync(
+      join(dirname(require.resolve("@turnkey/http")), "__generated__/services/coordinator/public/v1/public_api.fetcher.js"),
+      "utf8",
+    );
+    const paths = [...new Set([...fetcher.matchAll(/"(\/(?:public|tkhq)\/[A-Za-z0-9_/-]+)"/g)].map((m) => m[1]!))];
+    expect(paths.length).toBeGreaterThan(180);
+    const body = JSON.stringify({ organizationId: server.root.organizationId });
+    const unknown: string[] = [];
+    for (const path of paths) {
+      const answer = await post(`${server.url}${path}`, body, {});
+      // Served paths refuse the unstamped request (401), unserved ones answer 501; never 404.
+      if (answer.status === 404 || ![401, 501].includes(answer.status)) unknown.push(`${path}: ${answer.status}`);
+    }
+    expect(unknown).toEqual([]);
   });
 
   it("leave a path that is neither served nor upstream a plain 404", async () => {
