@@ -60,6 +60,8 @@ function languageOf(mnemonic: string): MnemonicLanguage | undefined {
   return MNEMONIC_LANGUAGES.find((language) => validateMnemonic(mnemonic, WORDLISTS[language]));
 }
 
+const pbkdf2Async = promisify(pbkdf2);
+
 /**
  * The BIP-39 seed: PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic" + passphrase — node's native PBKDF2 on
  * libuv's thread pool, off the event loop.
