@@ -194,7 +194,7 @@ async function startBareRoute(store?: string): Promise<{ url: string; pid: numbe
         .catch(() => false)) === true
     )
       break;
-    if (i > 400) {
+    if (i > 1200) {
       await stop();
       throw new Error("the bare route did not start");
     }

@@ -1,11 +1,12 @@
 import type { Principal } from "../../auth/principal.js";
 import { requireOrganization, type OrganizationRow } from "../../records/organization.js";
-import { approvalOf, requesterOf, votedCredential, type StoredVote } from "../../domains/activities/votes.js";
+import { approvalOf, submissionVoteOf, votedCredential, type StoredVote } from "../../domains/activities/votes.js";
 import type { ActivityRow } from "../../records/activity.js";
 import {
   progressOf,
   recordedRequirements,
   requirementsFor,
+  knownMfaPolicies,
   unsatisfiedUsers,
   type MfaRequirement,
 } from "../../domains/mfa-policies/requirements.js";
@@ -72,7 +73,10 @@ export async function decideSubmission(
   });
   if (decision.outcome === "deny") return { decision, requirements: [] };
   const subject = { organizationId: organization.id, definition, params, parsedTransactions };
-  const requirements = await requirementsFor(db, subject, principal.user.id, now);
+  // The user's MFA policies came with the credential in authentication's statement (a snapshot of the user as the
+  // vote records them): read again only without one, or for a parent's user, whose policies are the parent's.
+  const known = principal.snapshot?.userId === principal.user.id && !principal.viaParent ? knownMfaPolicies(principal.snapshot) : undefined;
+  const requirements = await requirementsFor(db, subject, principal.user.id, now, known);
   const vote = { user_id: principal.user.id, selection: "VOTE_SELECTION_APPROVED", credential: approval.credential };
   return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote], now)).size > 0), requirements };
 }
@@ -99,9 +103,10 @@ export async function decideOnVotes(
   votes: StoredVote[],
   voter: { userId: string; firstVote: boolean },
   now: Date,
-): Promise<GatedDecision> {
+): Promise<GatedDecision & { submission: Pick<StoredVote, "user_id" | "credential"> }> {
   const { row, definition, params, organization, policies, parsedTransactions } = activity;
-  const requester = await requesterOf(db, row.id);
+  const submission = await submissionVoteOf(db, row.id);
+  const requester = submission.user_id;
   const recorded = await recordedRequirements(db, row.id);
   const requirements =
     voter.firstVote && !recorded.some((r) => r.userId === voter.userId)
@@ -116,7 +121,7 @@ export async function decideOnVotes(
   });
   const approving = approvals.map(approvalOf);
   const decision = await decide(db, { definition, params, organization, approvals: approving, now, policies, parsedTransactions });
-  return { decision: gate(decision, pending.has(requester)), requirements };
+  return { decision: gate(decision, pending.has(requester)), requirements, submission };
 }
 
 /**
