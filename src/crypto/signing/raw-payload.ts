@@ -1,7 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { hashTypedData, isAddress, type TypedDataDefinition } from "viem";
-import { hashAuthorization } from "viem/utils";
+import type { TypedDataDefinition } from "viem";
+import { viem, viemUtils } from "../chain-libraries.js";
 import type { Curve } from "../hd/derive.js";
 import { signEcdsa, signEd25519, signSchnorr, type RawSignature } from "./curves.js";
 import { decodeHex, SigningInputError } from "./errors.js";
@@ -74,11 +74,11 @@ function structuredDigest(payload: string, encoding: "PAYLOAD_ENCODING_EIP712" |
       if (typeof typed.primaryType !== "string" || typeof typed.types !== "object" || typed.types === null) {
         throw new SigningInputError("payload: EIP-712 typed data needs types and primaryType");
       }
-      return decodeHex(hashTypedData({ ...typed, domain: typed.domain ?? {} } as unknown as TypedDataDefinition), "payload");
+      return decodeHex(viem().hashTypedData({ ...typed, domain: typed.domain ?? {} } as unknown as TypedDataDefinition), "payload");
     }
     const authorization = parseJson(payload, "an EIP-7702 authorization {chainId, address, nonce}");
     const address = authorization.address ?? authorization.contractAddress;
-    if (typeof address !== "string" || !isAddress(address, { strict: false })) {
+    if (typeof address !== "string" || !viem().isAddress(address, { strict: false })) {
       throw new SigningInputError(
         `payload: EIP-7702 authorization address must be a 20-byte hex address, got ${JSON.stringify(address) ?? "nothing"}`,
       );
@@ -86,7 +86,10 @@ function structuredDigest(payload: string, encoding: "PAYLOAD_ENCODING_EIP712" |
     // viem types chainId and nonce as numbers but serializes bigints too (nonces may exceed 2^53).
     const chainId = integerField(authorization.chainId, "chainId");
     const nonce = integerField(authorization.nonce, "nonce");
-    return decodeHex(hashAuthorization({ chainId: chainId as unknown as number, address, nonce: nonce as unknown as number }), "payload");
+    return decodeHex(
+      viemUtils().hashAuthorization({ chainId: chainId as unknown as number, address, nonce: nonce as unknown as number }),
+      "payload",
+    );
   } catch (error) {
     if (error instanceof SigningInputError) throw error;
     throw new SigningInputError(`payload: ${(error as Error).message.split("\n")[0]}`);
