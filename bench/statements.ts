@@ -1,7 +1,8 @@
 /**
  * Statements per operation on PostgreSQL: Strongroom (the build, in a process of its own) on a fresh database
- * whose sessions log every statement (`log_statement = all`), a few of each operation through the SDK, and
- * the statements the server's log shows for each (BEGIN, SAVEPOINT and COMMIT included). Needs DATABASE_URL
+ * whose sessions log every statement with its duration (`log_min_duration_statement = 0`), a few of each
+ * operation through the SDK, and the statements the server's log shows for each (BEGIN, SAVEPOINT and COMMIT
+ * included) with their median server-side time. Needs DATABASE_URL
  * and read access to the server's log (POSTGRES_LOG, default Debian's /var/log/postgresql/postgresql-15-main.log,
  * whose log_line_prefix names the database).
  *
@@ -23,7 +24,8 @@ const server = await startBuiltServerProcess(
       database = new URL(url).pathname.slice(1);
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
-      await admin.query(`ALTER DATABASE ${database} SET log_statement = 'all'`);
+      // Every statement with its duration (server-side execution, the extended protocol's execute step).
+      await admin.query(`ALTER DATABASE ${database} SET log_min_duration_statement = 0`);
       await admin.end();
     },
   },
@@ -40,8 +42,8 @@ const { addresses } = await client.createWallet({
   ],
 });
 
-/** The statements this database's sessions logged while `work` ran. */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+/** The statements this database's sessions logged while `work` ran, each with its duration. */
+async function statementsOf(work: () => Promise<unknown>): Promise<Array<{ ms: number; sql: string }>> {
   const start = statSync(LOG).size;
   await work();
   await new Promise((r) => setTimeout(r, 300)); // the log is written by another process
@@ -50,14 +52,15 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
     .slice(start)
     .split(/\n(?=\d{4}-\d\d-\d\d )/);
   return entries
-    .filter((entry) => entry.includes(`@${database} LOG:`) && /LOG: {2}(statement|execute [^:]*):/.test(entry))
-    .map((entry) =>
-      entry
-        .replace(/^.*?LOG: {2}(statement|execute [^:]*): /, "")
+    .filter((entry) => entry.includes(`@${database} LOG:`) && /LOG: {2}duration: [0-9.]+ ms {2}(statement|execute [^:]*):/.test(entry))
+    .map((entry) => ({
+      ms: Number(/duration: ([0-9.]+) ms/.exec(entry)![1]),
+      sql: entry
+        .replace(/^.*?LOG: {2}duration: [0-9.]+ ms {2}(statement|execute [^:]*): /, "")
         .replace(/\s+/g, " ")
         .trim()
         .slice(0, 100),
-    );
+    }));
 }
 
 const operations: Record<string, () => Promise<unknown>> = {
@@ -71,14 +74,25 @@ const operations: Record<string, () => Promise<unknown>> = {
       hashFunction: "HASH_FUNCTION_NO_OP",
     }),
 };
-const report: Record<string, { perRequest: number; statements: string[] }> = {};
+const report: Record<string, { perRequest: number; msPerRequest: number; statements: string[] }> = {};
 try {
   for (const [name, call] of Object.entries(operations)) {
     await call(); // prepares the statements once
     const statements = await statementsOf(async () => {
       for (let i = 0; i < REPEAT; i++) await call();
     });
-    report[name] = { perRequest: statements.length / REPEAT, statements: statements.slice(0, statements.length / REPEAT) };
+    // Per statement of one request: its median duration over the REPEAT requests.
+    const perRequest = statements.length / REPEAT;
+    const first = statements.slice(0, Math.ceil(perRequest));
+    const medianMs = (sql: string) => {
+      const times = statements.filter((s) => s.sql === sql).map((s) => s.ms).sort((a, b) => a - b);
+      return times[Math.floor(times.length / 2)] ?? 0;
+    };
+    report[name] = {
+      perRequest,
+      msPerRequest: +(statements.reduce((sum, s) => sum + s.ms, 0) / REPEAT).toFixed(3),
+      statements: first.map((s) => `${medianMs(s.sql).toFixed(3)} ms  ${s.sql}`),
+    };
   }
 } finally {
   await server.stop();

@@ -38,6 +38,8 @@ export async function startBuiltServerProcess(
     STRONGROOM_DATA_DIR: dataDir,
     STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "warn",
+    // The auth proxy's fixed default port would collide with any other server on the machine.
+    AUTH_PROXY_PORT: "off",
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...extraEnv,
   };
