@@ -85,7 +85,10 @@ try {
     const perRequest = statements.length / REPEAT;
     const first = statements.slice(0, Math.ceil(perRequest));
     const medianMs = (sql: string) => {
-      const times = statements.filter((s) => s.sql === sql).map((s) => s.ms).sort((a, b) => a - b);
+      const times = statements
+        .filter((s) => s.sql === sql)
+        .map((s) => s.ms)
+        .sort((a, b) => a - b);
       return times[Math.floor(times.length / 2)] ?? 0;
     };
     report[name] = {
