@@ -35,12 +35,8 @@ const client = server.client();
 const { userIds } = await client.createUsers({
   users: [{ userName: "renamed", apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
 });
-const { addresses } = await client.createWallet({
-  walletName: "signer",
-  accounts: [
-    { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-  ],
-});
+const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
 
 /** The statements this database's sessions logged while `work` ran, each with its duration. */
 async function statementsOf(work: () => Promise<unknown>): Promise<Array<{ ms: number; sql: string }>> {
@@ -73,6 +69,7 @@ const operations: Record<string, () => Promise<unknown>> = {
       encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
       hashFunction: "HASH_FUNCTION_NO_OP",
     }),
+  create_wallet: () => client.createWallet({ walletName: `wallet ${Math.random()}`, accounts: [ETH] }),
 };
 const report: Record<string, { perRequest: number; msPerRequest: number; statements: string[] }> = {};
 try {
