@@ -35,7 +35,12 @@ const client = server.client();
 const { userIds } = await client.createUsers({
   users: [{ userName: "renamed", apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
 });
-const ETH = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;
 const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
 
 /** The statements this database's sessions logged while `work` ran, each with its duration. */

@@ -133,7 +133,10 @@ function slip10P256(seed: Uint8Array, indexes: number[]): Uint8Array {
   let key = digest.slice(0, 32);
   let chainCode = digest.slice(32);
   for (const index of indexes) {
-    let data = index >= 0x80000000 ? new Uint8Array([0, ...key, ...ser32(index)]) : new Uint8Array([...p256.getPublicKey(key, true), ...ser32(index)]);
+    let data =
+      index >= 0x80000000
+        ? new Uint8Array([0, ...key, ...ser32(index)])
+        : new Uint8Array([...p256.getPublicKey(key, true), ...ser32(index)]);
     for (;;) {
       const i = hmac(sha512, chainCode, data);
       const child = (int(i.slice(0, 32)) + int(key)) % order;

@@ -35,13 +35,20 @@ export const signRawPayloads = defineActivity({
   },
   async execute({ tx, organization, services, validated }, { signWith, payloads, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);
-    const signatures = signingInput(() => messages(key, payloads, encoding, hashFunction)).map((m) => signRawPayloadMessage(m, key.privateKey));
+    const signatures = signingInput(() => messages(key, payloads, encoding, hashFunction)).map((m) =>
+      signRawPayloadMessage(m, key.privateKey),
+    );
     return { signatures };
   },
 });
 
 /** Each payload decoded and hashed (rawPayloadMessage), a refusal naming the payload's index. */
-function messages(key: Pick<SigningKey, "curve" | "addressFormat">, payloads: string[], encoding: PayloadEncoding, hashFunction: HashFunction) {
+function messages(
+  key: Pick<SigningKey, "curve" | "addressFormat">,
+  payloads: string[],
+  encoding: PayloadEncoding,
+  hashFunction: HashFunction,
+) {
   return payloads.map((payload, index) => {
     try {
       return rawPayloadMessage(key, payload, encoding, hashFunction);
