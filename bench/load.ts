@@ -14,9 +14,11 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import autocannon from "autocannon";
 import { execSync, spawn } from "node:child_process";
-import { createPublicKey, randomBytes, verify } from "node:crypto";
-import { cpus, loadavg } from "node:os";
+import { createPublicKey, randomBytes, randomUUID, verify } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
 import { cpuMs, percentile, perSecond, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
 const CONNECTIONS = [1, 50] as const;
@@ -173,34 +175,81 @@ function bareCurveOperations() {
   };
 }
 
-async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promise<Measured[]> {
+/** `bench/bare-route.ts` in a process of its own; with `store`, its submit route inserts one row per request. */
+async function startBareRoute(store?: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn("node", ["--import", "tsx", join(import.meta.dirname, "bare-route.ts"), String(port)], {
+  const child = spawn("node", ["--import", "tsx", join(import.meta.dirname, "bare-route.ts"), String(port), ...(store ? [store] : [])], {
     stdio: ["ignore", "ignore", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
-  try {
-    for (let i = 0; ; i++) {
-      if (
-        (await fetch(`${url}/health`)
-          .then((r) => r.ok)
-          .catch(() => false)) === true
-      )
-        break;
-      if (i > 200) throw new Error("the bare route did not start");
-      await new Promise((r) => setTimeout(r, 50));
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill();
+    await new Promise((r) => child.once("exit", r));
+  };
+  for (let i = 0; ; i++) {
+    if (
+      (await fetch(`${url}/health`)
+        .then((r) => r.ok)
+        .catch(() => false)) === true
+    )
+      break;
+    if (i > 1200) {
+      await stop();
+      throw new Error("the bare route did not start");
     }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url, pid: child.pid!, stop };
+}
+
+async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promise<Measured[]> {
+  const bare = await startBareRoute();
+  try {
     const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
     const ok = (body: string) => body.includes(organizationId);
     process.stderr.write("bare route\n");
-    const bare = { url, pid: child.pid! };
     await drive(bare, 10, whoami, ok, 2000); // warm-up
     const results: Measured[] = [];
     for (const connections of CONNECTIONS) results.push(await drive(bare, connections, whoami, ok, connections === 1 ? 4000 : 16000));
     return results;
   } finally {
-    child.kill();
-    await new Promise((r) => child.once("exit", r));
+    await bare.stop();
+  }
+}
+
+/**
+ * The second limit: the bare route plus one transaction inserting one row, on a fresh store of the same kind
+ * opened by Strongroom's own adapter (same settings), driven like the rename scenario (distinct bodies).
+ */
+async function insertRoute(stamper: ApiKeyStamper, organizationId: string, databaseUrl: string | null): Promise<Measured[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-limit-"));
+  const database = databaseUrl ? await freshPostgresDatabase(databaseUrl, "strongroom_bench") : undefined;
+  const route = await startBareRoute(database ? `postgres:${database.url}` : `pglite:${dataDir}`);
+  try {
+    let serial = 0;
+    const body = () =>
+      JSON.stringify({
+        type: "ACTIVITY_TYPE_UPDATE_USER_NAME",
+        timestampMs: String(Date.now() + serial++),
+        organizationId,
+        parameters: { userId: randomUUID(), userName: `renamed ${serial}` },
+      });
+    const path = "/public/v1/submit/update_user_name";
+    const signMany = (count: number) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
+    const ok = (answer: string) => answer.includes(organizationId);
+    process.stderr.write(`bare route + one-row transaction (${database ? "PostgreSQL" : "PGlite"})\n`);
+    await drive(route, 10, await signMany(150), ok); // warm-up
+    const results: Measured[] = [];
+    for (const [index, connections] of CONNECTIONS.entries()) {
+      const amount = AMOUNTS.rename[index]!;
+      results.push(await drive(route, connections, await signMany(amount + connections + 1), ok));
+    }
+    return results;
+  } finally {
+    await route.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
   }
 }
 
@@ -300,6 +349,7 @@ async function main() {
     stores.push({ name: "PostgreSQL", databaseUrl: process.env.DATABASE_URL });
 
   let bare: Measured[] | undefined;
+  const insert: Record<string, Measured[]> = {};
   const perStore: Record<string, Record<string, Measured[]>> = {};
   for (const { name, databaseUrl } of stores) {
     const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
@@ -307,6 +357,7 @@ async function main() {
     try {
       const stamper = new ApiKeyStamper({ apiPublicKey: strongroom.root.apiPublicKey, apiPrivateKey: strongroom.root.apiPrivateKey });
       bare ??= await bareRoute(stamper, strongroom.root.organizationId);
+      insert[name] = await insertRoute(stamper, strongroom.root.organizationId, databaseUrl);
       perStore[name] = await strongroomRuns(strongroom, stamper);
     } finally {
       await strongroom.stop();
@@ -324,7 +375,7 @@ async function main() {
       whileMeasuringMax: +Math.max(...loadSamples).toFixed(2),
       whileMeasuringMean: +(loadSamples.reduce((a, b) => a + b, 0) / Math.max(1, loadSamples.length)).toFixed(2),
     },
-    limits: { ...curves, signFloorMs: +signFloorMs.toFixed(3), bareRoute: bare },
+    limits: { ...curves, signFloorMs: +signFloorMs.toFixed(3), bareRoute: bare, bareRoutePlusOneRowTransaction: insert },
     stores: Object.fromEntries(
       Object.entries(perStore).map(([name, scenarios]) => [
         name,
@@ -334,6 +385,7 @@ async function main() {
             runs.map((run) => ({
               ...run,
               perSecondOverBareRoute: ratio(run.perSecond, bareAt(run.connections).perSecond),
+              perSecondOverOneRowTransaction: ratio(run.perSecond, insert[name]!.find((i) => i.connections === run.connections)!.perSecond),
               ...(scenario === "sign" ? { p50OverCurveFloor: ratio(run.p50Ms, signFloorMs) } : {}),
             })),
           ]),

@@ -10,12 +10,15 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cpuMs } from "./support.js";
 
 const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 interface Sample {
   healthyMs: number;
+  /** The server process's CPU time (user + system, all threads) from spawn to healthy: steadier than wall time on a shared machine. */
+  cpuMs: number;
   rssMb: number;
   peakRssMb: number;
 }
@@ -56,7 +59,7 @@ async function startOnce(dataDir: string): Promise<Sample> {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const healthyMs = performance.now() - started;
-    return { healthyMs, ...memoryOf(server.pid!) };
+    return { healthyMs, cpuMs: cpuMs(server.pid!) ?? NaN, ...memoryOf(server.pid!) };
   } finally {
     server.kill("SIGTERM");
     await exited;
@@ -79,8 +82,10 @@ for (let run = 0; run < RUNS; run++) {
   }
 }
 
-console.log(`| data directory | time to healthy, ms | RSS when healthy, MB | peak RSS, MB |   (median (min–max) of ${RUNS} runs)`);
-console.log("|---|---|---|---|");
+console.log(
+  `| data directory | time to healthy, ms | CPU to healthy, ms | RSS when healthy, MB | peak RSS, MB |   (median (min–max) of ${RUNS} runs)`,
+);
+console.log("|---|---|---|---|---|");
 for (const [name, samples] of [
   ["fresh", fresh],
   ["existing", existing],
@@ -88,6 +93,9 @@ for (const [name, samples] of [
   console.log(
     `| ${name} | ${summary(
       samples.map((s) => s.healthyMs),
+      0,
+    )} | ${summary(
+      samples.map((s) => s.cpuMs),
       0,
     )} | ${summary(
       samples.map((s) => s.rssMb),

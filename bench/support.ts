@@ -27,7 +27,7 @@ export interface BuiltServerProcess {
  */
 export async function startBuiltServerProcess(
   extraEnv: Record<string, string> = {},
-  options: { databaseUrl?: string | null; nodeArgs?: string[] } = {},
+  options: { databaseUrl?: string | null; nodeArgs?: string[]; beforeStart?: (databaseUrl: string) => Promise<void> } = {},
 ): Promise<BuiltServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
   const baseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
@@ -38,12 +38,15 @@ export async function startBuiltServerProcess(
     STRONGROOM_DATA_DIR: dataDir,
     STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "warn",
+    // The auth proxy's fixed default port would collide with any other server on the machine.
+    AUTH_PROXY_PORT: "off",
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...extraEnv,
   };
   const root = JSON.parse(
     execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" }),
   ) as BuiltServerProcess["root"];
+  if (database && options.beforeStart) await options.beforeStart(database.url);
   const port = await freePort();
   const server = spawn("node", [...(options.nodeArgs ?? []), CLI, "serve", "--port", String(port)], {
     env,

@@ -1,4 +1,3 @@
-import { verifyAuthenticationResponse, verifyRegistrationResponse } from "@simplewebauthn/server";
 import { createHash } from "node:crypto";
 import { invalidArgument, unauthenticated } from "../errors.js";
 import type { WebAuthnStamp } from "./stamp.js";
@@ -33,6 +32,9 @@ function candidateRpIds(origin: string): string[] {
   const labels = host.split(".");
   return labels.map((_, i) => labels.slice(i).join(".")).filter((id) => id.length > 0);
 }
+
+/** @simplewebauthn/server and its certificate parsers (a few hundred modules), loaded with the first passkey. */
+const simpleWebAuthn = () => import("@simplewebauthn/server");
 
 /** The challenge of an X-Stamp-WebAuthn stamp: base64url of the ASCII hex of sha256(body). */
 export function stampChallenge(rawBody: Buffer): string {
@@ -80,6 +82,7 @@ export async function verifyWebAuthnStamp(
     }
   }
   try {
+    const { verifyAuthenticationResponse } = await simpleWebAuthn();
     const result = await verifyAuthenticationResponse({
       response: {
         id: stamp.credentialId,
@@ -133,6 +136,7 @@ export async function verifyAttestation(attestation: AttestationInput, challenge
   // Clients pass the challenge either base64url-encoded or as the raw string they handed the browser.
   const accepted = new Set([challenge, Buffer.from(challenge, "utf8").toString("base64url")]);
   try {
+    const { verifyRegistrationResponse } = await simpleWebAuthn();
     const result = await verifyRegistrationResponse({
       response: {
         id: attestation.credentialId,

@@ -8,7 +8,7 @@ import { wordlist as korean } from "@scure/bip39/wordlists/korean.js";
 import { wordlist as simplifiedChinese } from "@scure/bip39/wordlists/simplified-chinese.js";
 import { wordlist as spanish } from "@scure/bip39/wordlists/spanish.js";
 import { wordlist as traditionalChinese } from "@scure/bip39/wordlists/traditional-chinese.js";
-import { pbkdf2, pbkdf2Sync } from "node:crypto";
+import { pbkdf2 } from "node:crypto";
 import { promisify } from "node:util";
 
 export const MNEMONIC_LENGTHS = [12, 15, 18, 21, 24] as const;
@@ -60,14 +60,12 @@ function languageOf(mnemonic: string): MnemonicLanguage | undefined {
   return MNEMONIC_LANGUAGES.find((language) => validateMnemonic(mnemonic, WORDLISTS[language]));
 }
 
-/** The BIP-39 seed: PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic" + passphrase (node's native PBKDF2). */
-export function walletSeed({ mnemonic, passphrase }: WalletSecret): Uint8Array {
-  return new Uint8Array(pbkdf2Sync(mnemonic.normalize("NFKD"), `mnemonic${passphrase}`.normalize("NFKD"), 2048, 64, "sha512"));
-}
-
 const pbkdf2Async = promisify(pbkdf2);
 
-/** walletSeed on libuv's thread pool, off the event loop (for work done before a transaction). */
+/**
+ * The BIP-39 seed: PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic" + passphrase — node's native PBKDF2 on
+ * libuv's thread pool, off the event loop.
+ */
 export async function walletSeedAsync({ mnemonic, passphrase }: WalletSecret): Promise<Uint8Array> {
   return new Uint8Array(await pbkdf2Async(mnemonic.normalize("NFKD"), `mnemonic${passphrase}`.normalize("NFKD"), 2048, 64, "sha512"));
 }

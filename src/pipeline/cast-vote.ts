@@ -9,7 +9,6 @@ import {
   currentActivity,
   newVote,
   setStatus,
-  submissionVoteOf,
   type StoredVote,
   type VoteInput,
 } from "../domains/activities/votes.js";
@@ -211,7 +210,7 @@ async function recordVote(
     if (selection === "VOTE_SELECTION_REJECTED") await setStatus(tx, row.id, "ACTIVITY_STATUS_REJECTED", now);
     else {
       const organization = await requireOrganization(tx, row.organization_id);
-      const { decision, requirements, velocity } = await decideOnVotes(
+      const { decision, requirements, velocity, submission } = await decideOnVotes(
         tx,
         { row, definition, params, organization, parsedTransactions },
         [...counted, cast],
@@ -223,7 +222,6 @@ async function recordVote(
       let outcome: HandlerOutcome | undefined;
       if (decision.outcome === "allow") {
         if (definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
-        const submission = await submissionVoteOf(tx, row.id);
         const allowed = {
           id: row.id,
           requesterUserId: submission.user_id,

@@ -71,6 +71,9 @@ async function chooseSchema(client: pg.ClientBase, configured: string | undefine
   return { schema, warnings: [] };
 }
 
+/** A statement whose answer carries nothing: it may leave with the next one (see `transaction`). */
+const SAVEPOINT = /^SAVEPOINT [a-z_]+$/;
+
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<PostgresDatabase> {
   const setup = new pg.Client({ connectionString });
   await setup.connect();
@@ -108,24 +111,40 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       let broken = false;
       const attempt = async () => {
         const conn = await pool.connect();
-        let begun: Promise<unknown> | undefined;
-        // BEGIN is not awaited (its answer is checked before COMMIT): it leaves in the same socket write
-        // as the transaction's first statement, which spares a write and a wake-up of the server process.
-        const afterBegin = <T>(issue: () => Promise<T>): Promise<T> => {
-          if (begun) return issue();
+        // BEGIN, and a SAVEPOINT, are not awaited (their answers are checked before COMMIT): each leaves in the
+        // same socket write as the transaction's next statement, which spares a write and a wake-up of the
+        // server process per statement. They can only fail in a transaction already aborted, as the next would.
+        let begun = false;
+        let ahead: string[] = ["BEGIN"];
+        const answers: Array<Promise<unknown>> = [];
+        const writeAhead = () => {
+          for (const sql of ahead) {
+            const answer = conn.query(sql);
+            answer.catch(() => undefined);
+            answers.push(answer);
+          }
+          ahead = [];
+          begun = true;
+        };
+        const withAhead = <T>(issue: () => Promise<T>): Promise<T> => {
+          if (ahead.length === 0) return issue();
           return inOneWrite(conn, () => {
-            begun = conn.query("BEGIN");
-            begun.catch(() => undefined);
+            writeAhead();
             return issue();
           });
         };
         try {
           const result = await work({
-            query: (sql, params) => afterBegin(() => run(conn, sql, params)),
-            exec: (sql) => afterBegin(async () => void (await conn.query(sql))),
+            query: (sql, params) => withAhead(() => run(conn, sql, params)),
+            exec: (sql) => {
+              if (!SAVEPOINT.test(sql)) return withAhead(async () => void (await conn.query(sql)));
+              ahead.push(sql);
+              return Promise.resolve();
+            },
           });
-          if (begun) {
-            await begun;
+          if (begun || ahead.length > 1) {
+            if (ahead.length > 0) inOneWrite(conn, writeAhead);
+            await Promise.all(answers);
             // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
             if ((await conn.query("COMMIT")).command === "ROLLBACK") throw new TransactionAborted();
           }

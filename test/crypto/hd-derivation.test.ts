@@ -1,5 +1,12 @@
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { p256 } from "@noble/curves/nist.js";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { derivePath } from "ed25519-hd-key";
+import { randomBytes } from "node:crypto";
 import { privateKeyToAccount, mnemonicToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { deriveKey } from "../../src/crypto/hd/derive.js";
@@ -47,6 +54,65 @@ describe("HD derivation", () => {
     );
   });
 
+  // Native (node:crypto) derivation against pure-JS oracles: random seeds, random paths of 0 to 6 levels mixing
+  // hardened and non-hardened indexes, small and large. VECTORS paths per curve (3,000 in all).
+  const VECTORS = 1000;
+  const randomPath = (minDepth = 0) => {
+    const depth = minDepth + Math.floor(Math.random() * (7 - minDepth));
+    const segments = Array.from({ length: depth }, () => {
+      const index = Math.random() < 0.5 ? Math.floor(Math.random() * 8) : randomBytes(4).readUInt32BE() & 0x7fffffff;
+      return `${index}${Math.random() < 0.5 ? "'" : ""}`;
+    });
+    return ["m", ...segments].join("/");
+  };
+  const randomSeed = () => new Uint8Array(randomBytes(Math.random() < 0.9 ? 64 : 16 + Math.floor(Math.random() * 49)));
+
+  it(`derives secp256k1 keys as @scure/bip32 does, on ${VECTORS} random seeds and paths`, () => {
+    for (let n = 0; n < VECTORS; n++) {
+      const seed = randomSeed();
+      const path = randomPath();
+      const oracle = HDKey.fromMasterSeed(seed).derive(path);
+      const key = deriveKey(seed, "CURVE_SECP256K1", path);
+      expect({ path, privateKey: hex(key.privateKey), publicKey: hex(key.publicKey) }).toEqual({
+        path,
+        privateKey: hex(oracle.privateKey!),
+        publicKey: hex(oracle.publicKey!),
+      });
+    }
+    expect(hex(deriveKey(vectorSeed, "CURVE_SECP256K1", "m/0'/1/2'/2/1000000000").publicKey)).toBe(
+      hex(secp256k1.getPublicKey(deriveKey(vectorSeed, "CURVE_SECP256K1", "m/0'/1/2'/2/1000000000").privateKey, true)),
+    );
+  });
+
+  it(`derives Ed25519 keys as ed25519-hd-key and @noble/curves do, on ${VECTORS} random seeds and paths`, () => {
+    for (let n = 0; n < VECTORS; n++) {
+      const seed = new Uint8Array(randomBytes(64));
+      const path = randomPath(1); // ed25519-hd-key refuses "m" alone (checked with the fixed vector above)
+      const hardened = path.replace(/(\d)(?=\/|$)/g, "$1'"); // as SLIP-0010 derives them
+      const oracle = derivePath(hardened, hex(seed)).key;
+      const key = deriveKey(seed, "CURVE_ED25519", path);
+      expect({ path, privateKey: hex(key.privateKey), publicKey: hex(key.publicKey) }).toEqual({
+        path,
+        privateKey: hex(oracle),
+        publicKey: hex(ed25519.getPublicKey(oracle)),
+      });
+    }
+  });
+
+  it(`derives P-256 keys as a pure-JS SLIP-0010 implementation does, on ${VECTORS} random seeds and paths`, () => {
+    for (let n = 0; n < VECTORS; n++) {
+      const seed = new Uint8Array(randomBytes(64));
+      const path = randomPath();
+      const oracle = slip10P256(seed, parsePath(path).indexes);
+      const key = deriveKey(seed, "CURVE_P256", path);
+      expect({ path, privateKey: hex(key.privateKey), publicKey: hex(key.publicKey) }).toEqual({
+        path,
+        privateKey: hex(oracle),
+        publicKey: hex(p256.getPublicKey(oracle, true)),
+      });
+    }
+  });
+
   it("refuses malformed paths clearly", () => {
     expect(() => parsePath("44'/60'")).toThrow(/must start with m/);
     expect(() => parsePath("m/abc")).toThrow(/segment "abc"/);
@@ -54,3 +120,33 @@ describe("HD derivation", () => {
     expect(parsePath("m/44h/0").indexes).toEqual([0x80000000 + 44, 0]);
   });
 });
+
+/** SLIP-0010 for NIST P-256 with @noble's HMAC and point multiplication: the oracle for the native derivation. */
+function slip10P256(seed: Uint8Array, indexes: number[]): Uint8Array {
+  const order = p256.Point.Fn.ORDER;
+  const int = (bytes: Uint8Array) => BigInt(`0x${hex(bytes)}`);
+  const bytes32 = (value: bigint) => new Uint8Array(Buffer.from(value.toString(16).padStart(64, "0"), "hex"));
+  const ser32 = (index: number) => new Uint8Array([index >>> 24, (index >>> 16) & 255, (index >>> 8) & 255, index & 255]);
+  const label = new TextEncoder().encode("Nist256p1 seed");
+  let digest = hmac(sha512, label, seed);
+  while (int(digest.slice(0, 32)) === 0n || int(digest.slice(0, 32)) >= order) digest = hmac(sha512, label, digest);
+  let key = digest.slice(0, 32);
+  let chainCode = digest.slice(32);
+  for (const index of indexes) {
+    let data =
+      index >= 0x80000000
+        ? new Uint8Array([0, ...key, ...ser32(index)])
+        : new Uint8Array([...p256.getPublicKey(key, true), ...ser32(index)]);
+    for (;;) {
+      const i = hmac(sha512, chainCode, data);
+      const child = (int(i.slice(0, 32)) + int(key)) % order;
+      if (int(i.slice(0, 32)) < order && child !== 0n) {
+        key = bytes32(child);
+        chainCode = i.slice(32);
+        break;
+      }
+      data = new Uint8Array([1, ...i.slice(32), ...ser32(index)]);
+    }
+  }
+  return key;
+}

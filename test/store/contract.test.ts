@@ -176,6 +176,31 @@ function storeContract(store: StoreUnderTest) {
         });
         expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2, 3]);
       });
+
+      it("a savepoint first, or last, or rolled back to before any other statement, behaves as if written at once", async () => {
+        const t = await table("id int PRIMARY KEY");
+        await db.transaction(async (tx) => {
+          await tx.exec("SAVEPOINT first");
+          await tx.query(`INSERT INTO ${t} VALUES (1)`);
+          await tx.exec("SAVEPOINT last");
+        });
+        await db.transaction(async (tx) => {
+          await tx.exec("SAVEPOINT handler");
+          await tx.exec("ROLLBACK TO SAVEPOINT handler");
+          await tx.query(`INSERT INTO ${t} VALUES (2)`);
+          await tx.exec("SAVEPOINT handler");
+          await tx.query(`INSERT INTO ${t} VALUES (3)`);
+          await tx.exec("ROLLBACK TO SAVEPOINT handler");
+        });
+        await db.transaction((tx) => tx.exec("SAVEPOINT alone"));
+        await expect(
+          db.transaction(async (tx) => {
+            await tx.exec("SAVEPOINT handler");
+            await tx.exec("RELEASE SAVEPOINT missing");
+          }),
+        ).rejects.toMatchObject({ code: "3B001" });
+        expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2]);
+      });
     });
 
     describe("retries", () => {

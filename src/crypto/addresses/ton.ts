@@ -1,4 +1,5 @@
-import { beginCell, Cell, contractAddress } from "@ton/core";
+import type { Cell } from "@ton/core";
+import { tonCore } from "../chain-libraries.js";
 
 /** Standard wallet contract code (the same cells @ton/ton and TON wallets deploy). */
 const CODE = {
@@ -22,17 +23,27 @@ const codeCells = new Map<TonWalletVersion, Cell>();
 function code(version: TonWalletVersion): Cell {
   let cell = codeCells.get(version);
   if (!cell) {
-    cell = Cell.fromBase64(CODE[version]);
+    cell = tonCore().Cell.fromBase64(CODE[version]);
     codeCells.set(version, cell);
   }
   return cell;
 }
 
 function initialData(version: TonWalletVersion, publicKey: Buffer): Cell {
-  if (version === "V3R2") return beginCell().storeUint(0, 32).storeUint(LEGACY_WALLET_ID, 32).storeBuffer(publicKey).endCell();
-  if (version === "V4R2") return beginCell().storeUint(0, 32).storeUint(LEGACY_WALLET_ID, 32).storeBuffer(publicKey).storeBit(0).endCell();
-  const context = beginCell().storeUint(1, 1).storeInt(WORKCHAIN, 8).storeUint(0, 8).storeUint(0, 15).endCell().beginParse().loadInt(32);
-  return beginCell()
+  if (version === "V3R2") return tonCore().beginCell().storeUint(0, 32).storeUint(LEGACY_WALLET_ID, 32).storeBuffer(publicKey).endCell();
+  if (version === "V4R2")
+    return tonCore().beginCell().storeUint(0, 32).storeUint(LEGACY_WALLET_ID, 32).storeBuffer(publicKey).storeBit(0).endCell();
+  const context = tonCore()
+    .beginCell()
+    .storeUint(1, 1)
+    .storeInt(WORKCHAIN, 8)
+    .storeUint(0, 8)
+    .storeUint(0, 15)
+    .endCell()
+    .beginParse()
+    .loadInt(32);
+  return tonCore()
+    .beginCell()
     .storeUint(1, 1) // signature authentication allowed
     .storeUint(0, 32) // seqno
     .storeInt(MAINNET_GLOBAL_ID ^ BigInt(context), 32)
@@ -46,6 +57,6 @@ function initialData(version: TonWalletVersion, publicKey: Buffer): Cell {
  * show it today: user-friendly, URL-safe base64, mainnet, non-bounceable (UQ…).
  */
 export function tonAddress(version: TonWalletVersion, ed25519PublicKey: Uint8Array): string {
-  const address = contractAddress(WORKCHAIN, { code: code(version), data: initialData(version, Buffer.from(ed25519PublicKey)) });
+  const address = tonCore().contractAddress(WORKCHAIN, { code: code(version), data: initialData(version, Buffer.from(ed25519PublicKey)) });
   return address.toString({ urlSafe: true, bounceable: false, testOnly: false });
 }

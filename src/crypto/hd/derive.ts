@@ -1,8 +1,5 @@
-import { p256 } from "@noble/curves/nist.js";
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha512 } from "@noble/hashes/sha2.js";
-import { HDKey } from "@scure/bip32";
+import { createECDH, createHmac } from "node:crypto";
 import { HARDENED, parsePath } from "./path.js";
 
 export type Curve = "CURVE_SECP256K1" | "CURVE_ED25519" | "CURVE_P256";
@@ -13,70 +10,102 @@ export interface DerivedKey {
   publicKey: Uint8Array;
 }
 
-const P256_ORDER = p256.Point.Fn.ORDER;
+// HMAC-SHA512 and the Weierstrass point multiplications are native (node:crypto, OpenSSL): a secp256k1
+// account at m/44'/60'/0'/0/0 costs three point multiplications (the two non-hardened parents and the key)
+// instead of the public key of every level a general HD key computes (OpenSSL's secp256k1 also takes about
+// 0.6 of @noble's CPU time per multiplication, its P-256 a twentieth). Ed25519's public key stays with
+// @noble/curves: through a KeyObject (PKCS#8 in, JWK out) it cost slightly more CPU. test/crypto/hd-derivation.test.ts checks it against
+// @scure/bip32 and ed25519-hd-key on thousands of paths.
 
-function bytesToBigInt(bytes: Uint8Array): bigint {
-  return BigInt(`0x${Buffer.from(bytes).toString("hex") || "0"}`);
-}
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 
-function bigIntTo32Bytes(value: bigint): Uint8Array {
-  return new Uint8Array(Buffer.from(value.toString(16).padStart(64, "0"), "hex"));
-}
+type WeierstrassCurve = "CURVE_SECP256K1" | "CURVE_P256";
+const OPENSSL_NAME: Record<WeierstrassCurve, string> = { CURVE_SECP256K1: "secp256k1", CURVE_P256: "prime256v1" };
+const ORDER: Record<WeierstrassCurve, bigint> = { CURVE_SECP256K1: SECP256K1_ORDER, CURVE_P256: P256_ORDER };
 
-function ser32(index: number): Uint8Array {
-  const bytes = new Uint8Array(4);
-  new DataView(bytes.buffer).setUint32(0, index >>> 0);
+const hmacSha512 = (key: Uint8Array | string, ...data: Uint8Array[]): Buffer => {
+  const mac = createHmac("sha512", key);
+  for (const part of data) mac.update(part);
+  return mac.digest();
+};
+
+function ser32(index: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32BE(index >>> 0);
   return bytes;
+}
+
+const toBigInt = (bytes: Uint8Array): bigint => BigInt(`0x${Buffer.from(bytes).toString("hex") || "0"}`);
+const to32Bytes = (value: bigint): Buffer => Buffer.from(value.toString(16).padStart(64, "0"), "hex");
+
+/** The compressed SEC1 public key of a valid private key (native point multiplication). */
+function compressedPoint(curve: WeierstrassCurve, privateKey: Uint8Array): Buffer {
+  const ecdh = createECDH(OPENSSL_NAME[curve]);
+  ecdh.setPrivateKey(privateKey);
+  return ecdh.getPublicKey(null, "compressed");
+}
+
+/** BIP-32 for secp256k1 (an invalid key at any level is an error, as @scure/bip32 has it; odds 2^-127). */
+function deriveSecp256k1(seed: Uint8Array, indexes: number[]): DerivedKey {
+  if (seed.length < 16 || seed.length > 64) throw new Error(`HD seed must be 16 to 64 bytes, got ${seed.length}`);
+  let digest = hmacSha512("Bitcoin seed", seed);
+  let key = toBigInt(digest.subarray(0, 32));
+  if (key === 0n || key >= SECP256K1_ORDER) throw new Error("HD master key is not a valid secp256k1 key");
+  for (const index of indexes) {
+    const chainCode = digest.subarray(32);
+    const parent = to32Bytes(key);
+    const data = index >= HARDENED ? Buffer.concat([Buffer.alloc(1), parent]) : compressedPoint("CURVE_SECP256K1", parent);
+    digest = hmacSha512(chainCode, data, ser32(index));
+    const tweak = toBigInt(digest.subarray(0, 32));
+    key = (key + tweak) % SECP256K1_ORDER;
+    if (tweak >= SECP256K1_ORDER || key === 0n) throw new Error("HD child key is not a valid secp256k1 key");
+  }
+  const privateKey = to32Bytes(key);
+  return { privateKey: new Uint8Array(privateKey), publicKey: new Uint8Array(compressedPoint("CURVE_SECP256K1", privateKey)) };
 }
 
 /** SLIP-0010 for Ed25519: hardened derivation only; non-hardened segments are derived as hardened. */
 function deriveEd25519(seed: Uint8Array, indexes: number[]): DerivedKey {
-  let digest = hmac(sha512, new TextEncoder().encode("ed25519 seed"), seed);
+  let digest = hmacSha512("ed25519 seed", seed);
   for (const index of indexes) {
-    const data = new Uint8Array([0, ...digest.slice(0, 32), ...ser32((index | HARDENED) >>> 0)]);
-    digest = hmac(sha512, digest.slice(32), data);
+    digest = hmacSha512(digest.subarray(32), Buffer.alloc(1), digest.subarray(0, 32), ser32((index | HARDENED) >>> 0));
   }
-  const privateKey = digest.slice(0, 32);
+  const privateKey = new Uint8Array(digest.subarray(0, 32));
   return { privateKey, publicKey: ed25519.getPublicKey(privateKey) };
 }
 
 /** SLIP-0010 for NIST P-256 ("Nist256p1 seed"), with its retry rules for out-of-range values. */
 function deriveP256(seed: Uint8Array, indexes: number[]): DerivedKey {
-  let input: Uint8Array = seed;
-  let digest = hmac(sha512, new TextEncoder().encode("Nist256p1 seed"), input);
-  while (bytesToBigInt(digest.slice(0, 32)) === 0n || bytesToBigInt(digest.slice(0, 32)) >= P256_ORDER) {
-    input = digest;
-    digest = hmac(sha512, new TextEncoder().encode("Nist256p1 seed"), input);
+  let digest = hmacSha512("Nist256p1 seed", seed);
+  while (toBigInt(digest.subarray(0, 32)) === 0n || toBigInt(digest.subarray(0, 32)) >= P256_ORDER) {
+    digest = hmacSha512("Nist256p1 seed", digest);
   }
-  let key: Uint8Array = digest.slice(0, 32);
-  let chainCode: Uint8Array = digest.slice(32);
+  let key: Buffer = digest.subarray(0, 32);
+  let chainCode: Buffer = digest.subarray(32);
   for (const index of indexes) {
-    const hardened = index >= HARDENED;
-    let data = hardened ? new Uint8Array([0, ...key, ...ser32(index)]) : new Uint8Array([...p256.getPublicKey(key, true), ...ser32(index)]);
+    let data = index >= HARDENED ? Buffer.concat([Buffer.alloc(1), key]) : compressedPoint("CURVE_P256", key);
     for (;;) {
-      const i = hmac(sha512, chainCode, data);
-      const il = bytesToBigInt(i.slice(0, 32));
-      const child = (il + bytesToBigInt(key)) % P256_ORDER;
-      if (il < P256_ORDER && child !== 0n) {
-        key = bigIntTo32Bytes(child);
-        chainCode = i.slice(32);
+      const i = hmacSha512(chainCode, data, ser32(index));
+      const il = toBigInt(i.subarray(0, 32));
+      const child = (il + toBigInt(key)) % ORDER.CURVE_P256;
+      if (il < ORDER.CURVE_P256 && child !== 0n) {
+        key = to32Bytes(child);
+        chainCode = i.subarray(32);
         break;
       }
-      data = new Uint8Array([1, ...i.slice(32), ...ser32(index)]);
+      data = Buffer.concat([Buffer.from([1]), i.subarray(32)]);
     }
   }
-  return { privateKey: key, publicKey: p256.getPublicKey(key, true) };
+  return { privateKey: new Uint8Array(key), publicKey: new Uint8Array(compressedPoint("CURVE_P256", key)) };
 }
 
 /** Derives the key of one wallet account from the wallet's BIP-39 seed. */
 export function deriveKey(seed: Uint8Array, curve: Curve, path: string): DerivedKey {
   const { indexes } = parsePath(path);
   switch (curve) {
-    case "CURVE_SECP256K1": {
-      const node = HDKey.fromMasterSeed(seed).derive(path.replace(/[hH]/g, "'"));
-      if (!node.privateKey || !node.publicKey) throw new Error(`secp256k1 derivation of ${path} produced no key`);
-      return { privateKey: node.privateKey, publicKey: node.publicKey };
-    }
+    case "CURVE_SECP256K1":
+      return deriveSecp256k1(seed, indexes);
     case "CURVE_ED25519":
       return deriveEd25519(seed, indexes);
     case "CURVE_P256":

@@ -1,5 +1,5 @@
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import { fromRlp, toRlp } from "viem";
+import { viem } from "../chain-libraries.js";
 import { decodeHex, SigningInputError } from "./errors.js";
 
 const FIELD = "unsignedTransaction";
@@ -129,7 +129,7 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
   if (!type) throw new SigningInputError(`${FIELD}: not an Ethereum transaction: unknown transaction type 0x${prefix.toString(16)}`);
   let decoded: Rlp;
   try {
-    decoded = fromRlp(type === "legacy" ? bytes : bytes.subarray(1), "bytes") as Rlp;
+    decoded = viem().fromRlp(type === "legacy" ? bytes : bytes.subarray(1), "bytes") as Rlp;
   } catch (error) {
     throw new SigningInputError(`${FIELD}: not an Ethereum transaction: ${(error as Error).message.split("\n")[0]}`);
   }
@@ -175,7 +175,7 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
   });
   if (legacyChainId !== undefined) unsigned.push(canonical(legacyChainId), EMPTY, EMPTY);
   const envelope = (fields: Rlp[]) => {
-    const rlp = toRlp(fields, "bytes");
+    const rlp = viem().toRlp(fields, "bytes");
     return layout.prefix === undefined ? rlp : prefixed(layout.prefix, rlp);
   };
   const body = unsigned.slice(0, count);
@@ -200,7 +200,7 @@ export function decodeEthereumTransaction(hex: string): EthereumTransaction {
             ? legacyChainId * 2n + 35n + BigInt(yParity)
             : 27n + BigInt(yParity);
       const signed = [...body, canonical(v), canonical(toInteger(r)), canonical(toInteger(s))];
-      if (sidecars) return `0x${hexOf(prefixed(layout.prefix!, toRlp([signed, ...sidecars], "bytes")))}`;
+      if (sidecars) return `0x${hexOf(prefixed(layout.prefix!, viem().toRlp([signed, ...sidecars], "bytes")))}`;
       return `0x${hexOf(envelope(signed))}`;
     },
   };

@@ -1,7 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { hashTypedData, isAddress, type TypedDataDefinition } from "viem";
-import { hashAuthorization } from "viem/utils";
+import type { TypedDataDefinition } from "viem";
+import { viem, viemUtils } from "../chain-libraries.js";
 import type { Curve } from "../hd/derive.js";
 import { signEcdsa, signEd25519, signSchnorr, type RawSignature } from "./curves.js";
 import { decodeHex, SigningInputError } from "./errors.js";
@@ -74,11 +74,11 @@ function structuredDigest(payload: string, encoding: "PAYLOAD_ENCODING_EIP712" |
       if (typeof typed.primaryType !== "string" || typeof typed.types !== "object" || typed.types === null) {
         throw new SigningInputError("payload: EIP-712 typed data needs types and primaryType");
       }
-      return decodeHex(hashTypedData({ ...typed, domain: typed.domain ?? {} } as unknown as TypedDataDefinition), "payload");
+      return decodeHex(viem().hashTypedData({ ...typed, domain: typed.domain ?? {} } as unknown as TypedDataDefinition), "payload");
     }
     const authorization = parseJson(payload, "an EIP-7702 authorization {chainId, address, nonce}");
     const address = authorization.address ?? authorization.contractAddress;
-    if (typeof address !== "string" || !isAddress(address, { strict: false })) {
+    if (typeof address !== "string" || !viem().isAddress(address, { strict: false })) {
       throw new SigningInputError(
         `payload: EIP-7702 authorization address must be a 20-byte hex address, got ${JSON.stringify(address) ?? "nothing"}`,
       );
@@ -86,7 +86,10 @@ function structuredDigest(payload: string, encoding: "PAYLOAD_ENCODING_EIP712" |
     // viem types chainId and nonce as numbers but serializes bigints too (nonces may exceed 2^53).
     const chainId = integerField(authorization.chainId, "chainId");
     const nonce = integerField(authorization.nonce, "nonce");
-    return decodeHex(hashAuthorization({ chainId: chainId as unknown as number, address, nonce: nonce as unknown as number }), "payload");
+    return decodeHex(
+      viemUtils().hashAuthorization({ chainId: chainId as unknown as number, address, nonce: nonce as unknown as number }),
+      "payload",
+    );
   } catch (error) {
     if (error instanceof SigningInputError) throw error;
     throw new SigningInputError(`payload: ${(error as Error).message.split("\n")[0]}`);
@@ -97,10 +100,15 @@ function messageBytes(payload: string, encoding: PayloadEncoding): Uint8Array {
   return encoding === "PAYLOAD_ENCODING_TEXT_UTF8" ? new TextEncoder().encode(payload) : decodeHex(payload, "payload");
 }
 
+/** What a raw payload signs, once decoded and hashed: the bytes themselves (Ed25519) or a 32-byte digest. */
+export type RawPayloadMessage =
+  | { scheme: "ed25519"; bytes: Uint8Array }
+  | { scheme: "ecdsa"; curve: "CURVE_SECP256K1" | "CURVE_P256"; digest: Uint8Array }
+  | { scheme: "schnorr"; taproot: boolean; digest: Uint8Array };
+
 /**
- * Signs a raw payload as sign_raw_payload does: decode by `encoding`, hash by `hashFunction`, then
- * ECDSA (secp256k1, P-256) over the 32-byte digest, Ed25519 over the bytes themselves, or Schnorr
- * over the digest for secp256k1 keys named by a P2TR (tweaked) or Spark (untweaked) address.
+ * Decodes and hashes a raw payload as sign_raw_payload does, for a key of this curve (and address format),
+ * without a private key: every refusal of the input is raised here, and signing what it answers cannot fail.
  *
  * Combinations: Ed25519 takes HEXADECIMAL or TEXT_UTF8 with HASH_FUNCTION_NOT_APPLICABLE only (the
  * API: "must be set to HASH_FUNCTION_NOT_APPLICABLE for EdDSA/ed25519"); the other curves take
@@ -109,7 +117,12 @@ function messageBytes(payload: string, encoding: PayloadEncoding): Uint8Array {
  * @turnkey/ethers send) or KECCAK256 (the hash those rules end with) give that digest, never a
  * second hash; SHA256 is refused.
  */
-export function signRawPayload(key: SigningKey, payload: string, encoding: PayloadEncoding, hashFunction: HashFunction): RawSignature {
+export function rawPayloadMessage(
+  key: Pick<SigningKey, "curve" | "addressFormat">,
+  payload: string,
+  encoding: PayloadEncoding,
+  hashFunction: HashFunction,
+): RawPayloadMessage {
   if (key.curve === "CURVE_ED25519") {
     if (hashFunction !== "HASH_FUNCTION_NOT_APPLICABLE") {
       throw new SigningInputError(`hashFunction: ed25519 signs the payload itself; use HASH_FUNCTION_NOT_APPLICABLE, not ${hashFunction}`);
@@ -117,7 +130,7 @@ export function signRawPayload(key: SigningKey, payload: string, encoding: Paylo
     if (encoding === "PAYLOAD_ENCODING_EIP712" || encoding === "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION") {
       throw new SigningInputError(`encoding: ${encoding} is for secp256k1 (Ethereum) keys, not ed25519`);
     }
-    return signEd25519(messageBytes(payload, encoding), key.privateKey);
+    return { scheme: "ed25519", bytes: messageBytes(payload, encoding) };
   }
   if (hashFunction === "HASH_FUNCTION_NOT_APPLICABLE") {
     throw new SigningInputError(`hashFunction: HASH_FUNCTION_NOT_APPLICABLE is only for ed25519 keys; this key is ${key.curve}`);
@@ -136,6 +149,22 @@ export function signRawPayload(key: SigningKey, payload: string, encoding: Paylo
       throw new SigningInputError(`payload: HASH_FUNCTION_NO_OP needs a 32-byte digest, got ${digest.length} bytes`);
   }
   const schnorr = key.curve === "CURVE_SECP256K1" ? schnorrMode(key.addressFormat) : undefined;
-  if (schnorr) return signSchnorr(digest, key.privateKey, schnorr === "taproot");
-  return signEcdsa(key.curve, digest, key.privateKey);
+  if (schnorr) return { scheme: "schnorr", taproot: schnorr === "taproot", digest };
+  return { scheme: "ecdsa", curve: key.curve, digest };
+}
+
+/** Signs what rawPayloadMessage answered: ECDSA over the digest, Ed25519 over the bytes, or (P2TR / Spark) Schnorr. */
+export function signRawPayloadMessage(message: RawPayloadMessage, privateKey: Uint8Array): RawSignature {
+  if (message.scheme === "ed25519") return signEd25519(message.bytes, privateKey);
+  if (message.scheme === "schnorr") return signSchnorr(message.digest, privateKey, message.taproot);
+  return signEcdsa(message.curve, message.digest, privateKey);
+}
+
+/**
+ * Signs a raw payload as sign_raw_payload does: decode by `encoding`, hash by `hashFunction` (rawPayloadMessage),
+ * then ECDSA (secp256k1, P-256) over the 32-byte digest, Ed25519 over the bytes themselves, or Schnorr
+ * over the digest for secp256k1 keys named by a P2TR (tweaked) or Spark (untweaked) address.
+ */
+export function signRawPayload(key: SigningKey, payload: string, encoding: PayloadEncoding, hashFunction: HashFunction): RawSignature {
+  return signRawPayloadMessage(rawPayloadMessage(key, payload, encoding, hashFunction), key.privateKey);
 }

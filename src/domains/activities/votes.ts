@@ -102,11 +102,6 @@ export async function expireVotes(tx: Queryable, activityId: string): Promise<vo
   await tx.query("UPDATE votes SET expired = true WHERE activity_id = $1", [activityId]);
 }
 
-/** The user who submitted the activity: its first vote. */
-export async function requesterOf(db: Queryable, activityId: string): Promise<string> {
-  return (await submissionVoteOf(db, activityId)).user_id;
-}
-
 /** The activity's first vote, its submission: who submitted it, and with which credential. */
 export async function submissionVoteOf(db: Queryable, activityId: string): Promise<Pick<StoredVote, "user_id" | "credential">> {
   const [first] = await db.query<Pick<StoredVote, "user_id" | "credential">>(

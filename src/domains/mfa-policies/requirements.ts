@@ -13,6 +13,20 @@ import {
   type ProvingCredential,
 } from "./methods.js";
 import type { RequiredStep } from "../../records/mfa-policy.js";
+import type { UserRecord } from "../../records/user.js";
+
+/** What requirementsFor reads of an MFA policy, in evaluation order (a stored row, or the user's snapshot). */
+export type KnownMfaPolicy = Pick<MfaPolicyRow, "id" | "condition" | "required_methods">;
+
+/** A user's MFA policies as their record (the snapshot authentication read with the user) lists them, in order. */
+export function knownMfaPolicies(record: Pick<UserRecord, "mfaPolicies">): KnownMfaPolicy[] {
+  // The record's steps are the row's required_methods as stored (mfaPolicyRecord), typed by the API schema.
+  return record.mfaPolicies.map((p) => ({
+    id: p.mfaPolicyId,
+    condition: p.condition,
+    required_methods: p.requiredAuthenticationMethods as RequiredStep[],
+  }));
+}
 
 /** What one user must prove for one activity: a policy's steps as they were when the user first voted on it. */
 export interface MfaRequirement {
@@ -46,7 +60,7 @@ export interface MfaSubject {
  * included. A condition that could not be evaluated at all (out of budget, beyond the language's limits)
  * applies: that fails closed, requiring its steps.
  */
-function applies(policy: MfaPolicyRow, keywords: Record<string, Value>, now: Date, budget: Budget): boolean {
+function applies(policy: KnownMfaPolicy, keywords: Record<string, Value>, now: Date, budget: Budget): boolean {
   try {
     return evaluateExpression(compilePolicyExpression(policy.condition, "condition"), {
       keywords,
@@ -79,10 +93,16 @@ function changesOwnFactors(subject: MfaSubject, userId: string): boolean {
  * a factor on themselves (otherwise a stolen session would add an API key or passkey of the thief's and prove
  * with it the step it lacks). An MFA policy only ever adds requirements for its user.
  */
-export async function requirementsFor(db: Queryable, subject: MfaSubject, userId: string, now: Date): Promise<MfaRequirement[]> {
-  const policies = await mfaPoliciesOf(db, subject.organizationId, userId);
+export async function requirementsFor(
+  db: Queryable,
+  subject: MfaSubject,
+  userId: string,
+  now: Date,
+  known?: readonly KnownMfaPolicy[],
+): Promise<MfaRequirement[]> {
+  const policies: readonly KnownMfaPolicy[] = known ?? (await mfaPoliciesOf(db, subject.organizationId, userId));
   if (policies.length === 0) return [];
-  const requirement = (p: MfaPolicyRow): MfaRequirement => ({ userId, mfaPolicyId: p.id, steps: p.required_methods });
+  const requirement = (p: KnownMfaPolicy): MfaRequirement => ({ userId, mfaPolicyId: p.id, steps: p.required_methods });
   if (changesOwnFactors(subject, userId)) return policies.map(requirement);
   const keywords = await conditionKeywords(db, subject.organizationId, subject.definition, subject.params, subject.parsedTransactions);
   const budget = Budget.forDecision();

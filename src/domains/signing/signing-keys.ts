@@ -12,7 +12,7 @@ export type ResolvedKey = SigningKey & { publicKey: Uint8Array };
 /**
  * `signWith` names a private key id, a wallet account address or a private key address (tried in
  * that order, within the organization); the key is opened from its sealed form only here. `found` is the row
- * `validate` read at submission (see dryRunSigning): signing then follows at once, so it is not read again,
+ * `validate` read at submission (see checkSigningInput): signing then follows at once, so it is not read again,
  * and a key deleted meanwhile signs this one request as if it had arrived first. A deciding approval, which
  * runs long after, reads it in its transaction.
  */
@@ -36,7 +36,7 @@ interface SigningKeyRow {
   format: string | null;
 }
 
-/** The row dryRunSigning answers, told apart from anything else a `validate` may have answered. */
+/** The row checkSigningInput answers, told apart from anything else a `validate` may have answered. */
 class FoundSigningKey {
   constructor(readonly row: SigningKeyRow) {}
 }
@@ -63,29 +63,34 @@ async function findSigningKey(db: Queryable, organizationId: string, signWith: s
   return match;
 }
 
+/** The key signWith names as `validate` sees it: never its private key. */
+export type DescribedKey = Omit<ResolvedKey, "privateKey">;
+
 /**
- * For `validate`: runs `sign` on the key signWith names, described by its curve, public key and address
- * format but with a throwaway private key of that curve, so the input is checked (signWith, encoding,
- * payload, hash function, transaction) at submission without the real key being opened before the
- * decision. The throwaway signature is discarded; refusals are 400s naming the field. Answers the row found,
- * which `execute` passes back to resolveSigningKey.
+ * For `validate`: runs `check` on the key signWith names, described by its curve, public key and address
+ * format only, so the input is checked (signWith, encoding, payload, hash function, transaction) at
+ * submission without the real key being opened before the decision — parsed and hashed, not signed.
+ * Refusals are 400s naming the field. Answers the row found, which `execute` passes back to resolveSigningKey.
  */
-export async function dryRunSigning(
+export async function checkSigningInput(
   db: Queryable,
   organizationId: string,
   signWith: string,
-  sign: (key: ResolvedKey) => unknown,
+  check: (key: DescribedKey) => unknown,
 ): Promise<FoundSigningKey> {
   const row = await mustExist(findSigningKey(db, organizationId, signWith, "signWith"));
-  const curve = row.curve as Curve;
-  const key: ResolvedKey = {
-    curve,
-    privateKey: generatePrivateKey(curve),
+  const key: DescribedKey = {
+    curve: row.curve as Curve,
     publicKey: new Uint8Array(Buffer.from(row.public_key, "hex")),
     ...(row.format ? { addressFormat: row.format } : {}),
   };
-  signingInput(() => sign(key));
+  signingInput(() => check(key));
   return new FoundSigningKey(row);
+}
+
+/** A throwaway private key of the described key's curve, for checks that can only be made by signing. */
+export function withThrowawayKey(key: DescribedKey): ResolvedKey {
+  return { ...key, privateKey: generatePrivateKey(key.curve) };
 }
 
 function opened(

@@ -4,7 +4,7 @@ import { setImmediate } from "node:timers/promises";
 import { ADDRESS_FORMATS, AddressFormatError, curvesForAddressFormat, deriveAddress } from "../../crypto/addresses/index.js";
 import { deriveKey, type Curve } from "../../crypto/hd/derive.js";
 import { InvalidPathError, parsePath } from "../../crypto/hd/path.js";
-import { generateMnemonic, MNEMONIC_LENGTHS, parseWalletSecret, walletSeed, walletSeedAsync } from "../../crypto/mnemonic.js";
+import { generateMnemonic, MNEMONIC_LENGTHS, parseWalletSecret, walletSeedAsync } from "../../crypto/mnemonic.js";
 import { alreadyExists, invalidArgument, resourceExhausted } from "../../errors.js";
 import type { WalletRow } from "../../records/wallet.js";
 import type { Services } from "../../services.js";
@@ -199,10 +199,10 @@ export async function deriveAccounts(seed: Uint8Array, accounts: WalletAccountIn
   return derived;
 }
 
-/** The seed of a stored wallet, opened from its sealed secret. */
-export function openWalletSeed(services: Services, wallet: WalletRow): Uint8Array {
+/** The seed of a stored wallet, opened from its sealed secret (PBKDF2 on libuv's thread pool). */
+export async function openWalletSeed(services: Services, wallet: WalletRow): Promise<Uint8Array> {
   const secret = new TextDecoder().decode(services.kek.open(wallet.sealed_mnemonic, `wallet:${wallet.id}`));
-  return walletSeed(parseWalletSecret(secret));
+  return walletSeedAsync(parseWalletSecret(secret));
 }
 
 /** Stores accounts derived beforehand (`deriveAccounts`); with `persist` false they are only previewed. */

@@ -1,11 +1,12 @@
 import type { Principal } from "../../auth/principal.js";
 import { requireOrganization, type OrganizationRow } from "../../records/organization.js";
-import { approvalOf, requesterOf, votedCredential, type StoredVote } from "../../domains/activities/votes.js";
+import { approvalOf, submissionVoteOf, votedCredential, type StoredVote } from "../../domains/activities/votes.js";
 import type { ActivityRow } from "../../records/activity.js";
 import {
   progressOf,
   recordedRequirements,
   requirementsFor,
+  knownMfaPolicies,
   unsatisfiedUsers,
   type MfaRequirement,
 } from "../../domains/mfa-policies/requirements.js";
@@ -83,7 +84,10 @@ export async function decideSubmission(
   });
   if (decision.outcome === "deny") return { decision, requirements: [], velocity };
   const subject = { organizationId: organization.id, definition, params, parsedTransactions };
-  const requirements = await requirementsFor(db, subject, principal.user.id, now);
+  // The user's MFA policies came with the credential in authentication's statement (a snapshot of the user as the
+  // vote records them): read again only without one, or for a parent's user, whose policies are the parent's.
+  const known = principal.snapshot?.userId === principal.user.id && !principal.viaParent ? knownMfaPolicies(principal.snapshot) : undefined;
+  const requirements = await requirementsFor(db, subject, principal.user.id, now, known);
   const vote = { user_id: principal.user.id, selection: "VOTE_SELECTION_APPROVED", credential: approval.credential };
   return { decision: gate(decision, unsatisfiedUsers(progressOf(requirements, [vote], now)).size > 0), requirements, velocity };
 }
@@ -112,10 +116,11 @@ export async function decideOnVotes(
   now: Date,
   /** In the vote's transaction (the decision that counts): lock the velocity buckets the decision reads. */
   lockVelocity = false,
-): Promise<GatedDecision> {
+): Promise<GatedDecision & { submission: Pick<StoredVote, "user_id" | "credential"> }> {
   const { row, definition, params, organization, policies } = activity;
   const parsedTransactions = activity.parsedTransactions ?? new ParsedTransactions();
-  const requester = await requesterOf(db, row.id);
+  const submission = await submissionVoteOf(db, row.id);
+  const requester = submission.user_id;
   const recorded = await recordedRequirements(db, row.id);
   const requirements =
     voter.firstVote && !recorded.some((r) => r.userId === voter.userId)
@@ -141,7 +146,7 @@ export async function decideOnVotes(
     parsedTransactions,
     velocity: { ledger: velocity, lock: lockVelocity },
   });
-  return { decision: gate(decision, pending.has(requester)), requirements, velocity };
+  return { decision: gate(decision, pending.has(requester)), requirements, velocity, submission };
 }
 
 /**

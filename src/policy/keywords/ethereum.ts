@@ -1,4 +1,5 @@
-import { decodeFunctionData, toFunctionSelector, type Abi } from "viem";
+import type { Abi } from "viem";
+import { viem } from "../../crypto/chain-libraries.js";
 import type { EthereumTransaction } from "../../crypto/signing/ethereum-transaction.js";
 import type { Value } from "../language/index.js";
 
@@ -35,9 +36,10 @@ export function ethereumTransaction(tx: EthereumTransaction, from: string | unde
   };
   if (abi && data.length >= 10) {
     try {
-      const decoded = decodeFunctionData({ abi, data: data as `0x${string}` });
+      const decoded = viem().decodeFunctionData({ abi, data: data as `0x${string}` });
       const item = abi.find(
-        (entry) => entry.type === "function" && entry.name === decoded.functionName && toFunctionSelector(entry) === data.slice(0, 10),
+        (entry) =>
+          entry.type === "function" && entry.name === decoded.functionName && viem().toFunctionSelector(entry) === data.slice(0, 10),
       );
       const inputs = item && "inputs" in item ? item.inputs : [];
       record.function_name = decoded.functionName;

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, signRawPayload as sign } from "../../../crypto/signing/raw-payload.js";
+import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, rawPayloadMessage, signRawPayload as sign } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
-import { resolveSigningKey, signingInput, RawSignatureResult, dryRunSigning } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult, checkSigningInput } from "../signing-keys.js";
 
 export const signRawPayload = defineActivity({
   operation: "sign_raw_payload",
@@ -23,7 +23,7 @@ export const signRawPayload = defineActivity({
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
   async validate({ db, organization }, { signWith, payload, encoding, hashFunction }) {
-    return dryRunSigning(db, organization.id, signWith, (key) => sign(key, payload, encoding, hashFunction));
+    return checkSigningInput(db, organization.id, signWith, (key) => rawPayloadMessage(key, payload, encoding, hashFunction));
   },
   async execute({ tx, organization, services, validated }, { signWith, payload, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);

@@ -2,13 +2,15 @@ import { Type } from "@sinclair/typebox";
 import {
   HASH_FUNCTIONS,
   PAYLOAD_ENCODINGS,
-  signRawPayload,
+  rawPayloadMessage,
+  signRawPayloadMessage,
+  type SigningKey,
   type HashFunction,
   type PayloadEncoding,
 } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
-import { resolveSigningKey, signingInput, RawSignatureResult, dryRunSigning, type ResolvedKey } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult, checkSigningInput } from "../signing-keys.js";
 
 export const signRawPayloads = defineActivity({
   operation: "sign_raw_payloads",
@@ -29,18 +31,27 @@ export const signRawPayloads = defineActivity({
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
   async validate({ db, organization }, { signWith, payloads, encoding, hashFunction }) {
-    return dryRunSigning(db, organization.id, signWith, (key) => signAll(key, payloads, encoding, hashFunction));
+    return checkSigningInput(db, organization.id, signWith, (key) => messages(key, payloads, encoding, hashFunction));
   },
   async execute({ tx, organization, services, validated }, { signWith, payloads, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);
-    return { signatures: signingInput(() => signAll(key, payloads, encoding, hashFunction)) };
+    const signatures = signingInput(() => messages(key, payloads, encoding, hashFunction)).map((m) =>
+      signRawPayloadMessage(m, key.privateKey),
+    );
+    return { signatures };
   },
 });
 
-function signAll(key: ResolvedKey, payloads: string[], encoding: PayloadEncoding, hashFunction: HashFunction) {
+/** Each payload decoded and hashed (rawPayloadMessage), a refusal naming the payload's index. */
+function messages(
+  key: Pick<SigningKey, "curve" | "addressFormat">,
+  payloads: string[],
+  encoding: PayloadEncoding,
+  hashFunction: HashFunction,
+) {
   return payloads.map((payload, index) => {
     try {
-      return signRawPayload(key, payload, encoding, hashFunction);
+      return rawPayloadMessage(key, payload, encoding, hashFunction);
     } catch (error) {
       if (error instanceof Error) error.message = error.message.replace(/^payload:/, `payloads[${index}]:`);
       throw error;

@@ -38,7 +38,7 @@ export const createWalletAccounts = defineActivity({
     if (!wallet) return undefined;
     return {
       sealedMnemonic: wallet.sealed_mnemonic,
-      accounts: await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts"),
+      accounts: await deriveAccounts(await openWalletSeed(services, wallet), accounts, "accounts"),
     };
   },
   async execute({ tx, organization, now, services }, { walletId, accounts, persist }, prepared) {
@@ -47,7 +47,7 @@ export const createWalletAccounts = defineActivity({
     const derived =
       prepared?.sealedMnemonic === wallet.sealed_mnemonic
         ? prepared.accounts
-        : await deriveAccounts(openWalletSeed(services, wallet), accounts, "accounts");
+        : await deriveAccounts(await openWalletSeed(services, wallet), accounts, "accounts");
     const addresses = await insertWalletAccounts(
       tx,
       services,
