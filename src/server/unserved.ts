@@ -24,15 +24,10 @@ export const UNSERVED_FAMILIES = {
     title: "Fiat on-ramps",
     reason: "buying crypto with fiat needs accounts with payment providers (Coinbase, MoonPay and others) held by the hosted service",
   },
-  "gas-sponsorship": {
-    title: "Gas sponsorship",
-    reason:
-      "sponsored gas is paid by the hosted service's paymaster and metered by it; a self-hosted server pays no gas and connects to no chain",
-  },
   "sending-transactions": {
-    title: "Sending transactions (broadcast, nonces, status)",
+    title: "Sending transactions: the parts not yet served",
     reason:
-      "broadcasting needs a connection to each blockchain's nodes, which a self-hosted server does not make: sign with sign_transaction and broadcast the signed transaction through your own node",
+      "Strongroom sends EVM transactions (eth_send_transaction, eth_send_raw_transaction) on the chains configured in CHAIN_RPC_URLS; EIP-7702 undelegation goes through the hosted Gas Station delegate, and Solana sending is not served yet",
   },
   "chain-data": {
     title: "Balances, transaction history and supported assets",
@@ -110,12 +105,6 @@ export const UNSERVED_PATHS: Record<string, UnservedFamily> = {
   [submit("init_fiat_on_ramp")]: "fiat-on-ramp",
   [submit("update_fiat_on_ramp_credential")]: "fiat-on-ramp",
 
-  [query("get_gas_usage")]: "gas-sponsorship",
-
-  [query("get_nonces")]: "sending-transactions",
-  [query("get_send_transaction_status")]: "sending-transactions",
-  [submit("eth_send_raw_transaction")]: "sending-transactions",
-  [submit("eth_send_transaction")]: "sending-transactions",
   [submit("eth_undelegate_7702")]: "sending-transactions",
   [submit("sol_send_transaction")]: "sending-transactions",
 

@@ -1,0 +1,13 @@
+import type { Domain } from "../../operations/domain.js";
+import { getGasUsage } from "./query/get-gas-usage.js";
+import { getNonces } from "./query/get-nonces.js";
+import { getSendTransactionStatus } from "./query/get-send-transaction-status.js";
+import { ethSendRawTransaction } from "./submit/eth-send-raw-transaction.js";
+import { ethSendTransaction } from "./submit/eth-send-transaction.js";
+
+/** Sending transactions on the chains the operator configures, and tracking them (broadcaster.ts). */
+export const transactionsDomain: Domain = {
+  name: "transactions",
+  activities: [ethSendTransaction, ethSendRawTransaction],
+  queries: [getSendTransactionStatus, getNonces, getGasUsage],
+};
