@@ -1,3 +1,4 @@
+import { createSolanaRpc, isSolanaError, type Rpc, type SolanaRpcApi } from "@solana/kit";
 import { createPublicClient, fallback, http, type PublicClient } from "viem";
 import { CHAIN_RPC_URLS_SETTING, type ChainSettings } from "../config.js";
 import { ApiError, GrpcCode, invalidArgument } from "../errors.js";
@@ -9,16 +10,31 @@ export interface EvmChain {
   client: PublicClient;
 }
 
-/** One Solana cluster: its CAIP-2 id and its JSON-RPC URLs (tried in order). */
+/** One Solana cluster: its CAIP-2 id and @solana/kit clients of its JSON-RPC URLs, tried in order (`call`). */
 export interface SolanaChain {
   caip2: string;
-  urls: string[];
+  /** Runs `request` on the first URL whose node answers; a node that answered with an error is not asked again elsewhere. */
+  call<T>(request: (rpc: Rpc<SolanaRpcApi>) => Promise<T>): Promise<T>;
 }
 
-/**
- * The chains the operator configured (CHAIN_RPC_URLS, and EVM_RPC_URL whose chain id the node itself answers),
- * each opened once per process. A chain not configured is a 400 naming it and the setting.
- */
+/** The API's aliases and full-length genesis hashes of Solana clusters, normalized to CAIP-2's 32-character reference. */
+const SOLANA_ALIASES: Record<string, string> = {
+  "solana:mainnet": "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+  "solana:devnet": "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+  "solana:testnet": "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z",
+};
+
+export function normalizeSolanaCaip2(caip2: string): string {
+  const aliased = SOLANA_ALIASES[caip2] ?? caip2;
+  const match = /^solana:([1-9A-HJ-NP-Za-km-z]{32,44})$/.exec(aliased);
+  return match ? `solana:${match[1]!.slice(0, 32)}` : aliased;
+}
+
+/** A node that was not reached or did not answer (as opposed to one that answered with a JSON-RPC error: negative codes). */
+export function isUnreachable(error: unknown): boolean {
+  return !(isSolanaError(error) && (error.context as { __code: number }).__code < 0);
+}
+
 export class Chains {
   private readonly evmChains = new Map<string, EvmChain>();
   /** EVM_RPC_URL's chain, once its node has answered eth_chainId. */
@@ -70,12 +86,38 @@ export class Chains {
     throw this.notConfigured(caip2, field);
   }
 
-  /** The Solana cluster of a CAIP-2 id (`solana:<genesis hash prefix>`); a 400 naming the setting when it is not configured. */
+  /**
+   * The Solana cluster of a CAIP-2 id (`solana:<genesis hash prefix>`, or the API's aliases `solana:mainnet`,
+   * `solana:devnet`); a 400 naming the setting when it is not configured.
+   */
   solana(caip2: string, field = "caip2"): SolanaChain {
-    const urls = this.settings.rpcUrls[caip2];
-    if (!caip2.startsWith("solana:") || !urls) throw this.notConfigured(caip2, field);
-    return { caip2, urls };
+    const id = normalizeSolanaCaip2(caip2);
+    const known = this.solanaChains.get(id);
+    if (known) return known;
+    const urls = this.settings.rpcUrls[id];
+    if (!id.startsWith("solana:") || !urls) throw this.notConfigured(caip2, field);
+    const rpcs = urls.map((url) => createSolanaRpc(url));
+    const timeoutMs = this.settings.timeoutMs;
+    const chain: SolanaChain = {
+      caip2: id,
+      async call(request) {
+        let last: unknown;
+        for (const rpc of rpcs) {
+          try {
+            return await withTimeout(request(rpc), timeoutMs);
+          } catch (error) {
+            if (!isUnreachable(error)) throw error;
+            last = error;
+          }
+        }
+        throw last;
+      },
+    };
+    this.solanaChains.set(id, chain);
+    return chain;
   }
+
+  private readonly solanaChains = new Map<string, SolanaChain>();
 
   notConfigured(caip2: string, field = "caip2"): ApiError {
     const hint = this.settings.evmRpcUrl ? ` (EVM_RPC_URL serves ${this.evmChainOfUrl ?? "a chain not yet read"})` : "";
@@ -114,4 +156,12 @@ export class Chains {
       batch: { multicall: false },
     }) as PublicClient;
   }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -25,9 +25,9 @@ export const UNSERVED_FAMILIES = {
     reason: "buying crypto with fiat needs accounts with payment providers (Coinbase, MoonPay and others) held by the hosted service",
   },
   "sending-transactions": {
-    title: "Sending transactions: the parts not yet served",
+    title: "EIP-7702 undelegation",
     reason:
-      "Strongroom sends EVM transactions (eth_send_transaction, eth_send_raw_transaction) on the chains configured in CHAIN_RPC_URLS; EIP-7702 undelegation goes through the hosted Gas Station delegate, and Solana sending is not served yet",
+      "Strongroom sends EVM and Solana transactions on the chains configured in CHAIN_RPC_URLS; EIP-7702 undelegation goes through the hosted Gas Station delegate, which a self-hosted server does not run",
   },
   "chain-data": {
     title: "Balances, transaction history and supported assets",
@@ -106,7 +106,6 @@ export const UNSERVED_PATHS: Record<string, UnservedFamily> = {
   [submit("update_fiat_on_ramp_credential")]: "fiat-on-ramp",
 
   [submit("eth_undelegate_7702")]: "sending-transactions",
-  [submit("sol_send_transaction")]: "sending-transactions",
 
   [query("get_wallet_address_balances")]: "chain-data",
   [query("list_eth_transaction_history")]: "chain-data",

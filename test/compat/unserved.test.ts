@@ -57,7 +57,7 @@ describe("unserved paths over HTTP", () => {
       client.ethUndelegate7702({ from: "0x0000000000000000000000000000000000000000", caip2: "eip155:1" } as never),
     );
     expect(undelegate.code).toBe(12);
-    expect(undelegate.message).toContain("eth_undelegate_7702 is not available on a self-hosted Strongroom server: Sending transactions");
+    expect(undelegate.message).toContain("eth_undelegate_7702 is not available on a self-hosted Strongroom server: EIP-7702 undelegation");
     const balances = await refusal(
       client.getWalletAddressBalances({ address: "0x0000000000000000000000000000000000000000", caip2: "eip155:1" }),
     );

@@ -3,6 +3,7 @@ import type { Services } from "../../services.js";
 import { backoffMs } from "../webhooks/worker.js";
 import { stepEvmSend, type StepOutcome } from "./evm-broadcast.js";
 import { releaseNonce } from "./nonces.js";
+import { stepSolanaSend } from "./solana-broadcast.js";
 import { emitStatusUpdate } from "./status-events.js";
 
 /** Sends looked at per claim. */
@@ -31,6 +32,8 @@ async function claim(services: Services): Promise<SendTransactionRow[]> {
 
 async function step(services: Services, row: SendTransactionRow, now: Date): Promise<StepOutcome> {
   try {
+    if (row.family === "solana")
+      return await stepSolanaSend(services.chains.solana(row.chain), row, services.chains.settings.rebroadcastMs, now);
     return await stepEvmSend(await services.chains.evm(row.chain), services.db, row, services.chains.settings.rebroadcastMs, now);
   } catch (error) {
     // The chain is no longer configured, or its node could not even be identified: keep the send, say why.

@@ -4,10 +4,11 @@ import { getNonces } from "./query/get-nonces.js";
 import { getSendTransactionStatus } from "./query/get-send-transaction-status.js";
 import { ethSendRawTransaction } from "./submit/eth-send-raw-transaction.js";
 import { ethSendTransaction } from "./submit/eth-send-transaction.js";
+import { solSendTransaction } from "./submit/sol-send-transaction.js";
 
 /** Sending transactions on the chains the operator configures, and tracking them (broadcaster.ts). */
 export const transactionsDomain: Domain = {
   name: "transactions",
-  activities: [ethSendTransaction, ethSendRawTransaction],
+  activities: [ethSendTransaction, ethSendRawTransaction, solSendTransaction],
   queries: [getSendTransactionStatus, getNonces, getGasUsage],
 };
