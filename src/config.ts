@@ -121,6 +121,45 @@ export interface ChainSettings {
   pollIntervalMs: number;
   /** CHAIN_REBROADCAST_MS: a transaction not yet mined is sent again (the same signed bytes) after this long. */
   rebroadcastMs: number;
+  /** CHAIN_ASSETS: the tokens (and native-asset names) of each chain, for balances and the supported assets. */
+  assets: Record<string, AssetSetting[]>;
+}
+
+/** One asset of CHAIN_ASSETS: a token (`address`: an ERC-20 contract or an SPL mint), or without one, the chain's native asset. */
+export interface AssetSetting {
+  address?: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  logoUrl?: string;
+  stable?: boolean;
+}
+
+/** Parses CHAIN_ASSETS: a JSON object of CAIP-2 id → list of assets; throws naming what is wrong. */
+export function parseChainAssets(value: string | undefined): Record<string, AssetSetting[]> {
+  if (!value?.trim()) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error("CHAIN_ASSETS: not JSON (an object of CAIP-2 id -> [{address?, symbol, name, decimals}])");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("CHAIN_ASSETS: must be a JSON object keyed by CAIP-2 id");
+  for (const [caip2, list] of Object.entries(parsed)) {
+    if (!CAIP2_PATTERN.test(caip2)) throw new Error(`CHAIN_ASSETS: ${JSON.stringify(caip2)} is not a CAIP-2 id`);
+    if (!Array.isArray(list)) throw new Error(`CHAIN_ASSETS: ${caip2} must be a list of assets`);
+    for (const [i, asset] of (list as AssetSetting[]).entries()) {
+      const at = `CHAIN_ASSETS: ${caip2}[${i}]`;
+      if (typeof asset.symbol !== "string" || typeof asset.name !== "string") throw new Error(`${at} needs a symbol and a name`);
+      if (!Number.isInteger(asset.decimals) || asset.decimals < 0 || asset.decimals > 36)
+        throw new Error(`${at}: decimals must be an integer from 0 to 36`);
+      if (asset.address !== undefined && typeof asset.address !== "string") throw new Error(`${at}: address must be a string`);
+      if (caip2.startsWith("eip155:") && asset.address !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(asset.address))
+        throw new Error(`${at}: address must be an ERC-20 contract address (0x and 40 hex digits)`);
+    }
+  }
+  return parsed as Record<string, AssetSetting[]>;
 }
 
 export const CHAIN_RPC_URLS_SETTING = "CHAIN_RPC_URLS";
@@ -249,6 +288,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       timeoutMs: positive("CHAIN_RPC_TIMEOUT_MS", 10_000),
       pollIntervalMs: positive("CHAIN_BROADCAST_POLL_MS", 1000),
       rebroadcastMs: positive("CHAIN_REBROADCAST_MS", 15_000),
+      assets: parseChainAssets(env.CHAIN_ASSETS),
     },
     limits: {
       otpWrongGuessesPerContact: positive("OTP_WRONG_GUESSES_PER_CONTACT", 10),

@@ -22,6 +22,9 @@ export interface SendTransactionRow {
   error: TxError | null;
   block_number: string | null;
   block_hash: string | null;
+  /** When its block was made, and the fee it paid (atomic units of the native asset), once mined. */
+  block_timestamp: Date | null;
+  fee: string | null;
   attempts: number;
   last_error: string | null;
   broadcast_at: Date | null;

@@ -29,10 +29,6 @@ export const UNSERVED_FAMILIES = {
     reason:
       "Strongroom sends EVM and Solana transactions on the chains configured in CHAIN_RPC_URLS; EIP-7702 undelegation goes through the hosted Gas Station delegate, which a self-hosted server does not run",
   },
-  "chain-data": {
-    title: "Balances, transaction history and supported assets",
-    reason: "these come from the blockchain indexers the hosted service runs; a self-hosted server connects to no chain and indexes none",
-  },
   spark: {
     title: "Spark (Bitcoin layer 2)",
     reason: "Spark transfers and Lightning receives are co-signed (FROST) with the Spark operators the hosted service integrates with",
@@ -106,11 +102,6 @@ export const UNSERVED_PATHS: Record<string, UnservedFamily> = {
   [submit("update_fiat_on_ramp_credential")]: "fiat-on-ramp",
 
   [submit("eth_undelegate_7702")]: "sending-transactions",
-
-  [query("get_wallet_address_balances")]: "chain-data",
-  [query("list_eth_transaction_history")]: "chain-data",
-  [query("list_sol_transaction_history")]: "chain-data",
-  [query("list_supported_assets")]: "chain-data",
 
   [submit("spark_claim_transfer")]: "spark",
   [submit("spark_prepare_lightning_receive")]: "spark",

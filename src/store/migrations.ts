@@ -23,6 +23,7 @@ import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
 import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
 import { proofSweep } from "./migrations/0025-proof-sweep.js";
 import { sendTransactions } from "./migrations/0026-send-transactions.js";
+import { sentTransactionHistory } from "./migrations/0027-sent-transaction-history.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -56,6 +57,7 @@ export const migrations: Migration[] = [
   rateLimitSweep,
   proofSweep,
   sendTransactions,
+  sentTransactionHistory,
 ];
 
 /** The newest schema version this code knows. */

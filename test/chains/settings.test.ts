@@ -33,6 +33,7 @@ describe("CHAIN_RPC_URLS", () => {
       timeoutMs: 10_000,
       pollIntervalMs: 1000,
       rebroadcastMs: 5000,
+      assets: {},
     });
   });
 });

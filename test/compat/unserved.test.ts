@@ -58,10 +58,6 @@ describe("unserved paths over HTTP", () => {
     );
     expect(undelegate.code).toBe(12);
     expect(undelegate.message).toContain("eth_undelegate_7702 is not available on a self-hosted Strongroom server: EIP-7702 undelegation");
-    const balances = await refusal(
-      client.getWalletAddressBalances({ address: "0x0000000000000000000000000000000000000000", caip2: "eip155:1" }),
-    );
-    expect(balances.message).toContain("indexers");
   });
 
   it("leave a path that is neither served nor upstream a plain 404", async () => {

@@ -36,6 +36,7 @@ export async function startSolanaNode(): Promise<SolanaNode> {
   const base58 = getBase58Decoder();
   const handlers: Record<string, (params: unknown[]) => unknown> = {
     getLatestBlockhash: () => ({ context: { slot }, value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot + 150 } }),
+    getBlockTime: () => Number(svm.getClock().unixTimestamp),
     isBlockhashValid: ([hash]) => ({ context: { slot }, value: validBlockhashes.has(String(hash)) }),
     getBalance: ([address]) => ({ context: { slot }, value: Number(svm.getBalance(address as Address) ?? 0n) }),
     getSignatureStatuses: ([signatures]) => ({

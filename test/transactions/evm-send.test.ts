@@ -35,6 +35,7 @@ describe.skipIf(!anvilBinary.path)("sending EVM transactions to a real node (anv
     server = await startTestServer({
       env: {
         CHAIN_RPC_URLS: `${CAIP2}=${anvil.url}`,
+        CHAIN_ASSETS: JSON.stringify({ [CAIP2]: [{ address: TOKEN, symbol: "TKN", name: "Test token", decimals: 2 }] }),
         CHAIN_BROADCAST_POLL_MS: "50",
         STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1",
         STRONGROOM_WEBHOOK_POLL_MS: "20",
@@ -283,5 +284,54 @@ describe.skipIf(!anvilBinary.path)("sending EVM transactions to a real node (anv
     expect(await root().getGasUsage({})).toEqual({ windowDurationMinutes: 0, windowLimitUsd: "0", usageUsd: "0" });
     const gasStation = await refusal(root().getNonces({ address: from, caip2: CAIP2, gasStationNonce: true }));
     expect(gasStation.message).toContain("gasStationNonce:");
+  }, 120_000);
+  it("answers balances, supported assets and the history of what it sent, as the API shapes them", async () => {
+    expect((await root().listSupportedAssets({ caip2: CAIP2 })).assets).toEqual([
+      { caip19: `${CAIP2}/slip44:60`, symbol: "ETH", name: "Ether", decimals: 18 },
+      { caip19: `${CAIP2}/erc20:${TOKEN}`, symbol: "TKN", name: "Test token", decimals: 2 },
+    ]);
+    const balances = (await root().getWalletAddressBalances({ address: from, caip2: CAIP2 })).balances!;
+    const native = balances.find((b) => b.symbol === "ETH")!;
+    expect(BigInt(native.balance!)).toBe(await chain.getBalance({ address: from }));
+    const token = await chain.readContract({ address: TOKEN, abi: ERC20_ABI, functionName: "balanceOf", args: [from] });
+    expect(balances.find((b) => b.symbol === "TKN")).toEqual({
+      caip19: `${CAIP2}/erc20:${TOKEN}`,
+      symbol: "TKN",
+      name: "Test token",
+      decimals: 2,
+      balance: token.toString(),
+      display: { crypto: (Number(token) / 100).toString() },
+    });
+    const first = await root().listEthTransactionHistory({ address: from, caip2: CAIP2, paginationOptions: { limit: "3" } });
+    expect(first.transactions).toHaveLength(3);
+    expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    const blocks = first.transactions.map((t) => BigInt(t.block.number));
+    expect([...blocks].sort((a, b) => (a < b ? 1 : -1))).toEqual(blocks);
+    for (const item of first.transactions) {
+      const receipt = await chain.getTransactionReceipt({ hash: item.transactionHash as Hex });
+      expect(item).toMatchObject({
+        block: { number: receipt.blockNumber.toString(), hash: receipt.blockHash },
+        origin: "TURNKEY",
+        from: from.toLowerCase(),
+        fee: { amount: (receipt.gasUsed * receipt.effectiveGasPrice).toString(), caip19: `${CAIP2}/slip44:60` },
+        turnkey: { sponsored: false },
+      });
+    }
+    const next = await root().listEthTransactionHistory({
+      address: from,
+      caip2: CAIP2,
+      paginationOptions: { limit: "3", after: first.pageInfo!.endCursor! },
+    });
+    expect(next.transactions.map((t) => t.transactionHash)).not.toContain(first.transactions[2]!.transactionHash);
+    expect(BigInt(next.transactions[0]!.block.number)).toBeLessThanOrEqual(blocks[2]!);
+    // The ERC-20 transfer of the earlier test is there, decoded.
+    const all = await root().listEthTransactionHistory({ address: from, caip2: CAIP2, paginationOptions: { limit: "100" } });
+    expect(all.transactions.flatMap((t) => t.transfers)).toContainEqual({
+      direction: "OUT",
+      asset: { caip19: `${CAIP2}/erc20:${TOKEN}`, symbol: "TKN", name: "Test token", decimals: 2 },
+      amount: "250",
+      counterparty: RECIPIENT,
+      display: { crypto: "2.5" },
+    });
   }, 120_000);
 });

@@ -133,4 +133,33 @@ describe("sending Solana transactions to a real runtime (litesvm behind JSON-RPC
     );
     expect(notRequired.message).toContain("not one of the transaction's 1 required signers");
   }, 60_000);
+  it("answers the SOL balance and the history of what it sent, transfers decoded", async () => {
+    const balances = (await root().getWalletAddressBalances({ address: from, caip2: "solana:devnet" as never })).balances!;
+    expect(balances).toEqual([
+      {
+        caip19: `${DEVNET}/slip44:501`,
+        symbol: "SOL",
+        name: "Solana",
+        decimals: 9,
+        balance: balance(from).toString(),
+        display: expect.objectContaining({ crypto: expect.stringMatching(/^9\.99/) }),
+      },
+    ]);
+    const { transactions } = await root().listSolTransactionHistory({ address: from, caip2: DEVNET, paginationOptions: { limit: "10" } });
+    expect(transactions.length).toBeGreaterThanOrEqual(2);
+    expect(transactions[0]).toMatchObject({
+      origin: "TURNKEY",
+      status: "CONFIRMED",
+      feePayer: from,
+      signers: [{ address: from, writable: true }],
+      fee: { amount: "5000", caip19: `${DEVNET}/slip44:501` },
+    });
+    expect(transactions.flatMap((t) => t.transfers)).toContainEqual({
+      direction: "OUT",
+      asset: { caip19: `${DEVNET}/slip44:501`, symbol: "SOL", name: "Solana", decimals: 9 },
+      amount: "1000000",
+      counterparty: RECIPIENT,
+      display: { crypto: "0.001" },
+    });
+  }, 60_000);
 });

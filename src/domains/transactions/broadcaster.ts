@@ -92,9 +92,11 @@ async function record(services: Services, row: SendTransactionRow, outcome: Step
       }
       case "included":
         if (
-          await move("INCLUDED", "block_number = $5, block_hash = $6, last_error = NULL", [
+          await move("INCLUDED", "block_number = $5, block_hash = $6, block_timestamp = $7, fee = $8, last_error = NULL", [
             outcome.blockNumber.toString(),
-            outcome.blockHash,
+            outcome.blockHash || null,
+            outcome.blockTimestamp ?? null,
+            outcome.fee?.toString() ?? null,
           ])
         ) {
           // Mined before this process ever recorded a broadcast (it died in between): BROADCASTING still goes first.
@@ -104,10 +106,12 @@ async function record(services: Services, row: SendTransactionRow, outcome: Step
         break;
       case "failed":
         if (
-          await move("FAILED", "block_number = $5, block_hash = $6, error = $7", [
+          await move("FAILED", "block_number = $5, block_hash = $6, error = $7, block_timestamp = $8, fee = $9", [
             outcome.blockNumber?.toString() ?? null,
             outcome.blockHash ?? null,
             JSON.stringify(outcome.error),
+            outcome.blockTimestamp ?? null,
+            outcome.fee?.toString() ?? null,
           ])
         ) {
           if (outcome.mined && row.status === "INITIALIZED") queued += await emitStatusUpdate(tx, row, "BROADCASTING", {}, now);

@@ -15,9 +15,9 @@ import { revertChainOfTrace, revertEntry, type CallFrame } from "./revert.js";
 /** What one look at a send came to; the broadcaster records it. */
 export type StepOutcome =
   /** Mined and succeeded. */
-  | { kind: "included"; blockNumber: bigint; blockHash: string }
+  | { kind: "included"; blockNumber: bigint; blockHash: string; blockTimestamp?: Date; fee?: bigint }
   /** Mined and reverted, or never to be mined (its nonce went to another transaction, the node refuses it for good). */
-  | { kind: "failed"; error: TxError; blockNumber?: bigint; blockHash?: string; mined: boolean }
+  | { kind: "failed"; error: TxError; blockNumber?: bigint; blockHash?: string; blockTimestamp?: Date; fee?: bigint; mined: boolean }
   /** A node accepted it (or already had it): look again later. */
   | { kind: "broadcast" }
   /** Not mined yet, sent recently enough: look again later. */
@@ -106,7 +106,13 @@ async function revertChain(
 
 /** Mined: INCLUDED, or FAILED with the decoded revert (the block, nonce and gas are spent either way). */
 async function minedOutcome(chain: EvmChain, db: Queryable, row: SendTransactionRow, receipt: TransactionReceipt): Promise<StepOutcome> {
-  const block = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+  const mined = await chain.client.getBlock({ blockNumber: receipt.blockNumber }).catch(() => undefined);
+  const block = {
+    blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
+    fee: receipt.gasUsed * receipt.effectiveGasPrice,
+    ...(mined ? { blockTimestamp: new Date(Number(mined.timestamp) * 1000) } : {}),
+  };
   if (receipt.status === "success") return { kind: "included", ...block };
   const entries = await revertChain(chain, db, row, receipt);
   const innermost = entries[entries.length - 1]!;

@@ -36,17 +36,24 @@ export async function stepSolanaSend(chain: SolanaChain, row: SendTransactionRow
     const { value } = await chain.call((rpc) => rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send());
     const status = value[0];
     if (status && status.confirmationStatus !== "processed") {
+      const time = await chain.call((rpc) => rpc.getBlockTime(status.slot).send()).catch(() => null);
+      const mined = {
+        // The base fee: 5000 lamports per signature (a compute-budget priority fee is not counted).
+        fee: 5000n * BigInt(readSolanaWire(Buffer.from(row.signed_transaction, "base64").toString("hex")).requiredSigners.length),
+        ...(time !== null ? { blockTimestamp: new Date(Number(time) * 1000) } : {}),
+      };
       if (status.err)
         return {
           kind: "failed",
           mined: true,
           blockNumber: status.slot,
+          ...mined,
           error: {
             message: `The transaction failed on chain: ${json(status.err)}`,
             solana: { source: "execution", transactionErrorJson: json(status.err) },
           },
         };
-      return { kind: "included", blockNumber: status.slot, blockHash: "" };
+      return { kind: "included", blockNumber: status.slot, blockHash: "", ...mined };
     }
     if (status) return { kind: "waiting" };
     if (row.status === "BROADCASTING") {

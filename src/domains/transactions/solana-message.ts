@@ -87,3 +87,38 @@ export function unsignedSigners(wire: SolanaWire): string[] {
 
 /** The transaction's id: its first signature, base58. */
 export const firstSignature = (wire: SolanaWire) => base58.encode(wire.bytes.subarray(wire.slotsStart, wire.slotsStart + 64));
+
+/** The required signers with whether each is writable (the message header's read-only signed count). */
+export function signersOf(wire: SolanaWire): Array<{ address: string; writable: boolean }> {
+  const messageStart = wire.slotsStart + wire.requiredSigners.length * 64;
+  const header = (wire.bytes[messageStart] ?? 0) & 0x80 ? 1 : 0;
+  const readonlySigned = wire.bytes[messageStart + header + 1] ?? 0;
+  return wire.requiredSigners.map((address, i) => ({ address, writable: i < wire.requiredSigners.length - readonlySigned }));
+}
+
+/** The System program's Transfer instructions of the message (static account keys only): source, destination, lamports. */
+export function systemTransfers(wire: SolanaWire): Array<{ from: string; to: string; lamports: bigint }> {
+  const { bytes } = wire;
+  const messageStart = wire.slotsStart + wire.requiredSigners.length * 64;
+  const header = (bytes[messageStart] ?? 0) & 0x80 ? 1 : 0;
+  const keys = compactU16(bytes, messageStart + header + 3);
+  const key = (i: number) => (i < keys.value ? base58.encode(bytes.subarray(keys.next + i * 32, keys.next + (i + 1) * 32)) : undefined);
+  const transfers = [];
+  const at = compactU16(bytes, wire.blockhashOffset + 32);
+  let offset = at.next;
+  for (let n = 0; n < at.value; n++) {
+    const program = bytes[offset]!;
+    const accounts = compactU16(bytes, offset + 1);
+    const indexes = Array.from(bytes.subarray(accounts.next, accounts.next + accounts.value));
+    const data = compactU16(bytes, accounts.next + accounts.value);
+    const payload = bytes.subarray(data.next, data.next + data.value);
+    offset = data.next + data.value;
+    const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+    if (key(program) === "11111111111111111111111111111111" && payload.length === 12 && view.getUint32(0, true) === 2) {
+      const from = key(indexes[0] ?? 255);
+      const to = key(indexes[1] ?? 255);
+      if (from && to) transfers.push({ from, to, lamports: view.getBigUint64(4, true) });
+    }
+  }
+  return transfers;
+}
