@@ -13,7 +13,11 @@ const RECIPIENT = "0x5555555555555555555555555555555555555555";
 async function main() {
   if (!anvilBinary.path) throw new Error(`anvil is not available: ${anvilBinary.missing}`);
   const anvil = await startAnvil({ chainId: 84532 });
-  const strongroom = await startBuiltServerProcess({ CHAIN_RPC_URLS: `${CAIP2}=${anvil.url}`, CHAIN_BROADCAST_POLL_MS: "20" });
+  const strongroom = await startBuiltServerProcess({
+    CHAIN_RPC_URLS: `${CAIP2}=${anvil.url}`,
+    CHAIN_BROADCAST_POLL_MS: "20",
+    AUTH_PROXY_PORT: "off",
+  });
   try {
     const client = strongroom.client();
     const senders = 4;
