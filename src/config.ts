@@ -26,6 +26,7 @@ export interface Config {
   frameAncestors: string[];
   webhooks: WebhookSettings;
   evm: EvmSettings;
+  chains: ChainSettings;
   oauth: OAuthSettings;
   messaging: MessagingSettings;
   limits: LimitSettings;
@@ -101,6 +102,92 @@ export interface EvmSettings {
   pollIntervalMs: number;
   /** EVM_FINALITY_DEPTH: blocks after which a change counts as final; unset, the node's `finalized` block decides. */
   finalityDepth?: number;
+}
+
+/**
+ * The chains Strongroom sends on and reads balances from. CHAIN_RPC_URLS maps CAIP-2 ids to JSON-RPC endpoints,
+ * `<caip2>=<url>[,<url>...]`, entries separated by `;` or whitespace: several URLs for one chain are tried in
+ * order (failover). EVM_RPC_URL, when set, adds one EVM chain whose CAIP-2 id (`eip155:<chainId>`) is read from
+ * the node itself.
+ */
+export interface ChainSettings {
+  /** CHAIN_RPC_URLS, by CAIP-2 id. */
+  rpcUrls: Record<string, string[]>;
+  /** EVM_RPC_URL: one more EVM chain, whose id the node answers. */
+  evmRpcUrl?: string;
+  /** CHAIN_RPC_TIMEOUT_MS: how long one JSON-RPC call may take before the next URL (or a retry) is tried. */
+  timeoutMs: number;
+  /** CHAIN_BROADCAST_POLL_MS: how often the broadcaster looks at transactions not yet included. */
+  pollIntervalMs: number;
+  /** CHAIN_REBROADCAST_MS: a transaction not yet mined is sent again (the same signed bytes) after this long. */
+  rebroadcastMs: number;
+  /** CHAIN_ASSETS: the tokens (and native-asset names) of each chain, for balances and the supported assets. */
+  assets: Record<string, AssetSetting[]>;
+}
+
+/** One asset of CHAIN_ASSETS: a token (`address`: an ERC-20 contract or an SPL mint), or without one, the chain's native asset. */
+export interface AssetSetting {
+  address?: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  logoUrl?: string;
+  stable?: boolean;
+}
+
+/** Parses CHAIN_ASSETS: a JSON object of CAIP-2 id → list of assets; throws naming what is wrong. */
+export function parseChainAssets(value: string | undefined): Record<string, AssetSetting[]> {
+  if (!value?.trim()) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error("CHAIN_ASSETS: not JSON (an object of CAIP-2 id -> [{address?, symbol, name, decimals}])");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("CHAIN_ASSETS: must be a JSON object keyed by CAIP-2 id");
+  for (const [caip2, list] of Object.entries(parsed)) {
+    if (!CAIP2_PATTERN.test(caip2)) throw new Error(`CHAIN_ASSETS: ${JSON.stringify(caip2)} is not a CAIP-2 id`);
+    if (!Array.isArray(list)) throw new Error(`CHAIN_ASSETS: ${caip2} must be a list of assets`);
+    for (const [i, asset] of (list as AssetSetting[]).entries()) {
+      const at = `CHAIN_ASSETS: ${caip2}[${i}]`;
+      if (typeof asset.symbol !== "string" || typeof asset.name !== "string") throw new Error(`${at} needs a symbol and a name`);
+      if (!Number.isInteger(asset.decimals) || asset.decimals < 0 || asset.decimals > 36)
+        throw new Error(`${at}: decimals must be an integer from 0 to 36`);
+      if (asset.address !== undefined && typeof asset.address !== "string") throw new Error(`${at}: address must be a string`);
+      if (caip2.startsWith("eip155:") && asset.address !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(asset.address))
+        throw new Error(`${at}: address must be an ERC-20 contract address (0x and 40 hex digits)`);
+    }
+  }
+  return parsed as Record<string, AssetSetting[]>;
+}
+
+export const CHAIN_RPC_URLS_SETTING = "CHAIN_RPC_URLS";
+
+/** CAIP-2: a namespace and a reference (https://chainagnostic.org/CAIPs/caip-2). */
+export const CAIP2_PATTERN = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
+
+/** Parses CHAIN_RPC_URLS (see ChainSettings); throws naming the entry that is wrong. */
+export function parseChainRpcUrls(value: string | undefined): Record<string, string[]> {
+  const chains: Record<string, string[]> = {};
+  for (const entry of (value ?? "").split(/[;\s]+/).filter(Boolean)) {
+    const at = entry.indexOf("=");
+    const caip2 = at < 0 ? entry : entry.slice(0, at);
+    if (at < 0 || !CAIP2_PATTERN.test(caip2))
+      throw new Error(
+        `${CHAIN_RPC_URLS_SETTING}: ${JSON.stringify(entry)} is not <caip2>=<url>[,<url>...] (e.g. eip155:1=https://node.example)`,
+      );
+    const urls = entry
+      .slice(at + 1)
+      .split(",")
+      .filter(Boolean)
+      .map((url) => httpUrl(url, `${CHAIN_RPC_URLS_SETTING} (${caip2})`));
+    if (urls.length === 0) throw new Error(`${CHAIN_RPC_URLS_SETTING}: ${caip2} has no URL`);
+    if (!caip2.startsWith("eip155:") && !caip2.startsWith("solana:"))
+      throw new Error(`${CHAIN_RPC_URLS_SETTING}: ${caip2}: only eip155 (EVM) and solana chains can be configured`);
+    chains[caip2] = [...(chains[caip2] ?? []), ...urls];
+  }
+  return chains;
 }
 
 export interface WebhookSettings {
@@ -194,6 +281,14 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       rpcUrl: env.EVM_RPC_URL || undefined,
       pollIntervalMs: positive("EVM_POLL_MS", 2000),
       finalityDepth: env.EVM_FINALITY_DEPTH ? positive("EVM_FINALITY_DEPTH", 1) : undefined,
+    },
+    chains: {
+      rpcUrls: parseChainRpcUrls(env[CHAIN_RPC_URLS_SETTING]),
+      evmRpcUrl: env.EVM_RPC_URL ? httpUrl(env.EVM_RPC_URL, "EVM_RPC_URL") : undefined,
+      timeoutMs: positive("CHAIN_RPC_TIMEOUT_MS", 10_000),
+      pollIntervalMs: positive("CHAIN_BROADCAST_POLL_MS", 1000),
+      rebroadcastMs: positive("CHAIN_REBROADCAST_MS", 15_000),
+      assets: parseChainAssets(env.CHAIN_ASSETS),
     },
     limits: {
       otpWrongGuessesPerContact: positive("OTP_WRONG_GUESSES_PER_CONTACT", 10),

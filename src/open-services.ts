@@ -1,3 +1,4 @@
+import { Chains } from "./chains/chains.js";
 import type { Config } from "./config.js";
 import { createKeyEncryptionKey, loadOrCreateKeyFile, parseMasterKey } from "./crypto/key-encryption.js";
 import { loadOrCreateServerKey } from "./crypto/server-keys.js";
@@ -31,6 +32,8 @@ export async function openServices(config: Config, clock: () => Date = () => new
       limits: config.limits,
       messaging: openMessaging(config.messaging),
       oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" },
+      chains: new Chains(config.chains),
+      broadcaster: { wake: () => undefined },
       webhooks: { ...config.webhooks, signingKey, wake: () => undefined },
     };
   } catch (error) {

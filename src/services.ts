@@ -2,6 +2,7 @@ import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
 import type { ServerKey } from "./crypto/server-keys.js";
 import type { LimitSettings, OAuthSettings, WebhookSettings } from "./config.js";
 import type { Messaging } from "./messaging/index.js";
+import type { Chains } from "./chains/chains.js";
 import type { Database } from "./store/database.js";
 import type { StoreReport } from "./store/open.js";
 import type { Metrics } from "./metrics.js";
@@ -25,6 +26,10 @@ export interface Services {
   messaging: Messaging;
   /** OAuth 2.0 providers, accepted OIDC issuers, and `issuer`: Strongroom's own (set once it listens, if not configured). */
   oauth: OAuthSettings & { issuer: string };
+  /** The chains the operator configured (CHAIN_RPC_URLS, EVM_RPC_URL), for sending and reading. */
+  chains: Chains;
+  /** Tells the broadcaster that new sends were committed (no-op when none runs). */
+  broadcaster: { wake(): void };
   webhooks: WebhookSettings & {
     signingKey: WebhookSigningKey;
     /** Tells the delivery worker that new deliveries were committed (no-op when none runs). */

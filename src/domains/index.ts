@@ -14,6 +14,7 @@ import { sessionProfilesDomain } from "./session-profiles/index.js";
 import { sessionsDomain } from "./sessions/index.js";
 import { signingDomain } from "./signing/index.js";
 import { smartContractInterfacesDomain } from "./smart-contract-interfaces/index.js";
+import { transactionsDomain } from "./transactions/index.js";
 import { usersDomain } from "./users/index.js";
 import { velocityControlsDomain } from "./velocity-controls/index.js";
 import { walletsDomain } from "./wallets/index.js";
@@ -37,6 +38,7 @@ export const domains = [
   sessionsDomain,
   signingDomain,
   smartContractInterfacesDomain,
+  transactionsDomain,
   usersDomain,
   velocityControlsDomain,
   walletsDomain,

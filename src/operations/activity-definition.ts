@@ -215,9 +215,26 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
    * deciding approval, the activity's failure.
    */
   prepare?(services: Services, params: Static<S>, organization: OrganizationRow): Promise<P>;
+  /**
+   * Fields the server fills in for the request before the decision (a transaction's nonce, gas and fees, a
+   * Solana blockhash), read outside any transaction from a chain node and committed rows, so that policies decide
+   * on what will actually be sent. Its answer replaces the parameters for the decision and `execute` (the stored
+   * intent stays the body's own). It runs at submission after `validate`, again at each retry, and at a deciding
+   * approval; a refusal it throws (ApiError) is the request's. When `execute` finds that what it read no longer
+   * holds (another send took the nonce), it throws FilledFieldsChanged and the pipeline fills and decides again.
+   */
+  fill?(services: Services, params: Static<S>, organization: OrganizationRow): Promise<Record<string, unknown>>;
+  /**
+   * Earlier versions of this activity served at the same path (ACTIVITY_TYPE_ETH_SEND_TRANSACTION beside
+   * ..._V2): the body's `type` picks one. The registry lists only this, the upstream API's current version.
+   */
+  earlierVersions?: ActivityDefinition[];
   /** Runs inside the activity's transaction; throws ApiError for a business failure. `prepared` is what `prepare` answered. */
   execute(ctx: ActivityContext, params: Static<S>, prepared: P): Promise<Record<string, unknown>>;
 }
+
+/** Thrown by `execute` when what `fill` read no longer holds: the pipeline fills, decides and executes again. */
+export class FilledFieldsChanged extends Error {}
 
 export function defineActivity<S extends TObject, P = undefined>(definition: ActivityDefinition<S, P>): ActivityDefinition {
   return definition as unknown as ActivityDefinition;

@@ -17,7 +17,7 @@ import { requireOrganization } from "../records/organization.js";
 import { ApiError, failedPrecondition, GrpcCode, internalError, invalidArgument } from "../errors.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
-import type { ActivityDefinition } from "../operations/activity-definition.js";
+import { FilledFieldsChanged, type ActivityDefinition } from "../operations/activity-definition.js";
 import { activitiesByType } from "./registry.js";
 import { enforceSessionScope } from "../auth/session-scope.js";
 import { authenticateRequest } from "./steps/authenticate.js";
@@ -123,9 +123,14 @@ async function decidePrepareRecord(
   vote: VoteInput,
   claim: Claim | undefined,
 ): Promise<AfterCommitTask[]> {
-  const { definition, params, row } = activity;
+  const { definition, row } = activity;
   let prepared: Preparation = NOT_PREPARED;
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1, refills = 0; ; attempt++) {
+    // fill: what the server fills in (a nonce, fees) is read again now, as the chain is when the approval runs it.
+    const params =
+      definition.fill && selection === "VOTE_SELECTION_APPROVED"
+        ? await definition.fill(services, activity.params, await requireOrganization(services.db, row.organization_id))
+        : activity.params;
     if (definition.prepare && selection === "VOTE_SELECTION_APPROVED" && prepared === NOT_PREPARED) {
       // As it is now: an earlier vote, which this one may have waited for, may have decided it.
       const current = await currentActivity(services.db, row.id);
@@ -142,8 +147,12 @@ async function decidePrepareRecord(
       if (decision.outcome === "allow") prepared = await prepare(services, definition, params, organization, { atVote: true });
     }
     try {
-      return await recordVote(services, activity, selection, vote, prepared, claim);
+      return await recordVote(services, { ...activity, params }, selection, vote, prepared, claim);
     } catch (error) {
+      if (error instanceof FilledFieldsChanged && ++refills < 64) {
+        attempt--;
+        continue;
+      }
       if (!(error instanceof DecisionChanged)) throw error;
       if (attempt === 3)
         throw new ApiError(GrpcCode.UNAVAILABLE, "the activity's decision kept changing while this vote was cast; try again");

@@ -18,7 +18,9 @@ export const activityDefinitions: SubmitDefinition[] = domains.flatMap((d) => [.
 export const activitiesByOperation = new Map<string, SubmitDefinition>(activityDefinitions.map((d) => [d.operation, d]));
 
 /** The activities a stored activity's type names (votes are never stored as activities). */
-export const activitiesByType = new Map(domains.flatMap((d) => d.activities).map((d) => [d.type, d]));
+export const activitiesByType = new Map(
+  domains.flatMap((d) => d.activities).flatMap((d) => [d, ...(d.earlierVersions ?? [])].map((version) => [version.type, version] as const)),
+);
 
 /** Every query Strongroom serves, from the domains' indexes. */
 export const queryDefinitions: QueryDefinition[] = domains.flatMap((d) => d.queries).sort(byOperation);

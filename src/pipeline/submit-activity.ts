@@ -10,7 +10,7 @@ import {
 } from "../domains/activities/secret-fields.js";
 import { ApiError, GrpcCode, internalError } from "../errors.js";
 import type { Services } from "../services.js";
-import type { ActivityDefinition } from "../operations/activity-definition.js";
+import { FilledFieldsChanged, type ActivityDefinition } from "../operations/activity-definition.js";
 import { castVote, WAITING_STATUSES } from "./cast-vote.js";
 import { recordRequirements } from "../domains/mfa-policies/requirements.js";
 import { enforceSessionScope } from "../auth/session-scope.js";
@@ -33,6 +33,9 @@ interface Submission {
   definition: ActivityDefinition;
   parsed: ParsedRequest;
   caller: Caller;
+  /** The parameters as the body has them (checked against the schema). */
+  requested: Record<string, unknown>;
+  /** What the decision and execution read: the requested parameters, with what the definition's `fill` added. */
   params: Record<string, unknown>;
   vote: VoteInput;
   /** What the definition's `validate` answered. */
@@ -58,8 +61,9 @@ interface Submission {
  * approval. "decide" includes the requester's MFA: a matching MFA policy the submission's credential does not
  * satisfy keeps the activity in AUTHENTICATORS_NEEDED (src/domains/mfa-policies).
  */
-export async function submitActivity(services: Services, definition: ActivityDefinition, request: SignedRequest): Promise<ActivityOutcome> {
+export async function submitActivity(services: Services, route: ActivityDefinition, request: SignedRequest): Promise<ActivityOutcome> {
   const parsed = parseRequest(request.rawBody); // parse
+  const definition = route.earlierVersions?.find((d) => d.type === parsed.body.type) ?? route;
   const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" }); // authenticate
   checkTypeAndLiveness(definition, parsed.body, caller.now); // check type and liveness
   const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
@@ -71,7 +75,16 @@ export async function submitActivity(services: Services, definition: ActivityDef
     now: caller.now,
     onError: request.onError,
   };
-  const submission: Submission = { services, definition, parsed, caller, params, vote, parsedTransactions: new ParsedTransactions() };
+  const submission: Submission = {
+    services,
+    definition,
+    parsed,
+    caller,
+    requested: params,
+    params,
+    vote,
+    parsedTransactions: new ParsedTransactions(),
+  };
   try {
     assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
     submission.validated = await validateWithDefinition(services, definition, caller, params, submission.parsedTransactions); // validate: the definition's checks
@@ -86,18 +99,40 @@ export async function submitActivity(services: Services, definition: ActivityDef
 
 /** look up the fingerprint → decide → prepare → execute → persist → respond; again from "decide" when the decision changed. */
 async function decidePrepareExecute(submission: Submission): Promise<ActivityOutcome> {
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1, refills = 0; ; attempt++) {
+    await fill(submission);
     const { claim, prepared } = await decideThenPrepare(submission);
     try {
       return await executeAndPersist(submission, prepared, claim);
     } catch (error) {
       // A twin's activity won the insert (its decision did not need this preparation): it answers the body, not a refusal.
       await claim?.settle(error, prepared !== NOT_PREPARED && !(error instanceof AlreadySubmitted));
+      if (error instanceof FilledFieldsChanged) {
+        // Another send took what was filled (a nonce): fill again; each round, one of the racing sends goes through.
+        if (++refills === MAX_REFILLS)
+          throw new ApiError(GrpcCode.UNAVAILABLE, "too many concurrent sends from this address took the nonce filled in; try again");
+        attempt--;
+        continue;
+      }
       if (!(error instanceof DecisionChanged)) throw error;
       if (attempt === 3)
         throw new ApiError(GrpcCode.UNAVAILABLE, "the organization's policies changed while this activity was being decided; try again");
     }
   }
+}
+
+/** Concurrent sends from one address race for its next nonce; each round one wins, so this bounds the waiting line. */
+const MAX_REFILLS = 64;
+
+/**
+ * Step "fill" (definitions with `fill` only): the fields the server fills in before the decision, read from a chain
+ * node outside any transaction. A body submitted before is answered with its activity first, without asking a node.
+ */
+async function fill(submission: Submission): Promise<void> {
+  const { services, definition, parsed, caller, requested } = submission;
+  if (!definition.fill) return;
+  await refuseSameBody(services.db, parsed.fingerprint); // look up the fingerprint
+  submission.params = await definition.fill(services, requested, caller.organization);
 }
 
 /** The decision before preparing, and the preparation when it allows the activity (none without `prepare`). */

@@ -5,6 +5,7 @@ import { openServices } from "../open-services.js";
 import type { Services } from "../services.js";
 import { startBalanceWatcher } from "../domains/webhooks/balances.js";
 import { startDeliveryWorker } from "../domains/webhooks/worker.js";
+import { startBroadcaster } from "../domains/transactions/broadcaster.js";
 import { periodicSweep } from "../rate-limits/sweep.js";
 import { buildAuthProxyApp } from "../auth-proxy/server.js";
 import { buildApp } from "./app.js";
@@ -121,6 +122,11 @@ export async function startServer(
     periodicSweep(services),
   ]);
   services.webhooks.wake = worker.wake;
+  // Every process sends and tracks queued transactions (claimed with SKIP LOCKED), whenever a chain is configured.
+  const broadcaster = services.chains.anyConfigured
+    ? startBroadcaster(services, (error) => app.log.error({ err: error }, "transaction broadcaster"))
+    : undefined;
+  if (broadcaster) services.broadcaster.wake = broadcaster.wake;
   const watcher = config.evm.rpcUrl
     ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher"))
     : undefined;
@@ -152,6 +158,7 @@ export async function startServer(
         ]);
         await metricsServer?.close();
         await watcher?.stop();
+        await broadcaster?.stop();
         await worker.stop();
         await services.db.close();
         logShutdown(app.log, services, Date.now() - startedAt);

@@ -26,19 +26,10 @@ export const UNSERVED_FAMILIES = {
     title: "Fiat on-ramps",
     reason: "buying crypto with fiat needs accounts with payment providers (Coinbase, MoonPay and others) held by the hosted service",
   },
-  "gas-sponsorship": {
-    title: "Gas sponsorship",
-    reason:
-      "sponsored gas is paid by the hosted service's paymaster and metered by it; a self-hosted server pays no gas and connects to no chain",
-  },
   "sending-transactions": {
-    title: "Sending transactions (broadcast, nonces, status)",
+    title: "EIP-7702 undelegation",
     reason:
-      "broadcasting needs a connection to each blockchain's nodes, which a self-hosted server does not make: sign with sign_transaction and broadcast the signed transaction through your own node",
-  },
-  "chain-data": {
-    title: "Balances, transaction history and supported assets",
-    reason: "these come from the blockchain indexers the hosted service runs; a self-hosted server connects to no chain and indexes none",
+      "Strongroom sends EVM and Solana transactions on the chains configured in CHAIN_RPC_URLS; EIP-7702 undelegation goes through the hosted Gas Station delegate, which a self-hosted server does not run",
   },
   spark: {
     title: "Spark (Bitcoin layer 2)",
@@ -117,19 +108,7 @@ export const UNSERVED_PATHS: Record<string, UnservedFamily> = {
   [submit("init_fiat_on_ramp")]: "fiat-on-ramp",
   [submit("update_fiat_on_ramp_credential")]: "fiat-on-ramp",
 
-  [query("get_gas_usage")]: "gas-sponsorship",
-
-  [query("get_nonces")]: "sending-transactions",
-  [query("get_send_transaction_status")]: "sending-transactions",
-  [submit("eth_send_raw_transaction")]: "sending-transactions",
-  [submit("eth_send_transaction")]: "sending-transactions",
   [submit("eth_undelegate_7702")]: "sending-transactions",
-  [submit("sol_send_transaction")]: "sending-transactions",
-
-  [query("get_wallet_address_balances")]: "chain-data",
-  [query("list_eth_transaction_history")]: "chain-data",
-  [query("list_sol_transaction_history")]: "chain-data",
-  [query("list_supported_assets")]: "chain-data",
 
   [submit("spark_claim_transfer")]: "spark",
   [submit("spark_prepare_lightning_receive")]: "spark",

@@ -22,6 +22,8 @@ import { boundProofs } from "./migrations/0021-bound-proofs.js";
 import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
 import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
 import { proofSweep } from "./migrations/0025-proof-sweep.js";
+import { sendTransactions } from "./migrations/0026-send-transactions.js";
+import { sentTransactionHistory } from "./migrations/0027-sent-transaction-history.js";
 import { velocityControls } from "./migrations/0028-velocity-controls.js";
 import type { Migration } from "./migrations/migration.js";
 
@@ -55,6 +57,8 @@ export const migrations: Migration[] = [
   spentOidcTokens,
   rateLimitSweep,
   proofSweep,
+  sendTransactions,
+  sentTransactionHistory,
   velocityControls,
 ];
 

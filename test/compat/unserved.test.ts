@@ -55,13 +55,11 @@ describe("unserved paths over HTTP", () => {
 
   it("reach the SDK as a TurnkeyRequestError with the precise message", async () => {
     const client = server.client();
-    const nonces = await refusal(client.getNonces({ address: "0x0000000000000000000000000000000000000000", caip2: "eip155:1" }));
-    expect(nonces.code).toBe(12);
-    expect(nonces.message).toContain("get_nonces is not available on a self-hosted Strongroom server: Sending transactions");
-    const balances = await refusal(
-      client.getWalletAddressBalances({ address: "0x0000000000000000000000000000000000000000", caip2: "eip155:1" }),
+    const undelegate = await refusal(
+      client.ethUndelegate7702({ from: "0x0000000000000000000000000000000000000000", caip2: "eip155:1" } as never),
     );
-    expect(balances.message).toContain("indexers");
+    expect(undelegate.code).toBe(12);
+    expect(undelegate.message).toContain("eth_undelegate_7702 is not available on a self-hosted Strongroom server: EIP-7702 undelegation");
   });
 
   it("answer every path of @turnkey/http 6.6.0's client: none is an unknown operation", async () => {

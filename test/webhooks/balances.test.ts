@@ -139,6 +139,14 @@ describe("balance webhooks from a watched EVM chain", () => {
       const perKey = new Map<string, number>();
       for (const e of events()) perKey.set(e.msg.idempotencyKey, (perKey.get(e.msg.idempotencyKey) ?? 0) + 1);
       expect([...perKey.values()].every((n) => n === 1)).toBe(true);
+
+      // What the watcher saw is the address's history too (not sent through Strongroom: origin EXTERNAL).
+      const { transactions } = await server.client().listEthTransactionHistory({ address: addresses[0]!, caip2: "eip155:31337" as never });
+      expect(transactions.map((t) => [t.transactionHash, t.origin, t.transfers[0]!.direction, t.transfers[0]!.amount])).toEqual([
+        [withdrawal, "EXTERNAL", "OUT", "5000"],
+        [deposit, "EXTERNAL", "IN", "1000000000000000000"],
+      ]);
+      expect(transactions[1]!.transfers[0]!.counterparty.toLowerCase()).toBe(funder!.toLowerCase());
     } finally {
       await receiver.close();
     }

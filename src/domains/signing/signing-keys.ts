@@ -122,3 +122,17 @@ export function signingInput<T>(sign: () => T): T {
 
 /** One signature as sign_raw_payload(s) answer it: hex r and s, and the recovery id v. */
 export const RawSignatureResult = Type.Object({ r: Type.String(), s: Type.String(), v: Type.String() });
+
+/**
+ * For `validate` of activities that name their signer by address (`from`): the key's curve and address format,
+ * without opening it; a 404 naming the field when the organization has no such account or key address.
+ */
+export async function describeSigningKey(
+  db: Queryable,
+  organizationId: string,
+  address: string,
+  field: string,
+): Promise<{ curve: Curve; addressFormat?: string }> {
+  const row = await mustExist(findSigningKey(db, organizationId, address, field));
+  return { curve: row.curve as Curve, ...(row.format ? { addressFormat: row.format } : {}) };
+}

@@ -1,16 +1,23 @@
 /**
  * Subscription filters (`filtersJson`). The API leaves their shape open; Strongroom's is:
  * ACTIVITY_UPDATES `{"activityTypes": [...], "activityStatuses": [...]}` and balance updates
- * `{"addresses": [...], "networks": ["eip155:1", ...]}` — every key optional, each a list of strings;
+ * `{"addresses": [...], "networks": ["eip155:1", ...]}`, transaction status updates `{"networks": [...],
+ * "statuses": ["INCLUDED", "FAILED", ...]}` — every key optional, each a list of strings;
  * an event passes when every given list contains its value.
  */
-export const EVENT_TYPES = ["ACTIVITY_UPDATES", "BALANCE_CONFIRMED_UPDATES", "BALANCE_FINALIZED_UPDATES"] as const;
+export const EVENT_TYPES = [
+  "ACTIVITY_UPDATES",
+  "BALANCE_CONFIRMED_UPDATES",
+  "BALANCE_FINALIZED_UPDATES",
+  "SEND_TRANSACTION_STATUS_UPDATES",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const FILTER_KEYS: Record<EventType, string[]> = {
   ACTIVITY_UPDATES: ["activityTypes", "activityStatuses"],
   BALANCE_CONFIRMED_UPDATES: ["addresses", "networks"],
   BALANCE_FINALIZED_UPDATES: ["addresses", "networks"],
+  SEND_TRANSACTION_STATUS_UPDATES: ["networks", "statuses"],
 };
 
 export type Filters = Record<string, string[]>;
@@ -41,6 +48,7 @@ export function passes(filters: Filters, facts: Record<string, string>): boolean
     activityStatuses: "activityStatus",
     addresses: "address",
     networks: "network",
+    statuses: "status",
   };
   return Object.entries(filters).every(([key, list]) => {
     const fact = facts[keyOf[key]!];

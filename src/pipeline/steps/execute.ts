@@ -6,7 +6,7 @@ import { alreadyExists, ApiError, GrpcCode, internalError } from "../../errors.j
 import type { Decision } from "../../policy/decision.js";
 import type { Services } from "../../services.js";
 import { isRetryableConflict, isStalePlan, isUniqueViolation, type Queryable } from "../../store/database.js";
-import type { ActivityDefinition } from "../../operations/activity-definition.js";
+import { FilledFieldsChanged, type ActivityDefinition } from "../../operations/activity-definition.js";
 import { PreparationFailed } from "./prepare.js";
 
 export type AfterCommitTask = () => Promise<void>;
@@ -110,6 +110,8 @@ export async function runHandler(
     if (badInput === "refuse" && error instanceof ApiError && error.code === GrpcCode.INVALID_ARGUMENT) throw error;
     // A deadlock, serialization failure or stale plan is the store's, not the activity's: the transaction is retried.
     if (isRetryableConflict(error) || isStalePlan(error)) throw error;
+    // What `fill` read before the decision no longer holds: the pipeline fills and decides again.
+    if (error instanceof FilledFieldsChanged) throw error;
     let failure = failureOf(error);
     if (!failure) {
       onError(error);

@@ -14,7 +14,8 @@ export const createWebhookEndpoint = defineActivity({
   resultKey: "createWebhookEndpointResult",
   result: Type.Object({ endpointId: Type.String(), webhookEndpoint: WebhookEndpointRecord }),
   sdkMethod: "createWebhookEndpoint",
-  summary: "Register a webhook endpoint with its subscriptions (ACTIVITY_UPDATES, BALANCE_CONFIRMED_UPDATES, BALANCE_FINALIZED_UPDATES)",
+  summary:
+    "Register a webhook endpoint with its subscriptions (ACTIVITY_UPDATES, BALANCE_CONFIRMED_UPDATES, BALANCE_FINALIZED_UPDATES, SEND_TRANSACTION_STATUS_UPDATES)",
   resource: "WEBHOOK_ENDPOINT",
   action: "CREATE",
   parameters: Type.Object({
