@@ -3,7 +3,7 @@ import { signSolanaTransaction } from "../../crypto/signing/solana.js";
 import type { ActivityContext } from "../../operations/activity-definition.js";
 import { insertSendTransaction } from "../../records/send-transaction.js";
 import type { Services } from "../../services.js";
-import { dryRunSigning, resolveSigningKey, signingInput } from "../signing/signing-keys.js";
+import { checkSigningInput, resolveSigningKey, signingInput, withThrowawayKey } from "../signing/signing-keys.js";
 import { firstSignature, readSolanaWire, unsignedSigners, withBlockhash } from "./solana-message.js";
 
 /** What a sol_send_transaction asks for, either version: its signers in order. */
@@ -30,9 +30,10 @@ export async function validateSolanaSend(services: Services, organizationId: str
   services.chains.solana(request.caip2);
   const wire = readSolanaWire(request.unsignedTransaction);
   for (const [i, signer] of request.signers.entries()) {
-    await dryRunSigning(services.db, organizationId, signer, (key) =>
-      signSolanaTransaction(request.unsignedTransaction, key.privateKey, key.publicKey),
-    ).catch((error: unknown) => {
+    await checkSigningInput(services.db, organizationId, signer, (key) => {
+      const throwaway = withThrowawayKey(key);
+      return signSolanaTransaction(request.unsignedTransaction, throwaway.privateKey, throwaway.publicKey);
+    }).catch((error: unknown) => {
       if (error instanceof ApiError && request.signersField !== "signWith")
         throw new ApiError(error.code, error.message.replace(/^signWith:/, `${request.signersField}[${i}]:`), error.turnkeyErrorCode);
       throw error;
