@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { retried, TransactionAborted, type Database } from "./database.js";
+import { asUnavailable, retried, TransactionAborted, type Database } from "./database.js";
 import { inOneWrite } from "./pg-internals.js";
+import { connectWaiting, CONNECT_TIMEOUT_MS, describePostgres } from "./postgres-wait.js";
 
 /**
  * Every statement runs as a named prepared statement: each pooled connection parses and plans it once
@@ -37,6 +38,10 @@ export interface PostgresOptions {
   poolSize?: number;
   /** DATABASE_SCHEMA: where Strongroom's tables live; unset, `strongroom` (or `public` for a store created there before). */
   schema?: string;
+  /** DATABASE_WAIT_SECONDS, in ms: how long the first connection waits for an unavailable PostgreSQL (default 0). */
+  waitMs?: number;
+  /** Told what the first connection waits for, each time it tries again. */
+  onWait?: (message: string) => void;
 }
 
 export interface PostgresDatabase extends Database {
@@ -72,8 +77,22 @@ async function chooseSchema(client: pg.ClientBase, configured: string | undefine
 }
 
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<PostgresDatabase> {
-  const setup = new pg.Client({ connectionString });
-  await setup.connect();
+  const setup = await connectWaiting(
+    async () => {
+      const client = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+      client.on("error", () => undefined);
+      try {
+        await client.connect();
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      return client;
+    },
+    describePostgres(connectionString),
+    options.waitMs ?? 0,
+    options.onWait ?? (() => undefined),
+  );
   let chosen: { schema: string; warnings: string[] };
   try {
     chosen = await chooseSchema(setup, options.schema);
@@ -86,12 +105,16 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   const pool = new pg.Pool({
     connectionString,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     pipeline: true,
     options: `-c search_path=${chosen.schema}`,
   } as pg.PoolConfig);
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
+  // A client checked out when its server goes away (shut down, failed over) emits "error" too: unheard, that
+  // would end the process. Its query in flight fails, the transaction releases it broken, the pool replaces it.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const client = await pool.connect();
   client.release();
 
@@ -102,8 +125,10 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     kind: "postgres",
     schema: chosen.schema,
     warnings: chosen.warnings,
-    query: (sql, params) => retried(() => run(pool, sql, params), renamePlans),
-    exec: async (sql) => void (await pool.query(sql)),
+    // While PostgreSQL is unreachable every call fails with DatabaseUnavailable (the API's 503); the pool
+    // connects again by itself once it is back.
+    query: <Row>(sql: string, params?: unknown[]) => retried(() => run<Row>(pool, sql, params), renamePlans).catch(asUnavailable),
+    exec: async (sql) => void (await pool.query(sql).catch(asUnavailable)),
     transaction(work) {
       let broken = false;
       const attempt = async () => {
@@ -141,7 +166,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
           conn.release(broken);
         }
       };
-      return retried(attempt, renamePlans, () => !broken);
+      return retried(attempt, renamePlans, () => !broken).catch(asUnavailable);
     },
     close: () => pool.end(),
   };
