@@ -3,49 +3,10 @@ import { Writable } from "node:stream";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
-import { initRoot, type RootCredentials } from "../helpers/cluster.js";
-import { activityBody, p256Stamp, post } from "../helpers/requests.js";
+import { initRoot } from "../helpers/cluster.js";
+import { p256Stamp, post } from "../helpers/requests.js";
+import { steadyLoad, UNAVAILABLE } from "../helpers/steady-load.js";
 import { throwawayPostgres, throwawayPostgresAvailable, type ThrowawayCluster } from "../helpers/throwaway-postgres.js";
-
-const UNAVAILABLE = { code: 14, message: "the database is unavailable; retry shortly", details: [] };
-
-/** Signed requests in a loop, counting answers by status, until stopped; wallets whose creation answered 200. */
-function steadyLoad(server: RunningServer, root: RootCredentials) {
-  const statuses = new Map<number, number>();
-  const bodies503: unknown[] = [];
-  const created: string[] = [];
-  let stopped = false;
-  let n = 0;
-  const signed = (path: string, body: string) =>
-    post(`${server.url}${path}`, body, { "X-Stamp": p256Stamp(body, root.apiPublicKey, root.apiPrivateKey) });
-  const loop = async () => {
-    while (!stopped) {
-      const walletName = `outage ${n++}`;
-      const answer =
-        n % 2 === 0
-          ? await signed("/public/v1/query/whoami", JSON.stringify({ organizationId: root.organizationId }))
-          : await signed(
-              "/public/v1/submit/create_wallet",
-              activityBody("ACTIVITY_TYPE_CREATE_WALLET", root.organizationId, { walletName, accounts: [] }),
-            );
-      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      if (answer.status === 503) bodies503.push(answer.json);
-      if (answer.status === 200 && answer.json.activity) created.push(walletName);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  const loops = Promise.all([loop(), loop(), loop()]);
-  return {
-    statuses,
-    bodies503,
-    created,
-    count: (status: number) => statuses.get(status) ?? 0,
-    async stop() {
-      stopped = true;
-      await loops;
-    },
-  };
-}
 
 describe.runIf(throwawayPostgresAvailable)("PostgreSQL unavailable", () => {
   let pg: (ThrowawayCluster & { removeAll(): void }) | undefined;
