@@ -45,6 +45,10 @@ export function drainOnClose(app: FastifyInstance): Draining {
       const deadline = startedAt + drainMs;
       const idleGraceEnds = startedAt + Math.min(IDLE_GRACE_MS, drainMs);
       stopping = true;
+      // Connections the kernel completed but the process has not accepted yet are reset when the listener
+      // closes: close it right after a poll of the event loop, which accepts every one pending (their requests
+      // get answers, with Connection: close), so that only one arriving in that instant can be.
+      await new Promise((resolve) => setImmediate(resolve));
       // http.Server's own close() would also cut idle keep-alive connections at once: close the listener only.
       if (app.server.listening) NetServer.prototype.close.call(app.server);
       for (const response of answering) if (!response.headersSent) response.setHeader("connection", "close");
