@@ -93,9 +93,12 @@ export async function startServer(
     throw error;
   }
   // The delivery worker's loop also prunes budget events no window counts any more.
-  const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"), [
-    periodicSweep(services),
-  ]);
+  // While the database is unavailable the workers fail each round: one line saying so, not a stack each time.
+  const workerFailed = (what: string) => (error: unknown) =>
+    error instanceof Error && error.name === "DatabaseUnavailable"
+      ? app.log.warn(`${what}: ${error.message}`)
+      : app.log.error({ err: error }, what);
+  const worker = startDeliveryWorker(services, workerFailed("webhook delivery worker"), [periodicSweep(services)]);
   services.webhooks.wake = worker.wake;
   const watcher = config.evm.rpcUrl
     ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher"))
