@@ -101,7 +101,8 @@ const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "25006"]);
 /** Whether an error says the database cannot be reached or cannot serve now, rather than anything about the work. */
 export function isConnectionFailure(error: unknown): boolean {
   const code = sqlState(error);
-  if (code !== undefined && (CONNECTION_ERRORS.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))) return true;
+  // (An ApiError thrown through a transaction has a numeric code.)
+  if (typeof code === "string" && (CONNECTION_ERRORS.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))) return true;
   return (
     error instanceof Error &&
     /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed)/.test(
