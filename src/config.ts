@@ -11,6 +11,8 @@ export interface Config {
   databaseUrl?: string;
   /** DATABASE_SCHEMA: the PostgreSQL schema of Strongroom's tables (default `strongroom`, created when missing). */
   databaseSchema?: string;
+  /** DATABASE_WAIT_SECONDS, in ms: how long a start waits for an unavailable PostgreSQL (default 60 s). */
+  databaseWaitMs: number;
   /** PGLITE_SHARED_BUFFERS: the embedded store's buffer pool, e.g. 16MB (the default) or 128MB. */
   pgliteSharedBuffers?: string;
   /** METRICS_PORT: serve Prometheus metrics at /metrics on this port (same host); unset, no metrics endpoint. */
@@ -251,6 +253,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
     return value;
   };
+  const waitSeconds = Number(env.DATABASE_WAIT_SECONDS ?? 60);
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 0)
+    throw new Error("DATABASE_WAIT_SECONDS must be a whole number of seconds (0: do not wait)");
   const errorMessages = (env.STRONGROOM_ERROR_MESSAGES || "explained") as ErrorMessageStyle;
   if (!ERROR_MESSAGE_STYLES.includes(errorMessages))
     throw new Error(`STRONGROOM_ERROR_MESSAGES must be ${ERROR_MESSAGE_STYLES.join(" or ")}, not ${JSON.stringify(errorMessages)}`);
@@ -266,6 +271,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     authProxyPort,
     databaseUrl,
     databaseSchema,
+    databaseWaitMs: waitSeconds * 1000,
     pgliteSharedBuffers: env.PGLITE_SHARED_BUFFERS || undefined,
     metricsPort,
     masterKey,

@@ -263,6 +263,13 @@ export function errorReply(error: unknown, style: ErrorMessageStyle = "explained
       explanation: body.message,
     };
   }
+  // store/database.ts's DatabaseUnavailable, known by name: the store sits beside this module, not below it.
+  if (error instanceof Error && error.name === "DatabaseUnavailable") {
+    return {
+      status: 503,
+      body: new ApiError(GrpcCode.UNAVAILABLE, "the database is unavailable; retry shortly", undefined, [], 503).toBody(),
+    };
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
     return {

@@ -9,10 +9,16 @@ import { createMetrics } from "./metrics.js";
 import { loadOrCreateWebhookKey } from "./crypto/webhook-signing-key.js";
 
 /** Opens the store and loads (or creates) the key-encryption key and the server's own keys. */
-export async function openServices(config: Config, clock: () => Date = () => new Date()): Promise<Services> {
+export async function openServices(
+  config: Config,
+  clock: () => Date = () => new Date(),
+  onWait: (message: string) => void = (message) => process.stderr.write(`strongroom: ${message}\n`),
+): Promise<Services> {
   const { db, report } = await openStoreReporting({
     databaseUrl: config.databaseUrl,
     databaseSchema: config.databaseSchema,
+    databaseWaitMs: config.databaseWaitMs,
+    onWait,
     dataDir: config.dataDir,
     pgliteSharedBuffers: config.pgliteSharedBuffers,
   });

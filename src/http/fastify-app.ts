@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { DestinationStream } from "pino";
 import { ApiError, errorReply, EXPLANATION_HEADER, GrpcCode, notFound, type ErrorBody, type ErrorMessageStyle } from "../errors.js";
 
 /** What both HTTP servers, the API's and the auth proxy's, are configured with. */
@@ -6,7 +7,7 @@ export interface HttpAppOptions {
   logLevel?: string;
   bodyLimitBytes?: number;
   /** Where logs go (stdout by default). */
-  logStream?: NodeJS.WritableStream;
+  logStream?: DestinationStream;
   /** Addresses or CIDRs of proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
   trustProxy?: string[];
   /** STRONGROOM_ERROR_MESSAGES: how error bodies are worded. */

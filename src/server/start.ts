@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
+import pino, { type DestinationStream } from "pino";
 import type { Config } from "../config.js";
-import { ApiError, GrpcCode } from "../errors.js";
 import { openServices } from "../open-services.js";
 import type { Services } from "../services.js";
 import { startBalanceWatcher } from "../domains/webhooks/balances.js";
@@ -9,6 +9,7 @@ import { startBroadcaster } from "../domains/transactions/broadcaster.js";
 import { periodicSweep } from "../rate-limits/sweep.js";
 import { buildAuthProxyApp } from "../auth-proxy/server.js";
 import { buildApp } from "./app.js";
+import { drainOnClose } from "./drain.js";
 import { serveMetrics, type MetricsServer } from "./serve-metrics.js";
 import { logShutdown, logStartup } from "./startup-log.js";
 
@@ -21,8 +22,9 @@ export interface RunningServer {
   /** http://host:port/metrics when METRICS_PORT is set. */
   metricsUrl?: string;
   /**
-   * Stops taking requests (late ones get a 503 UNAVAILABLE in the API's error shape), waits for those in
-   * flight (at most `drainMs`), closes the ports, stops the workers and closes the store (its lock released).
+   * Stops accepting connections, answers the requests read and those arriving on open connections (each
+   * answer closing its connection), closes connections as they fall idle (at most `drainMs`, then cuts what is
+   * left: drain.ts), stops the workers and closes the store (its lock released).
    */
   close(): Promise<void>;
 }
@@ -44,43 +46,17 @@ function portInUse(error: unknown, host: string, port: number, flag: string): Er
   return new Error(`${host}:${port} is already in use: choose another port with ${flag}`);
 }
 
-/**
- * Counts the requests in flight, and answers every request that arrives once stopping began with 503
- * UNAVAILABLE in the API's error shape (closing its connection): while requests drain, the port stays
- * open, so late callers get an answer they can act on rather than a refused connection.
- */
-function trackRequests(app: FastifyInstance, stopping: () => boolean): { inFlight: () => number } {
-  let inFlight = 0;
-  app.addHook("onRequest", async (request, reply) => {
-    if (stopping()) {
-      const error = new ApiError(GrpcCode.UNAVAILABLE, "the server is shutting down; retry against a running instance", undefined, [], 503);
-      return reply.status(503).header("connection", "close").send(error.toBody());
-    }
-    inFlight++;
-    reply.raw.once("close", () => inFlight--);
-    request.raw.once("error", () => undefined);
-  });
-  return { inFlight: () => inFlight };
-}
-
-/** Waits for the requests in flight (at most `drainMs`), then closes, cutting what is left. */
-async function drainAndClose(app: FastifyInstance, inFlight: () => number, drainMs: number): Promise<void> {
-  const deadline = Date.now() + drainMs;
-  while (inFlight() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  app.server.closeAllConnections();
-  await app.close();
-}
-
 /** Opens storage and keys, then serves HTTP until closed. */
 export async function startServer(
   config: Config,
   clock?: () => Date,
-  logStream?: NodeJS.WritableStream,
+  logStream?: DestinationStream,
   options: StartOptions = {},
 ): Promise<RunningServer> {
-  const services = await openServices(config, clock);
+  // Before the app (and its logger) exists, waiting for the database is logged on the same stream.
+  const startLog = pino({ level: config.logLevel }, logStream ?? pino.destination({ fd: 1, sync: true }));
+  const services = await openServices(config, clock, (message) => startLog.warn(message));
   options.adjustServices?.(services);
-  let stopping = false;
   const appOptions = {
     logLevel: config.logLevel,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -90,10 +66,10 @@ export async function startServer(
     ...(logStream ? { logStream } : {}),
   };
   const app = await buildApp(services, appOptions);
-  const appRequests = trackRequests(app, () => stopping);
+  const appDraining = drainOnClose(app);
   await options.extend?.(app, services);
   const proxy = config.authProxyPort === undefined ? undefined : await buildAuthProxyApp(services, appOptions);
-  const proxyRequests = proxy ? trackRequests(proxy, () => stopping) : undefined;
+  const proxyDraining = proxy ? drainOnClose(proxy) : undefined;
   let metricsServer: MetricsServer | undefined;
   try {
     await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
@@ -118,9 +94,12 @@ export async function startServer(
     throw error;
   }
   // The delivery worker's loop also prunes budget events no window counts any more.
-  const worker = startDeliveryWorker(services, (error) => app.log.error({ err: error }, "webhook delivery worker"), [
-    periodicSweep(services),
-  ]);
+  // While the database is unavailable the workers fail each round: one line saying so, not a stack each time.
+  const workerFailed = (what: string) => (error: unknown) =>
+    error instanceof Error && error.name === "DatabaseUnavailable"
+      ? app.log.warn(`${what}: ${error.message}`)
+      : app.log.error({ err: error }, what);
+  const worker = startDeliveryWorker(services, workerFailed("webhook delivery worker"), [periodicSweep(services)]);
   services.webhooks.wake = worker.wake;
   // Every process sends and tracks queued transactions (claimed with SKIP LOCKED), whenever a chain is configured.
   const broadcaster = services.chains.anyConfigured
@@ -151,11 +130,7 @@ export async function startServer(
     ...urls,
     close() {
       closed ??= (async () => {
-        stopping = true;
-        await Promise.all([
-          drainAndClose(app, appRequests.inFlight, drainMs),
-          proxy && proxyRequests ? drainAndClose(proxy, proxyRequests.inFlight, drainMs) : undefined,
-        ]);
+        await Promise.all([appDraining.drainAndClose(drainMs), proxyDraining?.drainAndClose(drainMs)]);
         await metricsServer?.close();
         await watcher?.stop();
         await broadcaster?.stop();

@@ -79,3 +79,50 @@ export async function retried<T>(attempt: () => Promise<T>, renamePlans: () => v
     }
   }
 }
+
+/** Node's errors for a connection that could not be made or was lost. */
+const CONNECTION_ERRORS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+/**
+ * SQLSTATEs of a server that cannot serve now: shutting down (57P01, 57P02), starting or recovering (57P03), a
+ * standby (25006: read-only, as the old primary's address answers after a failover); class 08, connection
+ * exceptions.
+ */
+const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "25006"]);
+
+/** Whether an error says the database cannot be reached or cannot serve now, rather than anything about the work. */
+export function isConnectionFailure(error: unknown): boolean {
+  const code = sqlState(error);
+  // (An ApiError thrown through a transaction has a numeric code.)
+  if (typeof code === "string" && (CONNECTION_ERRORS.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08"))) return true;
+  return (
+    error instanceof Error &&
+    /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed)/.test(
+      error.message,
+    )
+  );
+}
+
+/**
+ * The database could not be reached or could not serve (see isConnectionFailure): the API answers 503
+ * UNAVAILABLE, and the same request may be sent again once it is back (a body sent again answers its activity).
+ */
+export class DatabaseUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`the database is unavailable (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    this.name = "DatabaseUnavailable";
+  }
+}
+
+/** Rethrows a connection failure as DatabaseUnavailable, anything else as it is. */
+export function asUnavailable(error: unknown): never {
+  throw isConnectionFailure(error) ? new DatabaseUnavailable(error) : error;
+}

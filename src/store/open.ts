@@ -2,6 +2,7 @@ import type { Database } from "./database.js";
 import { migrate, type Migration } from "./migrations.js";
 import { openPglite } from "./pglite.js";
 import { openPostgres } from "./postgres.js";
+import { describePostgres } from "./postgres-wait.js";
 
 export interface StoreOptions {
   databaseUrl?: string;
@@ -10,6 +11,10 @@ export interface StoreOptions {
   dataDir: string;
   /** PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (default 16MB). */
   pgliteSharedBuffers?: string;
+  /** DATABASE_WAIT_SECONDS, in ms: how long to wait for an unavailable PostgreSQL at start (default 0). */
+  databaseWaitMs?: number;
+  /** Told what the start waits for, each time it tries again. */
+  onWait?: (message: string) => void;
 }
 
 /** What was opened, for the start-up log: never the database URL's password. */
@@ -25,14 +30,15 @@ export interface StoreReport {
   warnings: string[];
 }
 
-function postgresLocation(databaseUrl: string): string {
-  const url = new URL(databaseUrl);
-  return `${url.hostname}${url.port ? `:${url.port}` : ""}${url.pathname}`;
-}
-
 /** Opens PostgreSQL when a URL is given, the embedded PGlite store otherwise, and migrates it. */
 export async function openStoreReporting(options: StoreOptions): Promise<{ db: Database; report: StoreReport }> {
-  const postgres = options.databaseUrl ? await openPostgres(options.databaseUrl, { schema: options.databaseSchema }) : undefined;
+  const postgres = options.databaseUrl
+    ? await openPostgres(options.databaseUrl, {
+        schema: options.databaseSchema,
+        ...(options.databaseWaitMs !== undefined ? { waitMs: options.databaseWaitMs } : {}),
+        ...(options.onWait ? { onWait: options.onWait } : {}),
+      })
+    : undefined;
   const db = postgres ?? (await openPglite(options.dataDir, { sharedBuffers: options.pgliteSharedBuffers }));
   try {
     const migrated = await migrate(db);
@@ -40,7 +46,7 @@ export async function openStoreReporting(options: StoreOptions): Promise<{ db: D
       db,
       report: {
         kind: db.kind,
-        location: options.databaseUrl ? postgresLocation(options.databaseUrl) : options.dataDir,
+        location: options.databaseUrl ? describePostgres(options.databaseUrl) : options.dataDir,
         ...(postgres ? { schema: postgres.schema } : {}),
         schemaVersion: migrated.version,
         applied: migrated.applied,

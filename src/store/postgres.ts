@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { retried, TransactionAborted, type Database } from "./database.js";
+import { asUnavailable, isConnectionFailure, retried, TransactionAborted, type Database } from "./database.js";
 import { inOneWrite } from "./pg-internals.js";
+import { findServer, parseHosts } from "./postgres-hosts.js";
+import { connectWaiting, CONNECT_TIMEOUT_MS, describePostgres } from "./postgres-wait.js";
 
 /**
  * Every statement runs as a named prepared statement: each pooled connection parses and plans it once
@@ -37,6 +39,10 @@ export interface PostgresOptions {
   poolSize?: number;
   /** DATABASE_SCHEMA: where Strongroom's tables live; unset, `strongroom` (or `public` for a store created there before). */
   schema?: string;
+  /** DATABASE_WAIT_SECONDS, in ms: how long the first connection waits for an unavailable PostgreSQL (default 0). */
+  waitMs?: number;
+  /** Told what the first connection waits for, each time it tries again. */
+  onWait?: (message: string) => void;
 }
 
 export interface PostgresDatabase extends Database {
@@ -75,8 +81,14 @@ async function chooseSchema(client: pg.ClientBase, configured: string | undefine
 const SAVEPOINT = /^SAVEPOINT [a-z_]+$/;
 
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<PostgresDatabase> {
-  const setup = new pg.Client({ connectionString });
-  await setup.connect();
+  const hosts = parseHosts(connectionString);
+  const found = await connectWaiting(
+    () => findServer(hosts),
+    describePostgres(connectionString),
+    options.waitMs ?? 0,
+    options.onWait ?? (() => undefined),
+  );
+  const setup = found.client;
   let chosen: { schema: string; warnings: string[] };
   try {
     chosen = await chooseSchema(setup, options.schema);
@@ -86,17 +98,48 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   // Pipeline mode: a statement issued before the previous one answered is written at once, so a
   // transaction's BEGIN travels with its first statement instead of costing a round trip of its own.
   // The search_path is a startup parameter of every connection: no statement of Strongroom's names a schema.
-  const pool = new pg.Pool({
-    connectionString,
-    max: options.poolSize ?? 10,
-    pipeline: true,
-    options: `-c search_path=${chosen.schema}`,
-  } as pg.PoolConfig);
-  pool.on("error", () => {
-    // An idle client lost its connection; the pool replaces it on next use.
-  });
-  const client = await pool.connect();
+  const openPool = (target: string) => {
+    const pool = new pg.Pool({
+      connectionString: target,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      pipeline: true,
+      options: `-c search_path=${chosen.schema}`,
+    } as pg.PoolConfig);
+    pool.on("error", () => {
+      // An idle client lost its connection; the pool replaces it on next use.
+    });
+    // A client checked out when its server goes away (shut down, failed over) emits "error" too: unheard, that
+    // would end the process. Its query in flight fails, the transaction releases it broken, the pool replaces it.
+    pool.on("connect", (client) => client.on("error", () => undefined));
+    return pool;
+  };
+  let current = { target: found.target, pool: openPool(found.target) };
+  const client = await current.pool.connect();
   client.release();
+
+  // With several hosts, a connection failure looks again (at most once a second) for the server to use: after
+  // a failover, the promoted standby; requests answer 503 until it is found.
+  let looking: Promise<void> | undefined;
+  let lastLook = 0;
+  const lookAgain = () => {
+    if (hosts.targets.length < 2 || looking || Date.now() - lastLook < 1000) return;
+    lastLook = Date.now();
+    looking = findServer(hosts)
+      .then(async ({ target, client: probe }) => {
+        await probe.end();
+        if (target === current.target) return;
+        const previous = current.pool;
+        current = { target, pool: openPool(target) };
+        void previous.end().catch(() => undefined);
+      })
+      .catch(() => undefined)
+      .finally(() => (looking = undefined));
+  };
+  const unavailable = (error: unknown): never => {
+    if (isConnectionFailure(error)) lookAgain();
+    return asUnavailable(error);
+  };
 
   const run = async <Row>(q: pg.PoolClient | pg.Pool, sql: string, params?: unknown[]) =>
     (await q.query({ name: statementName(sql), text: sql, values: params ?? [] } as pg.QueryConfig)).rows as Row[];
@@ -105,12 +148,14 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     kind: "postgres",
     schema: chosen.schema,
     warnings: chosen.warnings,
-    query: (sql, params) => retried(() => run(pool, sql, params), renamePlans),
-    exec: async (sql) => void (await pool.query(sql)),
+    // While PostgreSQL is unreachable every call fails with DatabaseUnavailable (the API's 503); the pool
+    // connects again by itself once it is back.
+    query: <Row>(sql: string, params?: unknown[]) => retried(() => run<Row>(current.pool, sql, params), renamePlans).catch(unavailable),
+    exec: async (sql) => void (await current.pool.query(sql).catch(unavailable)),
     transaction(work) {
       let broken = false;
       const attempt = async () => {
-        const conn = await pool.connect();
+        const conn = await current.pool.connect();
         // BEGIN, and a SAVEPOINT, are not awaited (their answers are checked before COMMIT): each leaves in the
         // same socket write as the transaction's next statement, which spares a write and a wake-up of the
         // server process per statement. They can only fail in a transaction already aborted, as the next would.
@@ -160,8 +205,11 @@ export async function openPostgres(connectionString: string, options: PostgresOp
           conn.release(broken);
         }
       };
-      return retried(attempt, renamePlans, () => !broken);
+      return retried(attempt, renamePlans, () => !broken).catch(unavailable);
     },
-    close: () => pool.end(),
+    async close() {
+      await looking;
+      await current.pool.end();
+    },
   };
 }

@@ -1,20 +1,35 @@
 import { Command, Option } from "commander";
 import { resolveConfig, type ConfigFlags } from "../../config.js";
+import { standardOutputLog, type LogDestination } from "../../http/log-destination.js";
 import { startServer, type RunningServer } from "../../server/start.js";
 import { fail, withCommonOptions } from "../common-options.js";
 
-/** SIGTERM and SIGINT drain and stop the server, then exit 0; a second signal exits at once. */
-export function stopOnSignals(close: () => Promise<void>, log: (message: string) => void): void {
+/** How long the log's last lines may take to be written out before the process exits anyway. */
+const LOG_FINISH_MS = 2000;
+
+/**
+ * SIGTERM and SIGINT drain and stop the server, then exit 0; a second signal exits at once. With `logs`, the
+ * log is finished (at most LOG_FINISH_MS) before exiting, and abandoned on a second signal, so no exit ever
+ * waits on whoever reads the output.
+ */
+export function stopOnSignals(close: () => Promise<void>, log: (message: string) => void, logs?: LogDestination): void {
   let stopping = false;
+  const exit = async (code: number) => {
+    await logs?.finish(LOG_FINISH_MS);
+    process.exit(code);
+  };
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
+    if (stopping) {
+      logs?.abandon();
+      process.exit(1);
+    }
     stopping = true;
     log(`${signal}: finishing requests in flight, then stopping`);
     close().then(
-      () => process.exit(0),
+      () => exit(0),
       (error: unknown) => {
         process.stderr.write(`strongroom: while stopping: ${(error as Error).message}\n`);
-        process.exit(1);
+        return exit(1);
       },
     );
   };
@@ -38,14 +53,19 @@ export function serveCommand(): Command {
       new Option("--metrics-port <port>", "serve Prometheus metrics at /metrics on this port (off by default)").env("METRICS_PORT"),
     )
     .action(async (flags: ConfigFlags) => {
+      // A reader of standard error that went away must not turn a message into an uncaught EPIPE.
+      process.stderr.on("error", () => undefined);
+      const logs = standardOutputLog();
       try {
-        const server = await startServer(resolveConfig(flags));
+        const server = await startServer(resolveConfig(flags), undefined, logs.stream);
         stopOnSignals(
           () => server.close(),
           (message) => server.app.log.info(message),
+          logs,
         );
         await warnWithoutOrganization(server);
       } catch (error) {
+        await logs.finish(LOG_FINISH_MS);
         fail(error);
       }
     });
