@@ -22,6 +22,7 @@ import { boundProofs } from "./migrations/0021-bound-proofs.js";
 import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
 import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
 import { proofSweep } from "./migrations/0025-proof-sweep.js";
+import { claimHolders } from "./migrations/0031-claim-holders.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -54,6 +55,7 @@ export const migrations: Migration[] = [
   spentOidcTokens,
   rateLimitSweep,
   proofSweep,
+  claimHolders,
 ];
 
 /** The newest schema version this code knows. */

@@ -7,6 +7,7 @@ import { acquireDataDirLock } from "./data-dir-lock.js";
 import { migrate } from "./migrations.js";
 import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
 import { migratedTemplate } from "./pglite-template.js";
+import { PROCESS_SESSION_NAME } from "./process-session.js";
 
 /** Statement texts are fixed in the code; the cap only guards against one built from input. */
 const MAX_NAMED_STATEMENTS = 2000;
@@ -99,6 +100,8 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
     }
   }
   try {
+    // Who holds an activity's claim (src/pipeline/steps/claim.ts): after a crash, the next process's session has another name.
+    await db.query("SELECT set_config('application_name', $1, false)", [PROCESS_SESSION_NAME]);
     return wrap(db, releaseLock);
   } catch (error) {
     await db.close();

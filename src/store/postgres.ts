@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { retried, TransactionAborted, type Database } from "./database.js";
 import { inOneWrite } from "./pg-internals.js";
+import { PROCESS_SESSION_NAME } from "./process-session.js";
 
 /**
  * Every statement runs as a named prepared statement: each pooled connection parses and plans it once
@@ -88,6 +89,8 @@ export async function openPostgres(connectionString: string, options: PostgresOp
     max: options.poolSize ?? 10,
     pipeline: true,
     options: `-c search_path=${chosen.schema}`,
+    // Who holds an activity's claim (src/pipeline/steps/claim.ts); an application_name in DATABASE_URL takes precedence.
+    application_name: PROCESS_SESSION_NAME,
   } as pg.PoolConfig);
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it on next use.
