@@ -23,6 +23,7 @@ import { spentOidcTokens } from "./migrations/0023-spent-oidc-tokens.js";
 import { rateLimitSweep } from "./migrations/0024-rate-limit-sweep.js";
 import { proofSweep } from "./migrations/0025-proof-sweep.js";
 import { claimHolders } from "./migrations/0031-claim-holders.js";
+import { noStatisticsOfSealedValues } from "./migrations/0032-no-statistics-of-sealed-values.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -56,6 +57,7 @@ export const migrations: Migration[] = [
   rateLimitSweep,
   proofSweep,
   claimHolders,
+  noStatisticsOfSealedValues,
 ];
 
 /** The newest schema version this code knows. */
