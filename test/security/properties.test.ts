@@ -3,6 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityDefinitions } from "../../src/pipeline/registry.js";
 import { compilePolicyExpression, isPolicySyntaxError } from "../../src/policy/language/index.js";
 import { queryDefinitions } from "../../src/pipeline/registry.js";
+import { account } from "../../src/auth-proxy/endpoints/account.js";
+import { oauth2Authenticate, oauthLogin } from "../../src/auth-proxy/endpoints/oauth.js";
+import { otpInit, otpInitV2, otpLoginV1, otpLoginV2, otpVerify, otpVerifyV2 } from "../../src/auth-proxy/endpoints/otp.js";
+import { signupV1, signupV2 } from "../../src/auth-proxy/endpoints/signup.js";
+import { walletKitClientParams, walletKitConfig } from "../../src/auth-proxy/endpoints/wallet-kit.js";
+import { submitAsRoot } from "../helpers/auth-proxy.js";
 import { p256Stamp, post } from "../helpers/requests.js";
 import { rowCounts } from "../helpers/row-counts.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -11,9 +17,13 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
  * Property-based tests over what a client controls: request bodies (signed, so they reach
  * validation), stamp headers, and policy expressions. Whatever is sent: never a 5xx, always the
  * API's error shape with the HTTP status of its gRPC code, and nothing written on a refusal.
- * Run counts are bounded (and printed) so the file stays well under a minute.
+ * Run counts are bounded (and printed) so the file stays well under a minute; STRONGROOM_PROPERTY_SCALE multiplies
+ * every one of them for a long run (15 gives about 100,000 inputs; SECURITY.md has the figures).
  */
-const RUNS = { bodies: 300, queries: 150, stamps: 200, policiesHttp: 100, parser: 3000, grammar: 3000 };
+const SCALE = Number(process.env.STRONGROOM_PROPERTY_SCALE ?? 1);
+const BASE_RUNS = { bodies: 300, queries: 150, stamps: 200, policiesHttp: 100, parser: 3000, grammar: 3000, authProxy: 300 };
+const RUNS = Object.fromEntries(Object.entries(BASE_RUNS).map(([name, runs]) => [name, Math.round(runs * SCALE)])) as typeof BASE_RUNS;
+const TIMEOUT_MS = 120_000 * Math.max(1, SCALE);
 const HTTP_STATUS_OF_CODE: Record<number, number> = { 3: 400, 5: 404, 6: 409, 7: 403, 8: 429, 9: 400, 16: 401 };
 
 describe("property-based: bodies, stamps, policy expressions", () => {
@@ -106,7 +116,7 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.bodies },
     );
-  }, 120_000);
+  }, TIMEOUT_MS);
 
   it("never answers a signed query body with a 5xx", async () => {
     const body = fc.record({ definition: fc.constantFrom(...queryDefinitions), extra: jsonish }).map(({ definition, extra }) => ({
@@ -124,7 +134,7 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.queries },
     );
-  }, 120_000);
+  }, TIMEOUT_MS);
 
   it("refuses arbitrary stamp headers with 400 or 401 (403 for X-Session on a submit) in the error shape, writing nothing", async () => {
     const stampObject = fc.record(
@@ -186,7 +196,7 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.stamps },
     );
-  }, 120_000);
+  }, TIMEOUT_MS);
 
   // Fragments of the policy language, so generated expressions get past the lexer and deep into the parser and checker.
   const token = fc.constantFrom(
@@ -244,7 +254,7 @@ describe("property-based: bodies, stamps, policy expressions", () => {
   );
   const expression = fc.array(token, { maxLength: 30 }).map((parts) => parts.join(""));
 
-  it("parses any string into an expression or a PolicySyntaxError, nothing else", () => {
+  it("parses any string into an expression or a PolicySyntaxError, nothing else", { timeout: TIMEOUT_MS }, () => {
     for (const [name, source, runs] of [
       ["parserArbitrary", fc.string({ maxLength: 300, unit: "grapheme" }), RUNS.parser],
       ["parserGrammar", expression, RUNS.grammar],
@@ -285,5 +295,116 @@ describe("property-based: bodies, stamps, policy expressions", () => {
       }),
       { numRuns: RUNS.policiesHttp },
     );
-  }, 120_000);
+  }, TIMEOUT_MS);
+});
+
+describe("property-based: the auth proxy", () => {
+  let server: TestServer;
+  let configId: string;
+  const tried = { authProxyRequests: 0 };
+  const statuses: Record<number, number> = {};
+
+  beforeAll(async () => {
+    // Budgets out of the way, so generated requests reach the endpoints rather than the rate limit.
+    server = await startTestServer({ env: { AUTH_PROXY_REQUESTS_PER_ADDRESS: "1000000000", AUTH_PROXY_REQUESTS_PER_CONFIG: "1000000000" } });
+    await submitAsRoot(server, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
+    const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
+      sessionExpirationSeconds: 1200,
+      otpLength: 6,
+      otpAlphanumeric: false,
+    });
+    configId = updated.result.updateAuthProxyConfigResult!.configId as string;
+  });
+  afterAll(async () => {
+    process.stdout.write(`[properties] auth proxy inputs tried: ${JSON.stringify(tried)}, statuses: ${JSON.stringify(statuses)}\n`);
+    await server.close();
+  });
+
+  const paths = [
+    account,
+    oauthLogin,
+    oauth2Authenticate,
+    otpInit,
+    otpInitV2,
+    otpVerify,
+    otpVerifyV2,
+    otpLoginV1,
+    otpLoginV2,
+    signupV1,
+    signupV2,
+    walletKitConfig,
+    walletKitClientParams,
+  ].map((endpoint) => endpoint.path);
+  const field = fc.constantFrom(
+    "email",
+    "otpType",
+    "contact",
+    "otpId",
+    "otpCode",
+    "publicKey",
+    "verificationToken",
+    "oidcToken",
+    "providerName",
+    "userName",
+    "userEmail",
+    "userPhoneNumber",
+    "apiKeys",
+    "authenticators",
+    "oauthProviders",
+    "wallet",
+    "appName",
+    "sessionLengthSeconds",
+    "organizationId",
+    "invalidateExisting",
+    "filterType",
+    "filterValue",
+    "authCode",
+    "codeVerifier",
+    "nonce",
+    "clientId",
+    "redirectUri",
+    "__proto__",
+  );
+  const value = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.constantFrom(
+      "OTP_TYPE_EMAIL",
+      "OTP_TYPE_SMS",
+      "someone@example.com",
+      "+15555550100",
+      "02" + "ab".repeat(32),
+      "eyJhbGciOiJub25lIn0.e30.",
+      "\u0000",
+      "'; DROP TABLE users; --",
+      "x".repeat(5000),
+    ),
+  );
+
+  it("never answers with a 5xx, and refuses in the API's error shape", { timeout: TIMEOUT_MS }, async () => {
+    const request = fc.record({
+      path: fc.constantFrom(...paths),
+      header: fc.oneof(
+        fc.constant(() => configId),
+        fc.string({ maxLength: 80 }).map((s) => () => s),
+      ),
+      body: fc.oneof(
+        fc.dictionary(field, value, { maxKeys: 6 }).map((v) => JSON.stringify(v)),
+        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+        fc.string({ maxLength: 200, unit: "binary" }),
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async ({ path, header, body }) => {
+        tried.authProxyRequests++;
+        // Header values must be visible ASCII for fetch; anything else is refused by the client, not sent.
+        const headerValue = header().replace(/[^\x20-\x7e]/g, "");
+        const { status, json } = await post(`${server.authProxyUrl}${path}`, body, { "X-Auth-Proxy-Config-Id": headerValue });
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        const context = `${path} [${headerValue}] ${body.slice(0, 200)}`;
+        expect(status, context).toBeLessThan(500);
+        if (status !== 200) expect(json, context).toEqual({ code: expect.any(Number), message: expect.any(String), details: expect.any(Array) });
+      }),
+      { numRuns: RUNS.authProxy },
+    );
+  });
 });
