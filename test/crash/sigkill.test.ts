@@ -17,6 +17,9 @@ import { startServerProcess, type ServerProcess } from "../helpers/processes.js"
 const KILLS = Number(process.env.STRONGROOM_CRASH_KILLS ?? 5);
 /** A round takes seconds to tens of seconds on a loaded machine (a restart reloads the sources). */
 const TIMEOUT_MS = Math.max(600_000, KILLS * 90_000);
+/** How long a restart may take to answer /health: long runs share a loaded machine (STRONGROOM_CRASH_START_TIMEOUT_MS). */
+const START_TIMEOUT_MS = Number(process.env.STRONGROOM_CRASH_START_TIMEOUT_MS ?? 120_000);
+const start = (env: NodeJS.ProcessEnv) => startServerProcess(env, [], { startTimeoutMs: START_TIMEOUT_MS });
 const CLIENTS = 3;
 const ACCOUNTS = [
   { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
@@ -208,7 +211,7 @@ async function expectNothingHalfApplied(store: StoreOptions, acknowledgedCount: 
 
 async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{ kills: number; acknowledged: number; cutOff: number }> {
   const root = initRoot(env);
-  let server = await startServerProcess(env);
+  let server = await start(env);
   let acknowledged = 0;
   let kills = 0;
   let cutOff = 0;
@@ -226,7 +229,7 @@ async function crashLoop(env: NodeJS.ProcessEnv, store: StoreOptions): Promise<{
       if (process.env.STRONGROOM_CRASH_TRACE) process.stderr.write(`[crash] round ${round}: ${acks.length} acknowledged, restarting\n`);
       expect(unexpected.map(String), `round ${round}: answers other than success`).toEqual([]);
       const restarting = Date.now();
-      server = await startServerProcess(env);
+      server = await start(env);
       if (process.env.STRONGROOM_CRASH_TRACE) process.stderr.write(`[crash] round ${round}: restarted in ${Date.now() - restarting} ms\n`);
       await expectPresentAndComplete(sdkClient(server.url, root, organizationId), organizationId, acks);
       // The round's sub-organization and its signing wallet count too.
@@ -249,7 +252,7 @@ async function twoProcessCrashLoop(
   store: StoreOptions,
 ): Promise<{ kills: number; acknowledged: number; cutOff: number }> {
   const root = initRoot(env);
-  const servers = [await startServerProcess(env), await startServerProcess(env)];
+  const servers = [await start(env), await start(env)];
   let acknowledged = 0;
   let cutOff = 0;
   try {
@@ -279,7 +282,7 @@ async function twoProcessCrashLoop(
         victimOrganization,
         loads[victim]!.acknowledged,
       );
-      servers[victim] = await startServerProcess(env);
+      servers[victim] = await start(env);
       for (const i of [0, 1]) {
         const organizationId = organizations[i]!.organizationId;
         await expectPresentAndComplete(sdkClient(servers[victim]!.url, root, organizationId), organizationId, loads[i]!.acknowledged);

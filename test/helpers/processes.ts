@@ -64,7 +64,7 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, timeout
 export async function startServerProcess(
   env: NodeJS.ProcessEnv,
   args: string[] = [],
-  options: { onStderr?: (text: string) => void } = {},
+  options: { onStderr?: (text: string) => void; startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(
@@ -78,7 +78,7 @@ export async function startServerProcess(
   });
   const url = `http://127.0.0.1:${port}`;
   // Generous: a busy two-core machine may take tens of seconds to load the sources.
-  await waitUntilHealthy(url, child, 120_000);
+  await waitUntilHealthy(url, child, options.startTimeoutMs ?? 120_000);
   return {
     url,
     child,
