@@ -76,127 +76,139 @@ describe("property-based: bodies, stamps, policy expressions", () => {
     ),
   );
 
-  it("never answers a signed activity body with a 5xx, and a refused one changes nothing", async () => {
-    const organizationId = () => server.root.organizationId;
-    const body = fc.oneof(
-      // Well-formed envelope, arbitrary parameters: exercises every operation's schema and handler.
-      fc
-        .record({ definition: fc.constantFrom(...activityDefinitions), parameters: jsonish, mistype: fc.boolean() })
-        .map(({ definition, parameters, mistype }) => ({
-          operation: definition.operation,
-          body: JSON.stringify({
-            type: mistype ? "ACTIVITY_TYPE_CREATE_USERS" : definition.type,
-            timestampMs: String(Date.now()),
-            organizationId: organizationId(),
-            parameters,
-          }),
-        })),
-      // Arbitrary JSON, or arbitrary text, anywhere.
-      fc
-        .record({
-          definition: fc.constantFrom(...activityDefinitions),
-          value: fc.oneof(
-            fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
-            fc.string({ maxLength: 200, unit: "binary" }),
-          ),
-        })
-        .map(({ definition, value }) => ({
-          operation: definition.operation,
-          body: value,
-        })),
-    );
-    await fc.assert(
-      fc.asyncProperty(body, async ({ operation, body }) => {
-        tried.activityBodies = (tried.activityBodies ?? 0) + 1;
-        const before = await rowCounts(server.services.db);
-        const { status, json } = await post(`${server.url}/public/v1/submit/${operation}`, body, signed(body));
-        if (status === 200) return; // a valid request, by chance: it may write
-        expectErrorShape(status, json, `${operation} ${body.slice(0, 200)}`);
-        expect(await rowCounts(server.services.db), `${operation} ${body.slice(0, 200)}`).toEqual(before);
-      }),
-      { numRuns: RUNS.bodies },
-    );
-  }, TIMEOUT_MS);
-
-  it("never answers a signed query body with a 5xx", async () => {
-    const body = fc.record({ definition: fc.constantFrom(...queryDefinitions), extra: jsonish }).map(({ definition, extra }) => ({
-      operation: definition.operation,
-      body: JSON.stringify({
-        ...(typeof extra === "object" && extra !== null && !Array.isArray(extra) ? extra : { extra }),
-        organizationId: server.root.organizationId,
-      }),
-    }));
-    await fc.assert(
-      fc.asyncProperty(body, async ({ operation, body }) => {
-        tried.queryBodies = (tried.queryBodies ?? 0) + 1;
-        const { status, json } = await post(`${server.url}/public/v1/query/${operation}`, body, signed(body));
-        if (status !== 200) expectErrorShape(status, json, `${operation} ${body.slice(0, 200)}`);
-      }),
-      { numRuns: RUNS.queries },
-    );
-  }, TIMEOUT_MS);
-
-  it("refuses arbitrary stamp headers with 400 or 401 (403 for X-Session on a submit) in the error shape, writing nothing", async () => {
-    const stampObject = fc.record(
-      {
-        publicKey: fc.oneof(
-          fc.constant(server?.root.apiPublicKey ?? ""),
-          fc.constantFrom("02\u0000ab", "'; DROP TABLE api_keys; --", "../".repeat(50), "f".repeat(10_000)),
-          fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), maxLength: 140 }),
-          fc.string(),
-        ),
-        scheme: fc.oneof(
-          fc.constantFrom(
-            "SIGNATURE_SCHEME_TK_API_P256",
-            "SIGNATURE_SCHEME_TK_API_SECP256K1",
-            "SIGNATURE_SCHEME_TK_API_ED25519",
-            "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191",
-          ),
-          fc.string(),
-        ),
-        signature: fc.oneof(fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), maxLength: 160 }), fc.string(), fc.integer()),
-      },
-      { requiredKeys: [] },
-    );
-    const header = fc.oneof(
-      fc.record({ name: fc.constant("X-Stamp"), value: stampObject.map((s) => Buffer.from(JSON.stringify(s)).toString("base64url")) }),
-      fc.record({ name: fc.constantFrom("X-Stamp", "X-Stamp-Webauthn", "X-Session"), value: fc.string({ maxLength: 300 }) }),
-      fc.record({
-        name: fc.constant("X-Stamp"),
-        value: fc.jsonValue({ maxDepth: 3 }).map((v) => Buffer.from(JSON.stringify(v)).toString("base64url")),
-      }),
-      fc.record({
-        name: fc.constant("X-Stamp-Webauthn"),
-        value: fc
-          .dictionary(fc.constantFrom("credentialId", "clientDataJson", "authenticatorData", "signature"), fc.string())
-          .map((v) => JSON.stringify(v)),
-      }),
-    );
-    await fc.assert(
-      fc.asyncProperty(header, fc.boolean(), async ({ name, value }, activity) => {
-        tried.stampHeaders = (tried.stampHeaders ?? 0) + 1;
-        // Header values must be visible ASCII for fetch; anything else is refused by the client, not sent.
-        const headerValue = value.replace(/[^\x20-\x7e]/g, "");
-        const before = await rowCounts(server.services.db);
-        const body = activity
-          ? JSON.stringify({
-              type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+  it(
+    "never answers a signed activity body with a 5xx, and a refused one changes nothing",
+    async () => {
+      const organizationId = () => server.root.organizationId;
+      const body = fc.oneof(
+        // Well-formed envelope, arbitrary parameters: exercises every operation's schema and handler.
+        fc
+          .record({ definition: fc.constantFrom(...activityDefinitions), parameters: jsonish, mistype: fc.boolean() })
+          .map(({ definition, parameters, mistype }) => ({
+            operation: definition.operation,
+            body: JSON.stringify({
+              type: mistype ? "ACTIVITY_TYPE_CREATE_USERS" : definition.type,
               timestampMs: String(Date.now()),
-              organizationId: server.root.organizationId,
-              parameters: { userTagName: "stamped", userIds: [] },
-            })
-          : JSON.stringify({ organizationId: server.root.organizationId });
-        const { status, json } = await post(`${server.url}/public/v1/${activity ? "submit/create_user_tag" : "query/whoami"}`, body, {
-          [name]: headerValue,
-        });
-        expectErrorShape(status, json, `${name}: ${headerValue.slice(0, 120)}`);
-        // A read-only session can never submit: that is refused (403) before the token is even read.
-        expect(name === "X-Session" && activity ? [403] : [400, 401]).toContain(status);
-        expect(await rowCounts(server.services.db)).toEqual(before);
-      }),
-      { numRuns: RUNS.stamps },
-    );
-  }, TIMEOUT_MS);
+              organizationId: organizationId(),
+              parameters,
+            }),
+          })),
+        // Arbitrary JSON, or arbitrary text, anywhere.
+        fc
+          .record({
+            definition: fc.constantFrom(...activityDefinitions),
+            value: fc.oneof(
+              fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+              fc.string({ maxLength: 200, unit: "binary" }),
+            ),
+          })
+          .map(({ definition, value }) => ({
+            operation: definition.operation,
+            body: value,
+          })),
+      );
+      await fc.assert(
+        fc.asyncProperty(body, async ({ operation, body }) => {
+          tried.activityBodies = (tried.activityBodies ?? 0) + 1;
+          const before = await rowCounts(server.services.db);
+          const { status, json } = await post(`${server.url}/public/v1/submit/${operation}`, body, signed(body));
+          if (status === 200) return; // a valid request, by chance: it may write
+          expectErrorShape(status, json, `${operation} ${body.slice(0, 200)}`);
+          expect(await rowCounts(server.services.db), `${operation} ${body.slice(0, 200)}`).toEqual(before);
+        }),
+        { numRuns: RUNS.bodies },
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "never answers a signed query body with a 5xx",
+    async () => {
+      const body = fc.record({ definition: fc.constantFrom(...queryDefinitions), extra: jsonish }).map(({ definition, extra }) => ({
+        operation: definition.operation,
+        body: JSON.stringify({
+          ...(typeof extra === "object" && extra !== null && !Array.isArray(extra) ? extra : { extra }),
+          organizationId: server.root.organizationId,
+        }),
+      }));
+      await fc.assert(
+        fc.asyncProperty(body, async ({ operation, body }) => {
+          tried.queryBodies = (tried.queryBodies ?? 0) + 1;
+          const { status, json } = await post(`${server.url}/public/v1/query/${operation}`, body, signed(body));
+          if (status !== 200) expectErrorShape(status, json, `${operation} ${body.slice(0, 200)}`);
+        }),
+        { numRuns: RUNS.queries },
+      );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "refuses arbitrary stamp headers with 400 or 401 (403 for X-Session on a submit) in the error shape, writing nothing",
+    async () => {
+      const stampObject = fc.record(
+        {
+          publicKey: fc.oneof(
+            fc.constant(server?.root.apiPublicKey ?? ""),
+            fc.constantFrom("02\u0000ab", "'; DROP TABLE api_keys; --", "../".repeat(50), "f".repeat(10_000)),
+            fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), maxLength: 140 }),
+            fc.string(),
+          ),
+          scheme: fc.oneof(
+            fc.constantFrom(
+              "SIGNATURE_SCHEME_TK_API_P256",
+              "SIGNATURE_SCHEME_TK_API_SECP256K1",
+              "SIGNATURE_SCHEME_TK_API_ED25519",
+              "SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191",
+            ),
+            fc.string(),
+          ),
+          signature: fc.oneof(fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), maxLength: 160 }), fc.string(), fc.integer()),
+        },
+        { requiredKeys: [] },
+      );
+      const header = fc.oneof(
+        fc.record({ name: fc.constant("X-Stamp"), value: stampObject.map((s) => Buffer.from(JSON.stringify(s)).toString("base64url")) }),
+        fc.record({ name: fc.constantFrom("X-Stamp", "X-Stamp-Webauthn", "X-Session"), value: fc.string({ maxLength: 300 }) }),
+        fc.record({
+          name: fc.constant("X-Stamp"),
+          value: fc.jsonValue({ maxDepth: 3 }).map((v) => Buffer.from(JSON.stringify(v)).toString("base64url")),
+        }),
+        fc.record({
+          name: fc.constant("X-Stamp-Webauthn"),
+          value: fc
+            .dictionary(fc.constantFrom("credentialId", "clientDataJson", "authenticatorData", "signature"), fc.string())
+            .map((v) => JSON.stringify(v)),
+        }),
+      );
+      await fc.assert(
+        fc.asyncProperty(header, fc.boolean(), async ({ name, value }, activity) => {
+          tried.stampHeaders = (tried.stampHeaders ?? 0) + 1;
+          // Header values must be visible ASCII for fetch; anything else is refused by the client, not sent.
+          const headerValue = value.replace(/[^\x20-\x7e]/g, "");
+          const before = await rowCounts(server.services.db);
+          const body = activity
+            ? JSON.stringify({
+                type: "ACTIVITY_TYPE_CREATE_USER_TAG",
+                timestampMs: String(Date.now()),
+                organizationId: server.root.organizationId,
+                parameters: { userTagName: "stamped", userIds: [] },
+              })
+            : JSON.stringify({ organizationId: server.root.organizationId });
+          const { status, json } = await post(`${server.url}/public/v1/${activity ? "submit/create_user_tag" : "query/whoami"}`, body, {
+            [name]: headerValue,
+          });
+          expectErrorShape(status, json, `${name}: ${headerValue.slice(0, 120)}`);
+          // A read-only session can never submit: that is refused (403) before the token is even read.
+          expect(name === "X-Session" && activity ? [403] : [400, 401]).toContain(status);
+          expect(await rowCounts(server.services.db)).toEqual(before);
+        }),
+        { numRuns: RUNS.stamps },
+      );
+    },
+    TIMEOUT_MS,
+  );
 
   // Fragments of the policy language, so generated expressions get past the lexer and deep into the parser and checker.
   const token = fc.constantFrom(
@@ -273,29 +285,33 @@ describe("property-based: bodies, stamps, policy expressions", () => {
     }
   });
 
-  it("answers create_policy with any condition and consensus with 200 or 400 INVALID_POLICY, writing nothing on refusal", async () => {
-    await fc.assert(
-      fc.asyncProperty(expression, expression, async (condition, consensus) => {
-        tried.policiesOverHttp = (tried.policiesOverHttp ?? 0) + 1;
-        const before = await rowCounts(server.services.db);
-        const body = JSON.stringify({
-          type: "ACTIVITY_TYPE_CREATE_POLICY_V3",
-          timestampMs: String(Date.now()),
-          organizationId: server.root.organizationId,
-          parameters: { policyName: `p ${Math.random()}`, effect: "EFFECT_DENY", condition: condition || "false", consensus, notes: "" },
-        });
-        const { status, json } = await post(`${server.url}/public/v1/submit/create_policy`, body, signed(body));
-        if (status === 200) {
-          expect((json.activity as { status: string }).status).toBe("ACTIVITY_STATUS_COMPLETED");
-          return;
-        }
-        expectErrorShape(status, json, `condition ${condition} consensus ${consensus}`);
-        expect(status).toBe(400);
-        expect(await rowCounts(server.services.db)).toEqual(before);
-      }),
-      { numRuns: RUNS.policiesHttp },
-    );
-  }, TIMEOUT_MS);
+  it(
+    "answers create_policy with any condition and consensus with 200 or 400 INVALID_POLICY, writing nothing on refusal",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(expression, expression, async (condition, consensus) => {
+          tried.policiesOverHttp = (tried.policiesOverHttp ?? 0) + 1;
+          const before = await rowCounts(server.services.db);
+          const body = JSON.stringify({
+            type: "ACTIVITY_TYPE_CREATE_POLICY_V3",
+            timestampMs: String(Date.now()),
+            organizationId: server.root.organizationId,
+            parameters: { policyName: `p ${Math.random()}`, effect: "EFFECT_DENY", condition: condition || "false", consensus, notes: "" },
+          });
+          const { status, json } = await post(`${server.url}/public/v1/submit/create_policy`, body, signed(body));
+          if (status === 200) {
+            expect((json.activity as { status: string }).status).toBe("ACTIVITY_STATUS_COMPLETED");
+            return;
+          }
+          expectErrorShape(status, json, `condition ${condition} consensus ${consensus}`);
+          expect(status).toBe(400);
+          expect(await rowCounts(server.services.db)).toEqual(before);
+        }),
+        { numRuns: RUNS.policiesHttp },
+      );
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe("property-based: the auth proxy", () => {
@@ -306,7 +322,9 @@ describe("property-based: the auth proxy", () => {
 
   beforeAll(async () => {
     // Budgets out of the way, so generated requests reach the endpoints rather than the rate limit.
-    server = await startTestServer({ env: { AUTH_PROXY_REQUESTS_PER_ADDRESS: "1000000000", AUTH_PROXY_REQUESTS_PER_CONFIG: "1000000000" } });
+    server = await startTestServer({
+      env: { AUTH_PROXY_REQUESTS_PER_ADDRESS: "1000000000", AUTH_PROXY_REQUESTS_PER_CONFIG: "1000000000" },
+    });
     await submitAsRoot(server, "enable_auth_proxy", "ACTIVITY_TYPE_ENABLE_AUTH_PROXY", {});
     const updated = await submitAsRoot(server, "update_auth_proxy_config", "ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG", {
       sessionExpirationSeconds: 1200,
@@ -402,7 +420,8 @@ describe("property-based: the auth proxy", () => {
         statuses[status] = (statuses[status] ?? 0) + 1;
         const context = `${path} [${headerValue}] ${body.slice(0, 200)}`;
         expect(status, context).toBeLessThan(500);
-        if (status !== 200) expect(json, context).toEqual({ code: expect.any(Number), message: expect.any(String), details: expect.any(Array) });
+        if (status !== 200)
+          expect(json, context).toEqual({ code: expect.any(Number), message: expect.any(String), details: expect.any(Array) });
       }),
       { numRuns: RUNS.authProxy },
     );
