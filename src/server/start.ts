@@ -10,6 +10,7 @@ import { periodicSweep } from "../rate-limits/sweep.js";
 import { buildAuthProxyApp } from "../auth-proxy/server.js";
 import { buildApp } from "./app.js";
 import { drainOnClose } from "./drain.js";
+import { serveControlSocket } from "./control-socket.js";
 import { serveMetrics, type MetricsServer } from "./serve-metrics.js";
 import { logShutdown, logStartup } from "./startup-log.js";
 
@@ -115,6 +116,8 @@ export async function startServer(
     return `http://${host}:${typeof address === "object" && address ? address.port : fallback}`;
   };
   services.oauth.issuer ||= urlOf(app, config.port);
+  // Embedded store in a data directory: `strongroom backup` asks this server for a snapshot while it runs.
+  const control = config.databaseUrl ? undefined : await serveControlSocket(config.dataDir, services.db, app.log);
   const urls = {
     url: urlOf(app, config.port),
     ...(proxy && config.authProxyPort !== undefined ? { authProxyUrl: urlOf(proxy, config.authProxyPort) } : {}),
@@ -135,6 +138,7 @@ export async function startServer(
         await watcher?.stop();
         await broadcaster?.stop();
         await worker.stop();
+        await control?.close();
         await services.db.close();
         logShutdown(app.log, services, Date.now() - startedAt);
       })();

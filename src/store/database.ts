@@ -20,6 +20,11 @@ export interface Database extends Queryable {
    * waits for the transaction to end. test/store/contract.test.ts holds both adapters to this.
    */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * The embedded store in a data directory only: the whole store as a gzipped tar (what `strongroom backup` writes),
+   * taken between two transactions after a checkpoint, while the server keeps running.
+   */
+  snapshot?(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 

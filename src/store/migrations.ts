@@ -25,6 +25,8 @@ import { proofSweep } from "./migrations/0025-proof-sweep.js";
 import { sendTransactions } from "./migrations/0026-send-transactions.js";
 import { sentTransactionHistory } from "./migrations/0027-sent-transaction-history.js";
 import { velocityControls } from "./migrations/0028-velocity-controls.js";
+import { claimHolders } from "./migrations/0031-claim-holders.js";
+import { noStatisticsOfSealedValues } from "./migrations/0032-no-statistics-of-sealed-values.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -60,6 +62,8 @@ export const migrations: Migration[] = [
   sendTransactions,
   sentTransactionHistory,
   velocityControls,
+  claimHolders,
+  noStatisticsOfSealedValues,
 ];
 
 /** The newest schema version this code knows. */

@@ -1,12 +1,22 @@
 import { PGlite } from "@electric-sql/pglite";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import { withRelativeNames } from "./tar-relative-names.js";
+
+/** PGlite's data directory as a gzipped tar whose member names are relative (`PG_VERSION`, `base/1/112`). */
+export async function archiveOf(db: PGlite): Promise<Uint8Array> {
+  const tar = new Uint8Array(await (await db.dumpDataDir("none")).arrayBuffer());
+  return new Uint8Array(await promisify(gzip)(withRelativeNames(tar)));
+}
 
 /**
  * Backup and restore of the embedded store: a gzipped tar of PGlite's data directory (PGlite's `dumpDataDir`
  * and `loadDataDir`). Both take the data directory's lock, so they run only while no server uses it: a copy
- * taken under a running server could catch its files between a write and the next.
+ * taken under a running server could catch its files between a write and the next. A running server takes its
+ * own (the store's `snapshot`, asked for through its control socket: src/server/control-socket.ts).
  */
 export async function dumpEmbeddedStore(dataDir: string): Promise<Uint8Array> {
   const pgdata = join(dataDir, "pgdata");
@@ -15,8 +25,7 @@ export async function dumpEmbeddedStore(dataDir: string): Promise<Uint8Array> {
   try {
     const db = await PGlite.create(pgdata);
     try {
-      const dump = await db.dumpDataDir("gzip");
-      return new Uint8Array(await dump.arrayBuffer());
+      return await archiveOf(db);
     } finally {
       await db.close();
     }

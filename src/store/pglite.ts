@@ -5,8 +5,10 @@ import pg from "pg";
 import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { migrate } from "./migrations.js";
+import { archiveOf } from "./pglite-backup.js";
 import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
 import { migratedTemplate } from "./pglite-template.js";
+import { PROCESS_SESSION_NAME } from "./process-session.js";
 
 /** Statement texts are fixed in the code; the cap only guards against one built from input. */
 const MAX_NAMED_STATEMENTS = 2000;
@@ -99,7 +101,9 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
     }
   }
   try {
-    return wrap(db, releaseLock);
+    // Who holds an activity's claim (src/pipeline/steps/claim.ts): after a crash, the next process's session has another name.
+    await db.query("SELECT set_config('application_name', $1, false)", [PROCESS_SESSION_NAME]);
+    return wrap(db, releaseLock, { snapshots: !dataDir.startsWith("memory://") });
   } catch (error) {
     await db.close();
     releaseLock();
@@ -107,7 +111,7 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
   }
 }
 
-function wrap(db: PGlite, releaseLock: () => void): Database {
+function wrap(db: PGlite, releaseLock: () => void, options: { snapshots?: boolean } = {}): Database {
   const engine: PgliteEngine = pgliteEngine(db);
   const { message } = engine;
   let prepared = new Map<string, Prepared>();
@@ -178,6 +182,16 @@ function wrap(db: PGlite, releaseLock: () => void): Database {
       ),
     exec: async (sql) => void (await db.exec(sql)),
     transaction: (work) => retried(() => inOneTransaction(work), renamePlans),
+    // No transaction is under way while the checkpoint runs and the files are read: the archive is one committed state.
+    ...(options.snapshots
+      ? {
+          snapshot: () =>
+            engine.exclusiveTransaction(async () => {
+              await simple("CHECKPOINT");
+              return archiveOf(db);
+            }),
+        }
+      : {}),
     async close() {
       await db.close();
       releaseLock();

@@ -4,6 +4,7 @@ import { asUnavailable, isConnectionFailure, retried, TransactionAborted, type D
 import { inOneWrite } from "./pg-internals.js";
 import { findServer, parseHosts } from "./postgres-hosts.js";
 import { connectWaiting, CONNECT_TIMEOUT_MS, describePostgres } from "./postgres-wait.js";
+import { PROCESS_SESSION_NAME } from "./process-session.js";
 
 /**
  * Every statement runs as a named prepared statement: each pooled connection parses and plans it once
@@ -105,6 +106,8 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       pipeline: true,
       options: `-c search_path=${chosen.schema}`,
+      // Who holds an activity's claim (src/pipeline/steps/claim.ts); an application_name in DATABASE_URL takes precedence.
+      application_name: PROCESS_SESSION_NAME,
     } as pg.PoolConfig);
     pool.on("error", () => {
       // An idle client lost its connection; the pool replaces it on next use.

@@ -1,8 +1,27 @@
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { clientOf, organizationWithWallet, serve, signature, strongroom } from "./operator.js";
+import { ETH_ACCOUNT, clientOf, organizationWithWallet, serve, signature, strongroom } from "./operator.js";
+
+const repoRoot = join(import.meta.dirname, "../..");
+
+/** `strongroom <args>` without blocking this process's event loop (a server in this process must keep answering). */
+function strongroomAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
+  delete env.DATABASE_URL;
+  delete env.STRONGROOM_MASTER_KEY;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
+}
+
+/** The member names of a gzipped tar, as the system's tar lists them. */
+const membersOf = (archive: string) => spawnSync("tar", ["-tzf", archive], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
 
 describe("strongroom backup and restore (embedded store)", { timeout: 600_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "strongroom-backup-"));
@@ -16,24 +35,27 @@ describe("strongroom backup and restore (embedded store)", { timeout: 600_000 },
     let before;
     try {
       before = await organizationWithWallet(server);
-      // While a server holds the data directory, a backup is refused (it could catch the files mid-write).
-      const busy = strongroom(["backup", backup, "--data-dir", dataDir]);
-      expect(busy.status).not.toBe(0);
-      expect(busy.stderr).toContain("in use");
     } finally {
       await server.close();
     }
 
     const made = strongroom(["backup", backup, "--data-dir", dataDir, "--key-out", savedKey]);
     expect(made.status, made.stderr).toBe(0);
-    expect(JSON.parse(made.stdout)).toMatchObject({ backup, keyFile: savedKey });
+    expect(JSON.parse(made.stdout)).toMatchObject({ backup, keyFile: savedKey, online: false });
+    // Relative member names: unpacked where it is run, never at the filesystem's root.
+    const members = membersOf(backup);
+    expect(members).toContain("PG_VERSION");
+    expect(members.filter((m) => m.startsWith("/"))).toEqual([]);
     expect(statSync(backup).mode & 0o777).toBe(0o600);
     expect(statSync(savedKey).mode & 0o777).toBe(0o600);
     expect(readFileSync(savedKey, "utf8")).toBe(readFileSync(join(dataDir, "master.key"), "utf8"));
     // The backup holds the store, never the key.
     expect(readFileSync(backup).includes(readFileSync(savedKey, "utf8").trim())).toBe(false);
-    // A second backup never overwrites the first.
-    expect(strongroom(["backup", backup, "--data-dir", dataDir]).status).not.toBe(0);
+    // A second backup never overwrites the first, and says so.
+    const twice = strongroom(["backup", backup, "--data-dir", dataDir]);
+    expect(twice.status).not.toBe(0);
+    expect(twice.stderr).toContain(`${backup} already exists: a backup never replaces a file`);
+    expect(twice.stderr).not.toContain("EEXIST");
 
     rmSync(dataDir, { recursive: true, force: true });
     const withoutKey = strongroom(["restore", backup, "--data-dir", dataDir]);
@@ -58,6 +80,78 @@ describe("strongroom backup and restore (embedded store)", { timeout: 600_000 },
     const over = strongroom(["restore", backup, "--data-dir", dataDir]);
     expect(over.status).not.toBe(0);
     expect(over.stderr).toContain("--force");
+  });
+
+  it("backs up a running server under write load: the restored store holds every activity acknowledged before the backup", async () => {
+    const liveDir = join(work, "live");
+    const liveBackup = join(work, "live.tgz");
+    const liveKey = join(work, "live-master.key");
+    const server = await serve(liveDir);
+    type Ack = { activityId: string; walletId?: string; userId?: string };
+    const acks: Ack[] = [];
+    const failures: unknown[] = [];
+    let running = true;
+    let before: Awaited<ReturnType<typeof organizationWithWallet>>;
+    let ackedBeforeBackup: Ack[] = [];
+    let made: Awaited<ReturnType<typeof strongroomAsync>>;
+    try {
+      before = await organizationWithWallet(server);
+      const client = clientOf(server, before.root);
+      const workers = [0, 1, 2].map(async (worker) => {
+        for (let n = 0; running && n < 120; n++) {
+          try {
+            if ((n + worker) % 2 === 0) {
+              const made = await client.createWallet({ walletName: `w ${worker}-${n}`, accounts: [ETH_ACCOUNT] });
+              acks.push({ activityId: made.activity.id, walletId: made.walletId });
+            } else {
+              const made = await client.createUsers({
+                users: [{ userName: `u ${worker}-${n}`, userTags: [], apiKeys: [], authenticators: [], oauthProviders: [] }],
+              });
+              acks.push({ activityId: made.activity.id, userId: made.userIds[0]! });
+            }
+          } catch (error) {
+            failures.push(error);
+            return;
+          }
+        }
+      });
+      while (acks.length < 6 && failures.length === 0) await new Promise((r) => setTimeout(r, 20)); // the load is flowing
+      ackedBeforeBackup = [...acks];
+      made = await strongroomAsync(["backup", liveBackup, "--data-dir", liveDir, "--key-out", liveKey]);
+      const ackedDuringBackup = acks.length - ackedBeforeBackup.length;
+      running = false;
+      await Promise.all(workers);
+      expect(failures.map(String)).toEqual([]);
+      expect(made.status, made.stderr).toBe(0);
+      expect(JSON.parse(made.stdout)).toMatchObject({ backup: liveBackup, online: true, keyFile: liveKey });
+      // The server kept serving through the backup command: no downtime.
+      expect(ackedDuringBackup).toBeGreaterThan(0);
+    } finally {
+      running = false;
+      await server.close();
+    }
+    expect(membersOf(liveBackup).filter((m) => m.startsWith("/"))).toEqual([]);
+
+    const restoredDir = join(work, "restored-live");
+    const restored = strongroom(["restore", liveBackup, "--data-dir", restoredDir, "--key-file", liveKey]);
+    expect(restored.status, restored.stderr).toBe(0);
+    const again = await serve(restoredDir);
+    try {
+      const client = clientOf(again, before.root);
+      for (const ack of ackedBeforeBackup) {
+        const { activity } = await client.getActivity({ activityId: ack.activityId });
+        expect(activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+        if (ack.walletId) expect((await client.getWalletAccounts({ walletId: ack.walletId })).accounts).toHaveLength(1);
+        if (ack.userId) expect((await client.getUser({ userId: ack.userId })).user.userId).toBe(ack.userId);
+      }
+      // Whatever else the snapshot caught is whole: no wallet without its account.
+      for (const wallet of (await client.getWallets({})).wallets) {
+        expect((await client.getWalletAccounts({ walletId: wallet.walletId })).accounts.length, wallet.walletName).toBeGreaterThan(0);
+      }
+      expect(await signature(client, before.address)).toBe(before.signature);
+    } finally {
+      await again.close();
+    }
   });
 
   it("refuses a restore whose key does not open the backup, leaving the data directory as it was", () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -29,7 +29,61 @@ async function sealedValues(store: StoreOptions): Promise<{ values: SealedValues
     const columns = await db.query<{ name: string }>(
       "SELECT table_name || '.' || column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name LIKE 'sealed%'",
     );
+    // ANALYZE must never copy sealed values into pg_statistic (migration 0032): a new sealed column needs the same.
+    const sampled = await db.query<{ name: string }>(
+      `SELECT c.relname || '.' || a.attname AS name FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attname LIKE 'sealed%' AND coalesce(a.attstattarget, -1) <> 0`,
+    );
+    expect(sampled.map((c) => c.name)).toEqual([]);
     return { values, columnsInSchema: columns.map((c) => c.name).sort() };
+  } finally {
+    await db.close();
+  }
+}
+
+/** The first characters of a sealed value's payload: its random IV, unique to that value. */
+const idOf = (sealed: string) => sealed.slice(0, 3 + 20);
+
+/**
+ * Which of `sealed` (by idOf) appear in any file under `dir`, byte for byte: table files, indexes, the write-ahead
+ * log, whatever the engine keeps there.
+ */
+function sealedValuesInFiles(dir: string, sealed: Set<string>): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  const marker = Buffer.from("v1:");
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path)) {
+      const file = join(path, entry);
+      const stat = statSync(file, { throwIfNoEntry: false });
+      if (!stat) continue; // removed while we looked (PostgreSQL's own files come and go)
+      if (stat.isDirectory()) walk(file);
+      else if (stat.isFile()) {
+        const bytes = readFileSync(file);
+        for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + 1)) {
+          const id = bytes.subarray(at, at + 23).toString("latin1");
+          if (sealed.has(id)) found.set(id, [...new Set([...(found.get(id) ?? []), file.slice(dir.length + 1)])]);
+        }
+      }
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/** The files a scan can read: the data directory (embedded), or, on PostgreSQL, the database's own directory when this runs as root beside it. */
+async function storeFiles(store: StoreOptions): Promise<string | undefined> {
+  if (!store.databaseUrl) return store.dataDir;
+  if (process.getuid?.() !== 0) return undefined;
+  const db = await openStore(store);
+  try {
+    const [where] = await db.query<{ root: string; oid: string }>(
+      "SELECT current_setting('data_directory') AS root, (SELECT oid::text FROM pg_database WHERE datname = current_database()) AS oid",
+    );
+    const dir = join(where!.root, "base", where!.oid);
+    await db.exec("CHECKPOINT"); // the rows written so far, out of the buffers into the files
+    return existsSync(dir) ? dir : undefined;
+  } catch {
+    return undefined; // not a superuser: the data directory's path is not ours to read
   } finally {
     await db.close();
   }
@@ -86,11 +140,45 @@ describe("strongroom rekey", { timeout: 600_000 }, () => {
     for (const column of ["private_keys.sealed_private_key", "import_keys.sealed_private_key", "auth_proxy_configs.sealed_private_key"]) {
       expect(old.values.get(column)!.length, column).toBeGreaterThan(0);
     }
+    const oldIds = new Set([...old.values.values()].flat().map((v) => idOf(v.sealed)));
+    const files = await storeFiles(store);
+    // The scan finds them before (so finding none after means something).
+    if (files) expect(sealedValuesInFiles(files, oldIds).size).toBeGreaterThan(0);
     const oldKey = database ? parseMasterKey(oldKeyHex) : parseMasterKey(readFileSync(join(dataDir, "master.key"), "utf8"));
 
     const run = strongroom(["rekey", "--data-dir", dataDir], env);
     expect(run.status, run.stderr).toBe(0);
-    const output = JSON.parse(run.stdout) as { resealed: Record<string, number>; newMasterKey?: string; keyFile?: string };
+    const output = JSON.parse(run.stdout) as {
+      resealed: Record<string, number>;
+      purged: { rewritten: string[]; checkpoint: boolean; walRecycled: boolean; warnings: string[] };
+      newMasterKey?: string;
+      keyFile?: string;
+    };
+    // Nothing the old key opens is left in the store: the old row versions are rewritten away.
+    expect(output.purged).toMatchObject({ checkpoint: true, warnings: [], walRecycled: !database });
+    expect(output.purged.rewritten.sort()).toEqual([...new Set(SEALED_COLUMNS.map((c) => c.table))].sort());
+    if (files) expect([...sealedValuesInFiles(files, oldIds)], `old ciphertexts left in ${files}`).toEqual([]);
+    if (database) {
+      const db = await openStore(store);
+      try {
+        // Counted from the pages by pgstattuple (pg_stat_user_tables.n_dead_tup lags: each connection reports its updates later).
+        const [available] = await db.query("SELECT 1 FROM pg_available_extensions WHERE name = 'pgstattuple'");
+        if (available) await db.exec("CREATE EXTENSION IF NOT EXISTS pgstattuple SCHEMA public");
+        for (const table of available ? output.purged.rewritten : []) {
+          const [tuples] = await db.query<{ dead: string }>("SELECT dead_tuple_count::text AS dead FROM public.pgstattuple($1::regclass)", [
+            table,
+          ]);
+          expect(tuples!.dead, `dead row versions left in ${table}`).toBe("0");
+        }
+        // ANALYZE never samples a sealed column into pg_statistic (migration 0032).
+        const sampled = await db.query<{ name: string }>(
+          `SELECT tablename || '.' || attname AS name FROM pg_stats WHERE schemaname = current_schema() AND attname LIKE 'sealed%'`,
+        );
+        expect(sampled).toEqual([]);
+      } finally {
+        await db.close();
+      }
+    }
     for (const [column, rows] of old.values) expect(output.resealed[column], column).toBe(rows.length);
     const newKeyHex = database ? output.newMasterKey! : readFileSync(join(dataDir, "master.key"), "utf8").trim();
     if (database) expect(run.stderr).toContain("Set STRONGROOM_MASTER_KEY to the new key");

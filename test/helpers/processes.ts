@@ -60,17 +60,25 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, timeout
   }
 }
 
-/** `strongroom serve` in a process of its own, answering /health. */
-export async function startServerProcess(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServerProcess> {
+/** `strongroom serve` in a process of its own, answering /health; `onStderr` also gets what it writes to stderr. */
+export async function startServerProcess(
+  env: NodeJS.ProcessEnv,
+  args: string[] = [],
+  options: { onStderr?: (text: string) => void; startTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), "--auth-proxy-port", "0", ...args],
-    { cwd: repoRoot, env, stdio: ["ignore", "ignore", "inherit"] },
+    { cwd: repoRoot, env, stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "inherit"] },
   );
+  child.stderr?.on("data", (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    options.onStderr?.(chunk.toString("utf8"));
+  });
   const url = `http://127.0.0.1:${port}`;
   // Generous: a busy two-core machine may take tens of seconds to load the sources.
-  await waitUntilHealthy(url, child, 120_000);
+  await waitUntilHealthy(url, child, options.startTimeoutMs ?? 120_000);
   return {
     url,
     child,

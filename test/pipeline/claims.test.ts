@@ -55,6 +55,21 @@ describe("fingerprint claims", () => {
     expect((await claimFingerprint(db, "sha256:d", now)).fingerprint).toBe("sha256:d");
   });
 
+  it("a claim whose holder has no database session left (its process died) is taken at once", async () => {
+    await claimFingerprint(db, "sha256:f", now);
+    await db.query("UPDATE activity_claims SET holder = 'strongroom gone' WHERE fingerprint = 'sha256:f'");
+    expect((await claimFingerprint(db, "sha256:f", now)).fingerprint).toBe("sha256:f");
+    // A claim written before holders were recorded (migration 0031) keeps the old rule: waited for, not taken.
+    await claimFingerprint(db, "sha256:g", now);
+    await db.query("UPDATE activity_claims SET holder = NULL WHERE fingerprint = 'sha256:g'");
+    let asked = 0;
+    await expect(
+      claimFingerprint(db, "sha256:g", now, async () => {
+        if (++asked === 3) throw invalidArgument("stopped waiting");
+      }),
+    ).rejects.toThrow("stopped waiting");
+  });
+
   it("a claim older than any live body is dropped", async () => {
     await claimFingerprint(db, "sha256:e", () => new Date(Date.now() - 2 * 60 * 60 * 1000));
     expect((await claimFingerprint(db, "sha256:e", now)).fingerprint).toBe("sha256:e");

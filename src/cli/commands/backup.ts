@@ -3,13 +3,17 @@ import { chmodSync, constants, copyFileSync, existsSync, writeFileSync } from "n
 import { join } from "node:path";
 import { resolveConfig } from "../../config.js";
 import { dumpEmbeddedStore } from "../../store/pglite-backup.js";
+import { backupFromRunningServer } from "./ask-running-server.js";
 import { dataDirOption, fail } from "./data-dir-option.js";
+
+const exists = (file: string) => new Error(`${file} already exists: a backup never replaces a file; give a new file name`);
 
 export function registerBackup(program: Command): void {
   program
     .command("backup")
     .description(
-      "write the embedded store (--data-dir) to <file>, a gzipped tar; run it while no server uses the data directory. " +
+      "write the embedded store (--data-dir) to <file>, a gzipped tar (paths relative to pgdata/). While a server runs on the " +
+        "data directory, that server takes the snapshot (through its control socket) and keeps serving; otherwise the store is read directly. " +
         "The file holds secrets sealed under the master key, not the key: keep master.key (--key-out) apart from it. " +
         "For PostgreSQL use pg_dump -n strongroom (see docs/operations.md, Operate it)",
     )
@@ -25,8 +29,14 @@ export function registerBackup(program: Command): void {
           );
         }
         if (config.dataDir.startsWith("memory://")) throw new Error("an in-memory store has nothing to back up");
-        const dump = await dumpEmbeddedStore(config.dataDir);
-        writeFileSync(file, dump, { mode: 0o600, flag: "wx" });
+        if (existsSync(file)) throw exists(file);
+        const fromServer = await backupFromRunningServer(config.dataDir);
+        const dump = fromServer ?? (await dumpEmbeddedStore(config.dataDir));
+        try {
+          writeFileSync(file, dump, { mode: 0o600, flag: "wx" });
+        } catch (error) {
+          throw (error as NodeJS.ErrnoException).code === "EEXIST" ? exists(file) : error;
+        }
         const keyFile = join(config.dataDir, "master.key");
         if (flags.keyOut) {
           if (config.masterKey) throw new Error("STRONGROOM_MASTER_KEY is set: the key is yours to keep, there is no key file to copy");
@@ -34,7 +44,11 @@ export function registerBackup(program: Command): void {
           chmodSync(flags.keyOut, 0o600);
         }
         process.stdout.write(
-          JSON.stringify({ backup: file, bytes: dump.length, ...(flags.keyOut ? { keyFile: flags.keyOut } : {}) }, null, 2) + "\n",
+          JSON.stringify(
+            { backup: file, bytes: dump.length, online: fromServer !== undefined, ...(flags.keyOut ? { keyFile: flags.keyOut } : {}) },
+            null,
+            2,
+          ) + "\n",
         );
         if (!flags.keyOut) {
           process.stderr.write(

@@ -13,16 +13,42 @@ const WAIT_MS = 60_000;
 /** What a waiting request finds once the claim's holder is done. */
 export type ClaimHeld = { kind: "claimed"; claim: Claim } | { kind: "released" };
 
-/** A fingerprint claimed by this request (see migration 0014): it alone prepares and executes that body's activity. */
+/** How often a held claim is renewed: the renewal also keeps one of the holder's database sessions open (see `claimFingerprint`). */
+const RENEW_MS = 2_000;
+
+/** A fingerprint claimed by this request (see migrations 0014 and 0031): it alone prepares and executes that body's activity. */
 export class Claim {
+  private readonly renewal: NodeJS.Timeout;
+
   constructor(
     readonly fingerprint: string,
     private readonly db: Queryable,
-  ) {}
+    now: () => Date,
+  ) {
+    // Renewed while held: a pool closes idle connections, and a live holder without a session would look gone.
+    this.renewal = setInterval(() => {
+      db.query<{ renewed: number }>(
+        "UPDATE activity_claims SET claimed_at = $2 WHERE fingerprint = $1 AND holder = current_setting('application_name') AND refusal IS NULL RETURNING 1 AS renewed",
+        [fingerprint, now()],
+      ).then(
+        (rows) => rows.length === 0 && this.stopRenewing(),
+        () => undefined, // the store is unreachable for now: the next renewal tries again
+      );
+    }, RENEW_MS);
+    this.renewal.unref();
+  }
+
+  private stopRenewing(): void {
+    clearInterval(this.renewal);
+  }
 
   /** Gone with the activity or the vote it belongs to: called inside that transaction. */
   async release(tx: Queryable = this.db): Promise<void> {
-    await tx.query("DELETE FROM activity_claims WHERE fingerprint = $1", [this.fingerprint]);
+    this.stopRenewing();
+    await tx.query(
+      "DELETE FROM activity_claims WHERE fingerprint = $1 AND holder IS NOT DISTINCT FROM current_setting('application_name')",
+      [this.fingerprint],
+    );
   }
 
   /**
@@ -31,10 +57,11 @@ export class Claim {
    */
   async settle(error: unknown, prepared: boolean): Promise<void> {
     if (!prepared) return this.release();
-    await this.db.query("UPDATE activity_claims SET refusal = $2::jsonb WHERE fingerprint = $1", [
-      this.fingerprint,
-      JSON.stringify(refusalOf(error)),
-    ]);
+    this.stopRenewing();
+    await this.db.query(
+      "UPDATE activity_claims SET refusal = $2::jsonb WHERE fingerprint = $1 AND holder IS NOT DISTINCT FROM current_setting('application_name')",
+      [this.fingerprint, JSON.stringify(refusalOf(error))],
+    );
   }
 }
 
@@ -66,8 +93,10 @@ function refusalError(stored: StoredRefusal): ApiError {
  * Claims `fingerprint` for this request, waiting while another request (in any process) holds it. `whileHeld`
  * is asked after each failed attempt: it may end the wait (by throwing, or by answering) when what the other
  * request did is visible. A claim that ended in an error after its preparation is answered with that error;
- * (a vote, `forVote`, is on an activity that exists, so such a refusal answers nothing any more: it takes the claim);
- * one held past WAIT_MS (its holder may have died) is a 503 UNAVAILABLE, never taken over.
+ * (a vote, `forVote`, is on an activity that exists, so such a refusal answers nothing any more: it takes the claim).
+ * A claim is taken over at once when its holder is gone: no database session carries the holder's name (the
+ * process died during the preparation, and its connections went with it; src/store/process-session.ts). One held
+ * past WAIT_MS by a live holder is a 503 UNAVAILABLE, never taken over.
  */
 export async function claimFingerprint(
   db: Queryable,
@@ -81,13 +110,16 @@ export async function claimFingerprint(
     const at = now();
     const [row] = await db.query<{ won: boolean; refusal: StoredRefusal | null }>(
       `WITH stale AS (DELETE FROM activity_claims WHERE claimed_at < $3 AND fingerprint <> $1),
-            won AS (INSERT INTO activity_claims (fingerprint, claimed_at) VALUES ($1, $2)
-                    ON CONFLICT (fingerprint) DO UPDATE SET claimed_at = EXCLUDED.claimed_at, refusal = NULL
-                    WHERE activity_claims.claimed_at < $3 OR (activity_claims.refusal IS NOT NULL AND $4::boolean) RETURNING 1)
+            won AS (INSERT INTO activity_claims (fingerprint, claimed_at, holder) VALUES ($1, $2, current_setting('application_name'))
+                    ON CONFLICT (fingerprint) DO UPDATE SET claimed_at = EXCLUDED.claimed_at, refusal = NULL, holder = EXCLUDED.holder
+                    WHERE activity_claims.claimed_at < $3 OR (activity_claims.refusal IS NOT NULL AND $4::boolean)
+                       OR (activity_claims.refusal IS NULL AND activity_claims.holder IS NOT NULL
+                           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity s WHERE s.application_name = activity_claims.holder))
+                    RETURNING 1)
        SELECT EXISTS (SELECT 1 FROM won) AS won, (SELECT refusal FROM activity_claims WHERE fingerprint = $1) AS refusal`,
       [fingerprint, at, new Date(at.getTime() - CLAIM_LIFETIME_MS), options.forVote === true],
     );
-    if (row?.won) return new Claim(fingerprint, db);
+    if (row?.won) return new Claim(fingerprint, db, now);
     if (row?.refusal) throw refusalError(row.refusal);
     await whileHeld();
     if (Date.now() > deadline) {
