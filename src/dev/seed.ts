@@ -62,7 +62,7 @@ export async function actAsRoot(
 ): Promise<Record<string, unknown>> {
   const definition = activitiesByOperation.get(operation);
   if (!definition || isVoteDefinition(definition)) throw new Error(`no ${operation} activity`);
-  const body = JSON.stringify({ type: definition.type, timestampMs: String(services.clock().getTime()), organizationId, parameters });
+  const body = JSON.stringify({ type: definition.type, timestampMs: String(services.stampClock().getTime()), organizationId, parameters });
   const { activity } = await submitActivity(services, definition, {
     headers: {
       "content-type": "application/json",

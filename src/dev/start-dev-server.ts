@@ -167,6 +167,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const server = await startServer(config, clock.now, options.logStream, {
     adjustServices: (services) => {
       services.messaging = inbox.messaging(services.messaging);
+      // The clock moves what expires; stamps stay checked against real time, so the SDK's stamps never go stale.
+      services.stampClock = () => new Date();
     },
     extend: (app) => registerDevRoutes(app, { inbox, clock, reset: () => reset(), allowedHosts: devAllowedHosts(options, env) }),
   });

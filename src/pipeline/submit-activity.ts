@@ -61,7 +61,7 @@ interface Submission {
 export async function submitActivity(services: Services, definition: ActivityDefinition, request: SignedRequest): Promise<ActivityOutcome> {
   const parsed = parseRequest(request.rawBody); // parse
   const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" }); // authenticate
-  checkTypeAndLiveness(definition, parsed.body, caller.now); // check type and liveness
+  checkTypeAndLiveness(definition, parsed.body, services.stampClock()); // check type and liveness
   const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
   await enforceSessionScope(services.db, caller.principal, caller.organization, definition, params, caller.now); // authenticate: a session profile's scope
   const vote: VoteInput = {
