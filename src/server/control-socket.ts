@@ -55,7 +55,9 @@ export async function serveControlSocket(
 ): Promise<ControlSocket | undefined> {
   const path = controlSocketPath(dataDir);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    warn(`the data directory's path is too long for a control socket (${path}): \`strongroom init\` works only while the server is stopped`);
+    warn(
+      `the data directory's path is too long for a control socket (${path}): \`strongroom init\` works only while the server is stopped`,
+    );
     return undefined;
   }
   const server = createServer((req, res) => {
