@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ERROR_MESSAGE_STYLES, type ErrorMessageStyle } from "./errors.js";
 
@@ -129,6 +130,25 @@ function resolveDataDir(dir: string): string {
   return dir.startsWith("memory://") ? dir : resolve(dir);
 }
 
+/**
+ * A secret from the variable itself or, when only `<NAME>_FILE` is set, from that file (trimmed): container
+ * secrets (`/run/secrets/…`) then never pass through the environment. Both set is refused as ambiguous.
+ */
+export function secretSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const direct = env[name] || undefined;
+  const file = env[`${name}_FILE`] || undefined;
+  if (direct !== undefined && file !== undefined) throw new Error(`set ${name} or ${name}_FILE, not both`);
+  if (file === undefined) return direct;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch (error) {
+    throw new Error(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (text === "") throw new Error(`${name}_FILE: ${file} is empty`);
+  return text;
+}
+
 /** AUTH_PROXY_PORT values that run no auth proxy. */
 const AUTH_PROXY_OFF = ["off", "none", "false", "disabled"];
 
@@ -148,12 +168,12 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
     throw new Error(`invalid metrics port ${String(metricsSetting)} (--metrics-port, METRICS_PORT)`);
   }
-  const databaseUrl = env.DATABASE_URL || undefined;
+  const databaseUrl = secretSetting(env, "DATABASE_URL");
   const databaseSchema = env.DATABASE_SCHEMA || undefined;
   if (databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`DATABASE_SCHEMA ${JSON.stringify(databaseSchema)} must be a lowercase name (letters, digits, _)`);
   }
-  const masterKey = env.STRONGROOM_MASTER_KEY || undefined;
+  const masterKey = secretSetting(env, "STRONGROOM_MASTER_KEY");
   if (databaseUrl && !masterKey) {
     throw new Error(
       "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must seal and open key material with the same key-encryption key",

@@ -31,9 +31,9 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return body;
 }
 
-function initOptions(body: string): InitOptions {
+function initOptions(body: string): InitOptions & { ifEmpty?: boolean } {
   const parsed = JSON.parse(body || "{}") as Record<string, unknown>;
-  const options: InitOptions = {};
+  const options: InitOptions & { ifEmpty?: boolean } = parsed.ifEmpty === true ? { ifEmpty: true } : {};
   for (const key of ["organizationName", "userName", "userEmail", "apiPublicKey"] as const) {
     const value = parsed[key];
     if (value === undefined) continue;
@@ -66,7 +66,11 @@ export async function serveControlSocket(
     };
     if (req.method !== "POST" || req.url !== "/init") return answer(404, { message: "the control socket answers POST /init only" });
     readBody(req)
-      .then((body) => initRootOrganization(services, initOptions(body)))
+      .then(async (body) => {
+        const options = initOptions(body);
+        if (options.ifEmpty && (await services.db.query("SELECT 1 FROM organizations LIMIT 1")).length > 0) return { skipped: true };
+        return initRootOrganization(services, options);
+      })
       .then(
         (result) => answer(200, result),
         (error: unknown) => answer(400, { message: (error as Error).message }),
@@ -88,13 +92,16 @@ export async function serveControlSocket(
   };
 }
 
-/** `strongroom init` through a running server's control socket. */
-export async function initThroughControlSocket(path: string, options: InitOptions): Promise<InitResult> {
+/** `strongroom init` through a running server's control socket: undefined when `ifEmpty` found an organization. */
+export async function initThroughControlSocket(
+  path: string,
+  options: InitOptions & { ifEmpty?: boolean },
+): Promise<InitResult | undefined> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath: path, path: "/init", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
       readBody(res).then((text) => {
-        const body = JSON.parse(text) as InitResult & { message?: string };
-        if (res.statusCode === 200) resolve(body);
+        const body = JSON.parse(text) as InitResult & { message?: string; skipped?: boolean };
+        if (res.statusCode === 200) resolve(body.skipped ? undefined : body);
         else reject(new Error(body.message ?? `the server answered ${res.statusCode}`));
       }, reject);
     });
