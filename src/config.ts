@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { parseLogFormat, type LogFormat } from "./http/log-destination.js";
 import { ERROR_MESSAGE_STYLES, type ErrorMessageStyle } from "./errors.js";
 
 /** Everything configurable, from flags first, then environment variables, then defaults. */
@@ -18,6 +19,8 @@ export interface Config {
   metricsPort?: number;
   masterKey?: string;
   logLevel: string;
+  /** LOG_FORMAT: `json`, `pretty`, or `auto` (the default: pretty on a terminal, JSON otherwise). */
+  logFormat: LogFormat;
   bodyLimitBytes: number;
   /** TRUST_PROXY: comma-separated addresses or CIDRs of proxies whose X-Forwarded-For is believed. */
   trustProxy: string[];
@@ -203,6 +206,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     metricsPort,
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",
+    logFormat: parseLogFormat(env.LOG_FORMAT),
     bodyLimitBytes,
     trustProxy: (env.TRUST_PROXY ?? "")
       .split(",")

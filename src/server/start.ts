@@ -82,6 +82,7 @@ export async function startServer(
   let stopping = false;
   const appOptions = {
     logLevel: config.logLevel,
+    logFormat: config.logFormat,
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     errorMessages: config.errorMessages,

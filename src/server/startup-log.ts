@@ -32,7 +32,7 @@ export function logStartup(
     },
     `Strongroom ${VERSION} started: ${where}, schema version ${store.schemaVersion}` +
       `${applied.length ? ` (applied ${applied.length} migration${applied.length === 1 ? "" : "s"})` : ""}; ` +
-      `API on ${browserAddress(urls.url)}, auth proxy on ${urls.authProxyUrl ? browserAddress(urls.authProxyUrl) : "off"}` +
+      `API on ${browserAddress(urls.url)}, ${urls.authProxyUrl ? `auth proxy on ${browserAddress(urls.authProxyUrl)}` : "auth proxy off"}` +
       `${urls.metricsUrl ? `, metrics on ${urls.metricsUrl}` : ""}; console: ${consoleAddress(urls.url)}`,
   );
   for (const warning of store.warnings) log.warn(warning);
