@@ -102,7 +102,10 @@ export function publicKeyOf(apiPrivateKey: string): string {
 /** API key sign-in: the key stays in this tab's memory; whoami tells whose it is. */
 export async function signInWithApiKey(organizationId: string, apiPrivateKey: string): Promise<Connection> {
   const apiPublicKey = publicKeyOf(apiPrivateKey);
-  const client = new TurnkeyClient({ baseUrl }, new ApiKeyStamper({ apiPublicKey, apiPrivateKey: apiPrivateKey.trim().replace(/^0x/, "") }));
+  const client = new TurnkeyClient(
+    { baseUrl },
+    new ApiKeyStamper({ apiPublicKey, apiPrivateKey: apiPrivateKey.trim().replace(/^0x/, "") }),
+  );
   const whoami = await client.getWhoami({ organizationId });
   return { organizationId: whoami.organizationId, userId: whoami.userId, method: "api-key", client, voter: client };
 }

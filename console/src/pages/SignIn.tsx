@@ -15,9 +15,7 @@ const METHOD_KEY = "strongroom-console-method";
 export function SignIn({ onSignedIn }: { onSignedIn: (connection: Connection) => void }) {
   const addressProblem = passkeyAddressProblem(window.location);
   const [organizationId, setOrganizationId] = useState(localStorage.getItem("strongroom-console-organization") ?? "");
-  const [method, setMethod] = useState<Method>(
-    !addressProblem && localStorage.getItem(METHOD_KEY) === "passkey" ? "passkey" : "api-key",
-  );
+  const [method, setMethod] = useState<Method>(!addressProblem && localStorage.getItem(METHOD_KEY) === "passkey" ? "passkey" : "api-key");
   const [apiPrivateKey, setApiPrivateKey] = useState("");
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
