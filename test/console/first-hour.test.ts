@@ -142,7 +142,7 @@ describe.skipIf(!hasChromium)("console: the first hour", () => {
       await page.goto(`${world.consoleUrl}#/${path}`);
       await page.getByRole("heading", { level: 1, name: title }).waitFor();
       await page.waitForLoadState("networkidle");
-      await page.waitForTimeout(300); // eslint-disable-line -- loaders settle after the last response; nothing else to wait on
+      await page.waitForTimeout(300); // loaders settle after the last response; nothing else to wait on
       await page.screenshot({ path: join(SHOTS, `${path}.png`), fullPage: true });
       problems.push(...(await horizontalOverflow(page)).map((p) => `${title}: ${p}`));
     }
@@ -162,7 +162,33 @@ describe.skipIf(!hasChromium)("console: the first hour", () => {
     await page.close();
   });
 
-  it("has the organization's users and policies readable through the API it drives", async () => {
-    expect((await api.getPolicies({ organizationId })).policies).toHaveLength(1);
+  it("speaks in names and sentences: the organization by name, who an id in a policy is (you included), an activity in words, a confirmation after a create", async () => {
+    const page = await openConsoleSignedInWithApiKey(world);
+    const switcher = page.getByLabel("Organization", { exact: true });
+    // The names arrive after the ids: wait for them.
+    await expect
+      .poll(async () => (await switcher.locator("option:checked").textContent())?.trim(), { timeout: 20_000 })
+      .toBe("Test organization (yours)");
+
+    await page.goto(`${world.consoleUrl}#/policies`);
+    const policy = page.getByRole("article", { name: "Alice and I sign wallets" });
+    const legend = policy.locator(".id-legend").last();
+    await legend.getByText("Alice Approver").waitFor();
+    await legend.getByText("Root user (you)").waitFor();
+
+    const { activities } = await api.getActivities({ organizationId, filterByType: ["ACTIVITY_TYPE_CREATE_WALLET"] });
+    await page.goto(`${world.consoleUrl}#/activities/${activities[0]!.id}`);
+    await page.getByText("Root user (you) asked to create wallet “Treasury”: 1 account.").waitFor();
+    const json = page.getByText("The request as JSON");
+    expect(await page.getByText('"walletName": "Treasury"').isVisible()).toBe(false);
+    await json.click();
+    await page.getByText('"walletName": "Treasury"').waitFor();
+    await page.screenshot({ path: join(SHOTS, "activity-sentence.png"), fullPage: true });
+
+    await page.goto(`${world.consoleUrl}#/wallets`);
+    await page.getByLabel("Wallet name").fill("Savings");
+    await page.getByRole("button", { name: "Create wallet" }).click();
+    await page.getByRole("status").filter({ hasText: "Create wallet: done." }).waitFor();
+    await page.close();
   });
 });
