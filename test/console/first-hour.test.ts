@@ -176,6 +176,16 @@ describe.skipIf(!hasChromium)("console: the first hour", () => {
     await legend.getByText("Alice Approver").waitFor();
     await legend.getByText("Root user (you)").waitFor();
 
+    // A dry run as another member: what Alice's own request would meet (the root user alone is the root quorum).
+    const panel = page.getByRole("form", { name: "Dry run" });
+    await panel.getByLabel("Current policies", { exact: true }).check();
+    await panel.getByRole("button", { name: "Dry run" }).click();
+    await expect.poll(() => panel.getByTestId("dry-run-outcome").textContent()).toBe("ALLOW");
+    await panel.getByLabel("Requested by").selectOption({ label: "Alice Approver" });
+    await panel.getByRole("button", { name: "Dry run" }).click();
+    await expect.poll(() => panel.getByTestId("dry-run-outcome").textContent()).toBe("CONSENSUS_NEEDED");
+    await panel.getByTestId("dry-run-reason").getByText(/Alice and I sign wallets/).waitFor();
+
     const { activities } = await api.getActivities({ organizationId, filterByType: ["ACTIVITY_TYPE_CREATE_WALLET"] });
     await page.goto(`${world.consoleUrl}#/activities/${activities[0]!.id}`);
     await page.getByText("Root user (you) asked to create wallet “Treasury”: 1 account.").waitFor();
