@@ -29,7 +29,8 @@ function PolicyWhy({ policy }: { policy?: StoredPolicy }) {
         <>
           <dt>when</dt>
           <dd>
-            <code>{policy.condition}</code> <IdLegend text={policy.condition} />
+            <code>{policy.condition}</code>
+            <IdLegend text={policy.condition} />
           </dd>
         </>
       )}
@@ -37,7 +38,8 @@ function PolicyWhy({ policy }: { policy?: StoredPolicy }) {
         <>
           <dt>approved by</dt>
           <dd>
-            <code>{policy.consensus}</code> <IdLegend text={policy.consensus} />
+            <code>{policy.consensus}</code>
+            <IdLegend text={policy.consensus} />
           </dd>
         </>
       )}

@@ -47,7 +47,7 @@ export function ActivityOutcome({ activity, error, done }: { activity?: Activity
   if (completed(activity))
     return (
       <p className="notice status-completed" role="status">
-        {done ?? `${describeType(activity.type)}: done.`} {link}
+        {done ?? `${describeType(activity.type)}: done.`}
       </p>
     );
   if (activity.failure || activity.status === "ACTIVITY_STATUS_FAILED" || activity.status === "ACTIVITY_STATUS_REJECTED")

@@ -145,7 +145,8 @@ function PolicyCard({
         <dd>
           {policy.condition ? (
             <>
-              <code>{policy.condition}</code> <IdLegend text={policy.condition} />
+              <code>{policy.condition}</code>
+              <IdLegend text={policy.condition} />
             </>
           ) : (
             <span className="muted">always</span>
@@ -155,7 +156,8 @@ function PolicyCard({
         <dd>
           {policy.consensus ? (
             <>
-              <code>{policy.consensus}</code> <IdLegend text={policy.consensus} />
+              <code>{policy.consensus}</code>
+              <IdLegend text={policy.consensus} />
             </>
           ) : (
             <span className="muted">anyone</span>
