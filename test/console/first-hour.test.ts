@@ -184,7 +184,10 @@ describe.skipIf(!hasChromium)("console: the first hour", () => {
     await panel.getByLabel("Requested by").selectOption({ label: "Alice Approver" });
     await panel.getByRole("button", { name: "Dry run" }).click();
     await expect.poll(() => panel.getByTestId("dry-run-outcome").textContent()).toBe("CONSENSUS_NEEDED");
-    await panel.getByTestId("dry-run-reason").getByText(/Alice and I sign wallets/).waitFor();
+    await panel
+      .getByTestId("dry-run-reason")
+      .getByText(/Alice and I sign wallets/)
+      .waitFor();
 
     const { activities } = await api.getActivities({ organizationId, filterByType: ["ACTIVITY_TYPE_CREATE_WALLET"] });
     await page.goto(`${world.consoleUrl}#/activities/${activities[0]!.id}`);
