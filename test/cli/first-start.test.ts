@@ -1,10 +1,12 @@
 import { Turnkey } from "@turnkey/sdk-server";
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freshPostgresDatabase } from "../helpers/postgres-database.js";
 import { embeddedCliEnv, freePort, repoRoot, runCli, waitUntilHealthy } from "../helpers/processes.js";
 
 interface Credentials {
@@ -140,6 +142,37 @@ describe("the first start of an empty data directory", () => {
     expect(warning.msg).toContain("strongroom init");
     expect(existsSync(join(dataDir, "initial-credentials.json"))).toBe(false);
     expect(await server.stop()).toBe(0);
+  }, 300_000);
+
+  it("compose's one-shot init: --if-empty --output writes the credentials once (0600), secrets read from *_FILE", async () => {
+    const postgres = process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL) : undefined;
+    try {
+      const secrets = join(root, "secrets");
+      mkdirSync(secrets, { recursive: true });
+      writeFileSync(join(secrets, "master-key"), randomBytes(32).toString("hex") + "\n", { mode: 0o600 });
+      const env: NodeJS.ProcessEnv = { ...embeddedCliEnv(), STRONGROOM_MASTER_KEY_FILE: join(secrets, "master-key") };
+      if (postgres) {
+        writeFileSync(join(secrets, "database-url"), postgres.url, { mode: 0o600 });
+        env.DATABASE_URL_FILE = join(secrets, "database-url");
+      }
+      const args = ["init", "--data-dir", join(root, "one-shot"), "--if-empty", "--output", join(root, "credentials.json")];
+      const first = runCli(args, env);
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stdout).toBe("");
+      const file = join(root, "credentials.json");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const written = readFileSync(file, "utf8");
+      expect(JSON.parse(written)).toHaveProperty("apiPrivateKey");
+      const again = runCli(args, env);
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stderr).toContain("already holds an organization; nothing created");
+      expect(readFileSync(file, "utf8")).toBe(written);
+      const both = runCli(args, { ...env, STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex") });
+      expect(both.status).toBe(1);
+      expect(both.stderr).toContain("set STRONGROOM_MASTER_KEY or STRONGROOM_MASTER_KEY_FILE, not both");
+    } finally {
+      await postgres?.drop();
+    }
   }, 300_000);
 
   it("init --help lists no listening flags it would ignore", () => {
