@@ -42,10 +42,21 @@ try {
   );
   process.exit(0);
 }
+// Said on stderr, step by step: a first build takes a minute or two, and `npm install` shows this output (the
+// repository's .npmrc sets foreground-scripts) instead of a silent spinner.
+const say = (text) => process.stderr.write(`strongroom: ${text}\n`);
+const started = Date.now();
+say("building dist/ (once after a clone or a change; about a minute): 1/3 compiling src/ with TypeScript…");
 const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 if (run.status !== 0) process.exit(run.status ?? 1);
 // The browser parts: the export and import frames (esbuild) and the console (Vite).
-for (const script of ["build-frames.mjs", "build-console.mjs"]) {
+const parts = [
+  ["build-frames.mjs", "2/3 bundling the export and import pages (esbuild)…"],
+  ["build-console.mjs", "3/3 building the web console (Vite)…"],
+];
+for (const [script, what] of parts) {
+  say(what);
   const built = spawnSync(process.execPath, [join(root, "scripts", script)], { stdio: "inherit" });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
+say(`dist/ built in ${Math.round((Date.now() - started) / 1000)} s`);

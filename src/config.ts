@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { parseLogFormat, type LogFormat } from "./http/log-destination.js";
 import { ERROR_MESSAGE_STYLES, type ErrorMessageStyle } from "./errors.js";
 
 /** Everything configurable, from flags first, then environment variables, then defaults. */
@@ -19,6 +21,8 @@ export interface Config {
   metricsPort?: number;
   masterKey?: string;
   logLevel: string;
+  /** LOG_FORMAT: `json`, `pretty`, or `auto` (the default: pretty on a terminal, JSON otherwise). */
+  logFormat: LogFormat;
   bodyLimitBytes: number;
   /** TRUST_PROXY: comma-separated addresses or CIDRs of proxies whose X-Forwarded-For is believed. */
   trustProxy: string[];
@@ -218,6 +222,25 @@ function resolveDataDir(dir: string): string {
   return dir.startsWith("memory://") ? dir : resolve(dir);
 }
 
+/**
+ * A secret from the variable itself or, when only `<NAME>_FILE` is set, from that file (trimmed): container
+ * secrets (`/run/secrets/…`) then never pass through the environment. Both set is refused as ambiguous.
+ */
+export function secretSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const direct = env[name] || undefined;
+  const file = env[`${name}_FILE`] || undefined;
+  if (direct !== undefined && file !== undefined) throw new Error(`set ${name} or ${name}_FILE, not both`);
+  if (file === undefined) return direct;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch (error) {
+    throw new Error(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  if (text === "") throw new Error(`${name}_FILE: ${file} is empty`);
+  return text;
+}
+
 /** AUTH_PROXY_PORT values that run no auth proxy. */
 const AUTH_PROXY_OFF = ["off", "none", "false", "disabled"];
 
@@ -237,12 +260,12 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
     throw new Error(`invalid metrics port ${String(metricsSetting)} (--metrics-port, METRICS_PORT)`);
   }
-  const databaseUrl = env.DATABASE_URL || undefined;
+  const databaseUrl = secretSetting(env, "DATABASE_URL");
   const databaseSchema = env.DATABASE_SCHEMA || undefined;
   if (databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`DATABASE_SCHEMA ${JSON.stringify(databaseSchema)} must be a lowercase name (letters, digits, _)`);
   }
-  const masterKey = env.STRONGROOM_MASTER_KEY || undefined;
+  const masterKey = secretSetting(env, "STRONGROOM_MASTER_KEY");
   if (databaseUrl && !masterKey) {
     throw new Error(
       "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must seal and open key material with the same key-encryption key",
@@ -276,6 +299,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     metricsPort,
     masterKey,
     logLevel: env.LOG_LEVEL ?? "info",
+    logFormat: parseLogFormat(env.LOG_FORMAT),
     bodyLimitBytes,
     trustProxy: (env.TRUST_PROXY ?? "")
       .split(",")

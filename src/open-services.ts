@@ -8,7 +8,10 @@ import { openStoreReporting } from "./store/open.js";
 import { createMetrics } from "./metrics.js";
 import { loadOrCreateWebhookKey } from "./crypto/webhook-signing-key.js";
 
-/** Opens the store and loads (or creates) the key-encryption key and the server's own keys. */
+/**
+ * Opens the store and loads (or creates) the key-encryption key and the server's own keys. Stamps are checked
+ * against `clock` too unless the caller sets `stampClock` afterwards (the dev server checks them against real time).
+ */
 export async function openServices(
   config: Config,
   clock: () => Date = () => new Date(),
@@ -35,6 +38,7 @@ export async function openServices(
       signer,
       encryptionKey,
       clock,
+      stampClock: clock,
       limits: config.limits,
       messaging: openMessaging(config.messaging),
       oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" },

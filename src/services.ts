@@ -19,7 +19,13 @@ export interface Services {
   signer: ServerKey;
   /** A P-256 key of its own that clients encrypt secrets to (and the first half of app proofs' key). */
   encryptionKey: ServerKey;
+  /** The time every expiry is judged by: sessions, approvals, API keys, codes, windows (the dev clock moves it). */
   clock: () => Date;
+  /**
+   * The time a request's `timestampMs` must be fresh against (and the server's own stamps carry): real time in
+   * `serve` and `dev`, so moving the dev clock expires what it should without making real SDK stamps stale.
+   */
+  stampClock: () => Date;
   /** Rate limits and budgets (OTP guesses and codes, auth proxy requests, signup wallets). */
   limits: LimitSettings;
   /** Email and SMS/WhatsApp delivery, each present only when configured (SMTP_URL, SMS_WEBHOOK_URL). */

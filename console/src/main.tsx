@@ -2,6 +2,7 @@ import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { resumeSession, signOut, type Connection } from "./api/connection.js";
 import { query } from "./api/requests.js";
+import { NamesProvider } from "./components/names.js";
 import { useLoader } from "./components/use-loader.js";
 import { pageComponents } from "./pages/index.js";
 import { SignIn } from "./pages/SignIn.js";
@@ -13,13 +14,21 @@ function Console({ connection, onSignOut }: { connection: Connection; onSignOut:
   const route = useRoute();
   const [organizationId, setOrganizationId] = useState(connection.organizationId);
   const [menuOpen, setMenuOpen] = useState(false);
-  const subOrganizations = useLoader(
-    () =>
-      query<{ organizationIds: string[] }>(connection.client, "list_suborgs", { organizationId: connection.organizationId }).then(
-        (r) => r.organizationIds,
-      ),
-    [connection],
-  );
+  // The switcher names each organization (its id is in the option's title): one get_organization each.
+  const organizations = useLoader(async () => {
+    const nameOf = (organizationId: string) =>
+      query<{ organizationData: { name?: string } }>(connection.client, "get_organization", { organizationId }).then(
+        (r) => r.organizationData.name || organizationId,
+        () => organizationId,
+      );
+    const { organizationIds } = await query<{ organizationIds: string[] }>(connection.client, "list_suborgs", {
+      organizationId: connection.organizationId,
+    });
+    const ids = [connection.organizationId, ...organizationIds];
+    const names = await Promise.all(ids.map(nameOf));
+    return ids.map((id, i) => ({ id, name: names[i]! }));
+  }, [connection]);
+  const ownName = organizations.data?.[0]?.name ?? connection.organizationId;
   const Page = pageComponents[route.page];
   const title = PAGES.find((p) => p.path === route.page)!.title;
   useEffect(() => setMenuOpen(false), [route.page]);
@@ -38,10 +47,12 @@ function Console({ connection, onSignOut }: { connection: Connection; onSignOut:
           <label className="organization">
             <span className="visually-hidden">Organization</span>
             <select value={organizationId} onChange={(e) => setOrganizationId(e.target.value)} aria-label="Organization">
-              <option value={connection.organizationId}>{connection.organizationId} (yours)</option>
-              {(subOrganizations.data ?? []).map((id) => (
-                <option key={id} value={id}>
-                  {id} (sub-organization)
+              <option value={connection.organizationId} title={connection.organizationId}>
+                {ownName} (yours)
+              </option>
+              {(organizations.data ?? []).slice(1).map(({ id, name }) => (
+                <option key={id} value={id} title={id}>
+                  {name} (sub-organization)
                 </option>
               ))}
             </select>
@@ -63,7 +74,9 @@ function Console({ connection, onSignOut }: { connection: Connection; onSignOut:
         </nav>
         <main className="content">
           <h1>{title}</h1>
-          <Page key={`${route.page}:${organizationId}`} id={route.id} />
+          <NamesProvider key={organizationId}>
+            <Page key={`${route.page}:${organizationId}`} id={route.id} />
+          </NamesProvider>
         </main>
       </div>
     </SessionContext.Provider>

@@ -55,7 +55,7 @@ export async function submitAsProxy(
   }
   const body = JSON.stringify({
     type: definition.type,
-    timestampMs: String(actor.services.clock().getTime()),
+    timestampMs: String(actor.services.stampClock().getTime()),
     organizationId,
     parameters,
     ...(options.generateAppProofs ? { generateAppProofs: true } : {}),

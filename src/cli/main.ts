@@ -7,6 +7,7 @@ import { keysCommand } from "./commands/keys.js";
 import { registerRekey } from "./commands/rekey.js";
 import { registerRestore } from "./commands/restore.js";
 import { serveCommand } from "./commands/serve.js";
+import { environmentHelp } from "./environment-help.js";
 
 const program = new Command()
   .name("strongroom")
@@ -15,9 +16,10 @@ const program = new Command()
       "Storage is embedded PGlite in --data-dir unless DATABASE_URL points at PostgreSQL.",
   )
   .version(VERSION)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .addHelpText("after", environmentHelp);
 
-program.addCommand(serveCommand());
+program.addCommand(serveCommand().addHelpText("after", environmentHelp));
 program.addCommand(initCommand());
 program.addCommand(keysCommand());
 program.addCommand(devCommand());

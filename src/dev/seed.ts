@@ -62,7 +62,7 @@ export async function actAsRoot(
 ): Promise<Record<string, unknown>> {
   const definition = activitiesByOperation.get(operation);
   if (!definition || isVoteDefinition(definition)) throw new Error(`no ${operation} activity`);
-  const body = JSON.stringify({ type: definition.type, timestampMs: String(services.clock().getTime()), organizationId, parameters });
+  const body = JSON.stringify({ type: definition.type, timestampMs: String(services.stampClock().getTime()), organizationId, parameters });
   const { activity } = await submitActivity(services, definition, {
     headers: {
       "content-type": "application/json",
@@ -94,8 +94,35 @@ function resolveNames(value: unknown, ids: Map<string, string>): unknown {
   return value;
 }
 
+/** What a seed created, by kind in the fixture's order: the names given in the file. */
+export type SeedSummary = { kind: string; names: string[] }[];
+
+const KINDS: [key: keyof SeedFixture, one: string, many: string][] = [
+  ["userTags", "user tag", "user tags"],
+  ["users", "user", "users"],
+  ["wallets", "wallet", "wallets"],
+  ["privateKeyTags", "private key tag", "private key tags"],
+  ["policies", "policy", "policies"],
+  ["subOrganizations", "sub-organization", "sub-organizations"],
+];
+
+/** "seeded 1 user tag (admins), 2 users (alice, bob), …": so a fixture that created less than meant shows it. */
+export function describeSeed(summary: SeedSummary): string {
+  const parts = summary.filter((s) => s.names.length > 0);
+  if (parts.length === 0) return "the seed file created nothing (it is empty)";
+  return (
+    "seeded " +
+    parts
+      .map(({ kind, names }) => {
+        const [, one, many] = KINDS.find(([key]) => key === kind)!;
+        return `${names.length} ${names.length === 1 ? one : many} (${names.join(", ")})`;
+      })
+      .join(", ")
+  );
+}
+
 /** Creates what `fixture` describes, in its order: tags, users, wallets, private key tags, policies, sub-organizations. */
-export async function applySeed(services: Services, root: Root, fixture: SeedFixture): Promise<void> {
+export async function applySeed(services: Services, root: Root, fixture: SeedFixture): Promise<SeedSummary> {
   const ids = new Map<string, string>();
   const act = async (operation: string, parameters: unknown) => {
     try {
@@ -123,4 +150,16 @@ export async function applySeed(services: Services, root: Root, fixture: SeedFix
   }
   if (fixture.policies?.length) await act("create_policies", { policies: fixture.policies });
   for (const organization of fixture.subOrganizations ?? []) await act("create_sub_organization", organization);
+  const nameOf: Record<string, string> = {
+    users: "userName",
+    wallets: "walletName",
+    policies: "policyName",
+    subOrganizations: "subOrganizationName",
+  };
+  return KINDS.map(([key]) => ({
+    kind: key,
+    names: (fixture[key] ?? []).map((entry: unknown) =>
+      typeof entry === "string" ? entry : String((entry as Record<string, unknown>)[nameOf[key]!] ?? "unnamed"),
+    ),
+  }));
 }

@@ -9,7 +9,7 @@ import type { Services } from "../services.js";
 import { devClock, type DevClock } from "./clock.js";
 import { createInbox, type Inbox } from "./inbox.js";
 import { registerDevRoutes } from "./routes.js";
-import { actAsRoot, applySeed, type SeedFixture } from "./seed.js";
+import { actAsRoot, applySeed, describeSeed, type SeedFixture } from "./seed.js";
 import { restoreSnapshot, takeSnapshot } from "./snapshot.js";
 
 export interface DevServerOptions {
@@ -51,11 +51,13 @@ export interface DevServer {
   inbox: Inbox;
   clock: DevClock;
   services: Services;
+  /** What this start's seed created, as a sentence ("seeded 1 user (alice), …"); absent when no seed was applied. */
+  seeded?: string;
   /** Back to the state right after seeding: every table, the inbox and the clock. */
   reset(): Promise<void>;
   close(): Promise<void>;
-  /** The values as KEY=value lines, ready for a .env file. */
-  envLines(): string;
+  /** The values as KEY=value lines, ready for a .env file; each name prefixed with `prefix` when given (e.g. TURNKEY_). */
+  envLines(prefix?: string): string;
 }
 
 interface Identity {
@@ -64,6 +66,8 @@ interface Identity {
   apiPublicKey: string;
   apiPrivateKey: string;
   authProxyConfigId?: string;
+  /** The seed's summary, when this start applied one. */
+  seeded?: string;
 }
 
 const IDENTITY_FILE = "dev-identity.json";
@@ -99,7 +103,7 @@ function readIdentity(services: Services, dataDir: string): Identity | undefined
 }
 
 function writeIdentity(services: Services, dataDir: string, identity: Identity): void {
-  const { apiPrivateKey, ...rest } = identity;
+  const { apiPrivateKey, seeded: _seeded, ...rest } = identity;
   const sealedApiPrivateKey = services.kek.seal(Buffer.from(apiPrivateKey, "hex"), IDENTITY_FILE);
   writeFileSync(join(dataDir, IDENTITY_FILE), JSON.stringify({ ...rest, sealedApiPrivateKey }, null, 2) + "\n", { mode: 0o600 });
 }
@@ -131,7 +135,7 @@ async function createIdentity(services: Services, options: DevServerOptions, wit
     ]);
     identity.authProxyConfigId = config!.id;
   }
-  if (options.seed) await applySeed(services, asRoot, options.seed);
+  if (options.seed) identity.seeded = describeSeed(await applySeed(services, asRoot, options.seed));
   return identity;
 }
 
@@ -167,6 +171,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const server = await startServer(config, clock.now, options.logStream, {
     adjustServices: (services) => {
       services.messaging = inbox.messaging(services.messaging);
+      // The clock moves what expires; stamps stay checked against real time, so the SDK's stamps never go stale.
+      services.stampClock = () => new Date();
     },
     extend: (app) => registerDevRoutes(app, { inbox, clock, reset: () => reset(), allowedHosts: devAllowedHosts(options, env) }),
   });
@@ -204,15 +210,16 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       apiPublicKey: identity.apiPublicKey,
       apiPrivateKey: identity.apiPrivateKey,
       signerPublicKey: services.signer.publicKeyHex,
+      ...(identity.seeded ? { seeded: identity.seeded } : {}),
       inbox,
       clock,
       services,
       reset: () => reset(),
       close: () => server.close(),
-      envLines: () =>
+      envLines: (prefix = "") =>
         Object.entries(values)
           .filter(([, value]) => value !== undefined)
-          .map(([name, value]) => `${name}=${value}\n`)
+          .map(([name, value]) => `${prefix}${name}=${value}\n`)
           .join(""),
     };
   } catch (error) {

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { DestinationStream } from "pino";
+import { logDestination, type LogFormat } from "./log-destination.js";
 import { ApiError, errorReply, EXPLANATION_HEADER, GrpcCode, notFound, type ErrorBody, type ErrorMessageStyle } from "../errors.js";
 
 /** What both HTTP servers, the API's and the auth proxy's, are configured with. */
@@ -8,6 +9,8 @@ export interface HttpAppOptions {
   bodyLimitBytes?: number;
   /** Where logs go (stdout by default). */
   logStream?: DestinationStream;
+  /** LOG_FORMAT: pretty on a terminal and JSON otherwise (auto), or always one of them. */
+  logFormat?: LogFormat;
   /** Addresses or CIDRs of proxies whose X-Forwarded-For is believed (TRUST_PROXY). */
   trustProxy?: string[];
   /** STRONGROOM_ERROR_MESSAGES: how error bodies are worded. */
@@ -29,7 +32,7 @@ export function createHttpApp(options: HttpAppOptions & { notFoundWhat: string; 
     logger:
       options.logLevel === "silent"
         ? false
-        : { level: options.logLevel ?? "info", ...(options.logStream ? { stream: options.logStream } : {}) },
+        : { level: options.logLevel ?? "info", stream: logDestination(options.logStream ?? process.stdout, options.logFormat) },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
     return503OnClosing: false,
     routerOptions: { ignoreDuplicateSlashes: true },

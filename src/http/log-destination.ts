@@ -1,4 +1,6 @@
+import { isatty } from "node:tty";
 import pino, { type DestinationStream } from "pino";
+import pretty from "pino-pretty";
 
 /** What a stalled reader of the log may leave buffered; past it, lines are dropped rather than held. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -48,4 +50,37 @@ export function standardOutputLog(): LogDestination {
         stream.end();
       }),
   };
+}
+
+/** LOG_FORMAT: `json` (one JSON object a line), `pretty` (human lines), or unset: pretty on a terminal, JSON otherwise. */
+export type LogFormat = "json" | "pretty" | "auto";
+
+export function parseLogFormat(value: string | undefined): LogFormat {
+  if (value === undefined || value === "") return "auto";
+  if (value === "json" || value === "pretty" || value === "auto") return value;
+  throw new Error(`LOG_FORMAT must be json, pretty or auto, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * Where a logger writes: on a terminal, pino-pretty's readable lines (time, level, message, fields) — as Fastify
+ * users expect — and JSON lines everywhere else (files, pipes, log collectors), unless LOG_FORMAT says otherwise.
+ */
+export function logDestination(stream: DestinationStream | NodeJS.WritableStream, format: LogFormat = "auto"): DestinationStream {
+  const terminal = isTerminal(stream);
+  if (format === "json" || (format === "auto" && !terminal)) return stream;
+  return pretty({
+    destination: stream,
+    colorize: terminal,
+    translateTime: "SYS:HH:MM:ss",
+    // One line per entry, its fields after the message; the start-up line's list of migrations is noise here.
+    ignore: "pid,hostname,migrationsApplied",
+    singleLine: true,
+    sync: true,
+  });
+}
+
+/** A stream is a terminal when it says so (process.stdout) or when the descriptor it writes is one (pino.destination). */
+function isTerminal(stream: DestinationStream | NodeJS.WritableStream): boolean {
+  const { isTTY, fd } = stream as { isTTY?: boolean; fd?: unknown };
+  return isTTY === true || (typeof fd === "number" && isatty(fd));
 }

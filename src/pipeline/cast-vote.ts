@@ -40,7 +40,7 @@ import type { VoteDefinition } from "../operations/vote-definition.js";
 export async function submitVote(services: Services, definition: VoteDefinition, request: SignedRequest): Promise<ActivityOutcome> {
   const parsed = parseRequest(request.rawBody);
   const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" });
-  checkTypeAndLiveness(definition, parsed.body, caller.now);
+  checkTypeAndLiveness(definition, parsed.body, services.stampClock());
   const { fingerprint } = checkSchema(definition.parameters, parsed.body.parameters);
   await enforceSessionScope(services.db, caller.principal, caller.organization, definition, { fingerprint }, caller.now);
   const target = await findByFingerprint(services.db, fingerprint, caller.organization.id);

@@ -65,7 +65,7 @@ export async function submitActivity(services: Services, route: ActivityDefiniti
   const parsed = parseRequest(request.rawBody); // parse
   const definition = route.earlierVersions?.find((d) => d.type === parsed.body.type) ?? route;
   const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" }); // authenticate
-  checkTypeAndLiveness(definition, parsed.body, caller.now); // check type and liveness
+  checkTypeAndLiveness(definition, parsed.body, services.stampClock()); // check type and liveness
   const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
   await enforceSessionScope(services.db, caller.principal, caller.organization, definition, params, caller.now); // authenticate: a session profile's scope
   const vote: VoteInput = {

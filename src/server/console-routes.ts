@@ -55,6 +55,8 @@ export function registerConsoleRoutes(app: FastifyInstance): void {
       .send(body);
   };
 
+  // The server's root leads a browser to the console.
+  app.get("/", async (_request, reply) => reply.redirect("/console/"));
   app.get("/console", async (_request, reply) => reply.redirect("/console/"));
   app.get("/console/", async (_request, reply) => send(reply, "index.html", "no-cache"));
   app.get<{ Params: { name: string } }>("/console/assets/:name", async (request, reply) => {

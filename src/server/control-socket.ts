@@ -1,69 +1,101 @@
 import { chmodSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
-import type { Database } from "../store/database.js";
+import { initRootOrganization, type InitOptions, type InitResult } from "../domains/organizations/init-root-organization.js";
+import type { Services } from "../services.js";
 
-/** The control socket of a server running on an embedded store, in its data directory. */
+/**
+ * The embedded store belongs to one process, so `strongroom init` and `strongroom backup` cannot open it while a
+ * server runs. The server therefore listens on a Unix socket in its data directory (mode 0600, in a 0700
+ * directory): whoever may open it may already read the store's files and its key, and nobody else can reach it.
+ * Two requests are served, over HTTP: POST /init (the options of `strongroom init`, answered with what `init`
+ * prints) and POST /backup (the store's consistent snapshot, a gzipped tar).
+ */
 export const controlSocketPath = (dataDir: string): string => join(dataDir, "control.sock");
 
-/** A Unix socket path longer than this does not fit in sockaddr_un (108 bytes on Linux, 104 on macOS). */
+const MAX_BODY_BYTES = 16 * 1024;
+/** sun_path holds 108 bytes on Linux (104 on macOS): a longer path cannot be a socket. */
 const MAX_SOCKET_PATH = 100;
-/** A command is one short line. */
-const MAX_COMMAND_BYTES = 64;
 
 export interface ControlSocket {
   path: string;
   close(): Promise<void>;
 }
 
-/** What the server answers first, as one JSON line; for `backup`, the archive's bytes follow. */
-export type ControlAnswer = { backup: { bytes: number } } | { error: string };
+export type InitRequest = InitOptions & { ifEmpty?: boolean };
+
+async function readBody(message: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of message as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > limit) throw new Error(`the message is larger than ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function initOptions(body: string): InitRequest {
+  const parsed = JSON.parse(body || "{}") as Record<string, unknown>;
+  const options: InitRequest = parsed.ifEmpty === true ? { ifEmpty: true } : {};
+  for (const key of ["organizationName", "userName", "userEmail", "apiPublicKey"] as const) {
+    const value = parsed[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string") throw new Error(`${key} must be a string`);
+    options[key] = value;
+  }
+  return options;
+}
+
+function answerJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+async function init(services: Services, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const options = initOptions((await readBody(req)).toString("utf8"));
+    if (options.ifEmpty && (await services.db.query("SELECT 1 FROM organizations LIMIT 1")).length > 0)
+      return answerJson(res, 200, { skipped: true });
+    answerJson(res, 200, await initRootOrganization(services, options));
+  } catch (error) {
+    answerJson(res, 400, { message: (error as Error).message });
+  }
+}
+
+async function backup(services: Services, log: FastifyBaseLogger, res: ServerResponse): Promise<void> {
+  const started = Date.now();
+  try {
+    const archive = await services.db.snapshot!();
+    log.info({ bytes: archive.length, ms: Date.now() - started }, "online backup taken");
+    res.writeHead(200, { "content-type": "application/gzip", "content-length": archive.length }).end(archive);
+  } catch (error) {
+    log.error({ err: error }, "online backup failed");
+    answerJson(res, 500, { message: `the backup failed: ${(error as Error).message}` });
+  }
+}
 
 /**
- * Operator commands for `strongroom` run on the same machine while the server runs (today one: `backup`, the store's
- * consistent snapshot). One command per connection, a line of text; the answer is a JSON line, then the archive.
- * Who may ask is who may open the socket: mode 0600 inside the data directory (0700), the same people who can read
- * the store's files anyway. Only an embedded store in a data directory has one.
+ * Serves the control socket of a server on an embedded store in a directory (one that can take snapshots);
+ * undefined for other stores, or, after a warning, when the path is too long for a socket. A socket file left
+ * by a process that died is replaced: this process holds the data directory's lock, so no live server owns it.
  */
-export async function serveControlSocket(dataDir: string, db: Database, log: FastifyBaseLogger): Promise<ControlSocket | undefined> {
-  const snapshot = db.snapshot?.bind(db);
-  if (!snapshot) return undefined;
+export async function serveControlSocket(services: Services, dataDir: string, log: FastifyBaseLogger): Promise<ControlSocket | undefined> {
+  if (!services.db.snapshot) return undefined;
   const path = controlSocketPath(dataDir);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    log.warn({ path }, "the data directory's path is too long for a control socket: `strongroom backup` needs the server stopped");
+    log.warn(
+      { path },
+      "the data directory's path is too long for a control socket: `strongroom init` and `backup` need the server stopped",
+    );
     return undefined;
   }
-  // This process holds the data directory's lock: a socket file left there is a dead server's.
-  rmSync(path, { force: true });
-  const server: Server = createServer((connection) => {
-    let received = "";
-    connection.on("error", () => undefined);
-    connection.on("data", (chunk: Buffer) => {
-      received += chunk.toString("utf8");
-      const end = received.indexOf("\n");
-      if (end === -1 && received.length <= MAX_COMMAND_BYTES) return;
-      connection.removeAllListeners("data");
-      const command = end === -1 ? received.slice(0, MAX_COMMAND_BYTES) : received.slice(0, end).trim();
-      const answer = (head: ControlAnswer, body?: Uint8Array) => {
-        connection.write(JSON.stringify(head) + "\n");
-        if (body) connection.end(body);
-        else connection.end();
-      };
-      if (command !== "backup") return answer({ error: `unknown command ${JSON.stringify(command)}: this server knows "backup"` });
-      const started = Date.now();
-      snapshot().then(
-        (archive) => {
-          log.info({ bytes: archive.length, ms: Date.now() - started }, "online backup taken");
-          answer({ backup: { bytes: archive.length } }, archive);
-        },
-        (error: unknown) => {
-          log.error({ err: error }, "online backup failed");
-          answer({ error: `the backup failed: ${error instanceof Error ? error.message : String(error)}` });
-        },
-      );
-    });
+  const server = createServer((req, res) => {
+    if (req.method === "POST" && req.url === "/init") return void init(services, req, res);
+    if (req.method === "POST" && req.url === "/backup") return void backup(services, log, res);
+    answerJson(res, 404, { message: "the control socket answers POST /init and POST /backup only" });
   });
+  rmSync(path, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(path, () => resolve());
@@ -72,11 +104,61 @@ export async function serveControlSocket(dataDir: string, db: Database, log: Fas
   return {
     path,
     close: () =>
-      new Promise<void>((resolve) =>
+      new Promise<void>((resolve) => {
         server.close(() => {
           rmSync(path, { force: true });
           resolve();
-        }),
-      ),
+        });
+        server.closeAllConnections();
+      }),
   };
+}
+
+/** Errors of a socket nobody serves: no server runs, or one died and left its socket file. */
+const NOBODY_LISTENS = ["ENOENT", "ECONNREFUSED", "ENOTSOCK", "ENAMETOOLONG", "EINVAL"];
+
+/** One request to the control socket at `path`; undefined when nobody listens there. */
+function ask(path: string, route: string, body: string): Promise<{ status: number; body: Buffer } | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: path, path: route, method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+      readBody(res, Number.MAX_SAFE_INTEGER).then((bytes) => resolve({ status: res.statusCode ?? 0, body: bytes }), reject);
+    });
+    req.once("error", (error: NodeJS.ErrnoException) => {
+      if (NOBODY_LISTENS.includes(error.code ?? "")) resolve(undefined);
+      else reject(error);
+    });
+    req.end(body);
+  });
+}
+
+const messageOf = (body: Buffer, status: number) => {
+  try {
+    return (JSON.parse(body.toString("utf8")) as { message?: string }).message ?? `the server answered ${status}`;
+  } catch {
+    return `the server answered ${status}`;
+  }
+};
+
+/** `strongroom init` through a running server's control socket: undefined when `ifEmpty` found an organization. */
+export async function initThroughControlSocket(path: string, options: InitRequest): Promise<InitResult | undefined> {
+  const answer = await ask(path, "/init", JSON.stringify(options));
+  if (!answer)
+    throw new Error(`could not reach the server holding the data directory through ${path}; stop it and run \`strongroom init\` again`);
+  if (answer.status !== 200) throw new Error(messageOf(answer.body, answer.status));
+  const result = JSON.parse(answer.body.toString("utf8")) as InitResult & { skipped?: boolean };
+  return result.skipped ? undefined : result;
+}
+
+/**
+ * The backup of the server running on `dataDir`, taken by that server; undefined when no server answers there
+ * (the caller then takes the backup itself, with the data directory's lock).
+ */
+export async function backupThroughControlSocket(dataDir: string): Promise<Uint8Array | undefined> {
+  const answer = await ask(controlSocketPath(dataDir), "/backup", "").catch((error: Error) => {
+    throw new Error(`the server running on ${dataDir} did not finish the backup: ${error.message}`);
+  });
+  if (!answer) return undefined;
+  if (answer.status !== 200)
+    throw new Error(`the server running on ${dataDir} refused the backup: ${messageOf(answer.body, answer.status)}`);
+  return new Uint8Array(answer.body);
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import pino, { type DestinationStream } from "pino";
+import { logDestination } from "../http/log-destination.js";
 import type { Config } from "../config.js";
 import { openServices } from "../open-services.js";
 import type { Services } from "../services.js";
@@ -55,11 +56,12 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   // Before the app (and its logger) exists, waiting for the database is logged on the same stream.
-  const startLog = pino({ level: config.logLevel }, logStream ?? pino.destination({ fd: 1, sync: true }));
+  const startLog = pino({ level: config.logLevel }, logDestination(logStream ?? pino.destination({ fd: 1, sync: true }), config.logFormat));
   const services = await openServices(config, clock, (message) => startLog.warn(message));
   options.adjustServices?.(services);
   const appOptions = {
     logLevel: config.logLevel,
+    logFormat: config.logFormat,
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     errorMessages: config.errorMessages,
@@ -117,7 +119,7 @@ export async function startServer(
   };
   services.oauth.issuer ||= urlOf(app, config.port);
   // Embedded store in a data directory: `strongroom backup` asks this server for a snapshot while it runs.
-  const control = config.databaseUrl ? undefined : await serveControlSocket(config.dataDir, services.db, app.log);
+  const control = await serveControlSocket(services, config.dataDir, app.log);
   const urls = {
     url: urlOf(app, config.port),
     ...(proxy && config.authProxyPort !== undefined ? { authProxyUrl: urlOf(proxy, config.authProxyPort) } : {}),

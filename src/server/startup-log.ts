@@ -1,11 +1,13 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Services } from "../services.js";
 import { VERSION } from "../version.js";
+import { browserAddress, consoleAddress } from "./browser-address.js";
 
 /**
  * The start-up line: version, store (data directory, or PostgreSQL host/database and schema — never the URL's
  * credentials), schema version and the migrations this start applied, and where it listens. Store warnings
- * (tables still in PostgreSQL's `public`) follow, one line each.
+ * (tables still in PostgreSQL's `public`) follow, one line each. Addresses for people are printed as `localhost`
+ * (src/server/browser-address.ts), where the console's passkeys work.
  */
 export function logStartup(
   log: FastifyBaseLogger,
@@ -23,13 +25,15 @@ export function logStartup(
       schemaVersion: store.schemaVersion,
       migrationsApplied: applied, // migration numbers (src/store/migrations/NNNN-*.ts)
       api: urls.url,
+      console: consoleAddress(urls.url),
       authProxy: urls.authProxyUrl,
       ...(urls.metricsUrl ? { metrics: urls.metricsUrl } : {}),
       signerPublicKey: services.signer.publicKeyHex,
     },
     `Strongroom ${VERSION} started: ${where}, schema version ${store.schemaVersion}` +
       `${applied.length ? ` (applied ${applied.length} migration${applied.length === 1 ? "" : "s"})` : ""}; ` +
-      `API on ${urls.url}, auth proxy on ${urls.authProxyUrl}${urls.metricsUrl ? `, metrics on ${urls.metricsUrl}` : ""}`,
+      `API on ${browserAddress(urls.url)}, ${urls.authProxyUrl ? `auth proxy on ${browserAddress(urls.authProxyUrl)}` : "auth proxy off"}` +
+      `${urls.metricsUrl ? `, metrics on ${urls.metricsUrl}` : ""}; console: ${consoleAddress(urls.url)}`,
   );
   for (const warning of store.warnings) log.warn(warning);
 }

@@ -42,7 +42,7 @@ describe("the strongroom CLI", () => {
     expect(Object.keys(init).sort()).toEqual(["apiKeyId", "apiPrivateKey", "apiPublicKey", "organizationId", "signerPublicKey", "userId"]);
     expect(init.apiPublicKey).toMatch(/^0[23][0-9a-f]{64}$/);
     expect(init.signerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
-  });
+  }, 120_000); // processes loading the sources, on a possibly loaded machine
 
   it("keeps the key-encryption key in a 0600 file and no plaintext private key in the store", () => {
     expect(statSync(join(dataDir, "master.key")).mode & 0o777).toBe(0o600);
@@ -53,7 +53,7 @@ describe("the strongroom CLI", () => {
     for (const file of filesUnder(join(dataDir, "pgdata"))) {
       expect(readFileSync(file).includes(apiPrivate)).toBe(false);
     }
-  });
+  }, 120_000); // processes loading the sources, on a possibly loaded machine
 
   it("init --api-public-key registers the caller's key and prints no private key; a bad key is refused", () => {
     const own = generateP256KeyPair();
@@ -66,7 +66,7 @@ describe("the strongroom CLI", () => {
     const bad = cli(["init", "--data-dir", dataDir, "--api-public-key", "02" + "ff".repeat(32)]);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain("compressed P-256 public key");
-  });
+  }, 120_000); // processes loading the sources, on a possibly loaded machine
 
   it("serves the API, and a second process on the same data directory is refused without harm", async () => {
     const port = await freePort();
@@ -76,7 +76,8 @@ describe("the strongroom CLI", () => {
       { cwd: repoRoot, env: baseEnv() },
     );
     const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100; i++) {
+    // Generous: on a loaded two-core machine loading the sources alone can take tens of seconds.
+    for (let i = 0; i < 600; i++) {
       const ok = await fetch(`${url}/health`)
         .then((r) => r.ok)
         .catch(() => false);
@@ -97,7 +98,7 @@ describe("the strongroom CLI", () => {
     expect(second.stderr).toContain(dataDir);
     expect(second.stderr).toContain("in use");
     expect((await client().getWhoami({})).organizationId).toBe(init.organizationId);
-  });
+  }, 240_000);
 
   it("explains each command in --help", () => {
     for (const command of ["serve", "init", "keys"]) {
@@ -106,11 +107,11 @@ describe("the strongroom CLI", () => {
       expect(run.stdout).toContain("--data-dir");
     }
     expect(cli(["--help"]).stdout).toMatch(/serve[\s\S]*init[\s\S]*keys/);
-  });
+  }, 240_000); // four processes, each loading the sources
 
   it("refuses DATABASE_URL without STRONGROOM_MASTER_KEY", () => {
     const run = cli(["keys"], { ...baseEnv(), DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" });
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain("STRONGROOM_MASTER_KEY is required");
-  });
+  }, 120_000); // processes loading the sources, on a possibly loaded machine
 });

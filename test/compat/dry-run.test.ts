@@ -138,6 +138,36 @@ describe("POST /strongroom/v1/query/dry_run_activity", () => {
   });
   afterAll(async () => server.close());
 
+  it("answers as any member (asUserId): the root user asks what alice's request would meet, and bad members are refused", async () => {
+    // As the root user itself, the root quorum decides and no policy is consulted.
+    const asRoot = await answer({ activity: userTag("as root") });
+    expect(asRoot).toMatchObject({ outcome: "ALLOW", byRootQuorum: true });
+    // As alice, asked by the root user: what alice's own request meets.
+    const asAlice = await answer({ activity: keyTag("as alice"), asUserId: users.alice.userId });
+    const byAlice = await answer({ activity: keyTag("as alice") }, users.alice.key);
+    expect(asAlice).toEqual(byAlice);
+    expect(asAlice.outcome).toBe("CONSENSUS_NEEDED");
+    expect((await answer({ activity: userTag("as alice"), asUserId: users.alice.userId })).reason).toContain("ops may tag users");
+
+    const keyless = (
+      await server
+        .client()
+        .createUsers({ users: [{ userName: "keyless", apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }] })
+    ).userIds[0]!;
+    const before = await snapshot(server.services.db);
+    const stranger = await dryRun({ activity: userTag("x"), asUserId: "00000000-0000-4000-8000-000000000000" });
+    expect(stranger.status).toBe(404);
+    expect(String(stranger.json.message)).toContain("00000000-0000-4000-8000-000000000000");
+    const withPast = await dryRun({ activityId: waiting.id, asUserId: users.alice.userId });
+    expect(withPast.status).toBe(400);
+    expect(withPast.json.message).toMatch(/^asUserId: only with a drafted activity/);
+    const noCredential = await dryRun({ activity: userTag("x"), asUserId: keyless });
+    expect(noCredential.status).toBe(400);
+    expect(noCredential.json.message).toMatch(/asUserId: .*has no API key or passkey/);
+    expect(await snapshot(server.services.db)).toEqual(before);
+    await server.client().deleteUsers({ userIds: [keyless] });
+  });
+
   it("answers a drafted activity against the current policies: allow, deny, consensus needed, implicit deny", async () => {
     const allowed = await answer({ activity: userTag("drafted") }, users.alice.key);
     expect(allowed).toMatchObject({ outcome: "ALLOW", byRootQuorum: false, activityType: "ACTIVITY_TYPE_CREATE_USER_TAG" });

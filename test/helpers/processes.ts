@@ -28,7 +28,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv) {
     cwd: repoRoot,
     env,
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: 180_000, // generous: on a loaded two-core machine loading the sources alone takes tens of seconds
   });
 }
 

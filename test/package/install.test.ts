@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,8 +11,8 @@ import { afterAll, describe, expect, it } from "vitest";
  */
 const repoRoot = join(import.meta.dirname, "../..");
 const skip = process.env.STRONGROOM_SKIP_INSTALL_TEST === "1";
-const npm = (args: string[], cwd: string) =>
-  spawnSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+const npm = (args: string[], cwd: string, loglevel = "error") =>
+  spawnSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", `--loglevel=${loglevel}`], {
     cwd,
     encoding: "utf8",
     timeout: 900_000,
@@ -53,8 +53,20 @@ describe.skipIf(skip)("the packed package", () => {
         `@turnkey/crypto@${sdk("@turnkey/crypto")}`,
       ],
       project,
+      "warn",
     );
     expect(install.status, install.stderr).toBe(0);
+    // Node 20 is supported: no dependency of the package asks for a newer one (cookie 2 did, through light-my-request).
+    expect(install.stderr).not.toContain("EBADENGINE");
+    // Its lifecycle scripts (those npm runs by itself) name only files it ships.
+    const installed = JSON.parse(readFileSync(join(project, "node_modules/strongroom/package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    const lifecycle = ["preinstall", "install", "postinstall", "prepare", "prestart", "start", "prepack", "postpack"];
+    for (const script of lifecycle.flatMap((name) => installed.scripts[name] ?? [])) {
+      for (const [file] of script.matchAll(/scripts\/[\w.-]+/g))
+        expect(existsSync(join(project, "node_modules/strongroom", file)), file).toBe(true);
+    }
     expect(readFileSync(join(project, "node_modules/strongroom/dist/testing/index.d.ts"), "utf8")).toContain("startStrongroom");
 
     // The installed command itself (what `npx strongroom` runs): npx does not pass SIGTERM on to it.
@@ -79,7 +91,8 @@ describe.skipIf(skip)("the packed package", () => {
     writeFileSync(join(project, "example.mjs"), readmeExample());
     // --env-file does not override variables already set, and vitest sets BASE_URL: run as from a plain shell.
     const shellEnv = { ...process.env };
-    for (const name of ["BASE_URL", "ORGANIZATION_ID", "API_PUBLIC_KEY", "API_PRIVATE_KEY"]) delete shellEnv[name];
+    for (const name of ["BASE_URL", "ORGANIZATION_ID", "API_PUBLIC_KEY", "API_PRIVATE_KEY", "STRONGROOM_DATA_DIR", "DATABASE_URL"])
+      delete shellEnv[name];
     const example = spawnSync(process.execPath, ["--env-file=.env", "example.mjs"], {
       cwd: project,
       env: shellEnv,
@@ -104,5 +117,22 @@ describe.skipIf(skip)("the packed package", () => {
     const exited = new Promise((resolve) => dev!.once("exit", resolve));
     dev.kill("SIGTERM");
     expect(await exited).toBe(0);
+
+    // `npx strongroom serve` in the project: its first start creates the root organization and says where to sign in.
+    const serve = spawn(join(project, "node_modules/.bin/strongroom"), ["serve", "--port", "0", "--auth-proxy-port", "off"], {
+      cwd: project,
+      env: { ...shellEnv, LOG_LEVEL: "info" }, // its data directory: ./.strongroom, the default
+    });
+    let log = "";
+    serve.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString()));
+    const until = Date.now() + 240_000;
+    while (!log.includes("first start") && Date.now() < until && serve.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    expect(log).toMatch(/first start: created the root organization.*console\/ with its organizationId and apiPrivateKey/);
+    const credentials = join(project, ".strongroom/initial-credentials.json");
+    expect(statSync(credentials).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(credentials, "utf8"))).toHaveProperty("apiPrivateKey");
+    const served = new Promise((resolve) => serve.once("exit", resolve));
+    serve.kill("SIGTERM");
+    expect(await served).toBe(0);
   }, 1_500_000);
 });

@@ -1,5 +1,6 @@
 import { Turnkey } from "@turnkey/sdk-server";
 import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as TestingKit from "../../src/testing/index.js";
@@ -42,4 +43,28 @@ describe('import { startStrongroom } from "strongroom/testing"', () => {
     const before = strongroom.clock.now().getTime();
     expect(strongroom.clock.advance(3600).getTime() - before).toBeGreaterThanOrEqual(3600_000);
   });
+});
+
+/** The test kit's example in docs/development.md ("wallets.test.mjs"), run as printed by vitest in a directory of its own. */
+describe("the test kit example in docs/development.md", () => {
+  const dir = join(repoRoot, "scratch", `docs-test-kit-example-${process.pid}`);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("passes: a wallet is created, and a key expires when the clock moves while the root key's real stamps stay fresh", () => {
+    const page = readFileSync(join(repoRoot, "docs/development.md"), "utf8");
+    const start = page.indexOf("```js\n// wallets.test.mjs");
+    expect(start).toBeGreaterThan(0);
+    const body = page.slice(start + "```js\n".length, page.indexOf("```\n", start + 6));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "wallets.test.mjs"), body);
+    writeFileSync(join(dir, "vitest.config.mjs"), "export default { test: { testTimeout: 120000, hookTimeout: 240000 } };\n");
+    const run = spawnSync(process.execPath, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run", "--root", dir], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 400_000,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Tests\s+2 passed/);
+  }, 420_000);
 });

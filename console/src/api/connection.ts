@@ -1,3 +1,5 @@
+import { p256 } from "@noble/curves/nist.js";
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { TurnkeyClient } from "@turnkey/http";
 import { IndexedDbStamper } from "@turnkey/indexed-db-stamper";
@@ -90,11 +92,19 @@ export async function resumeSession(): Promise<Connection | undefined> {
   return passkeyConnection(session, await sessionStamper());
 }
 
+/** The compressed public key of a P-256 private key (hex): all an API key sign-in needs is the private half. */
+export function publicKeyOf(apiPrivateKey: string): string {
+  const hex = apiPrivateKey.trim().toLowerCase().replace(/^0x/, "");
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error("The API private key is 64 hexadecimal characters (apiPrivateKey).");
+  return bytesToHex(p256.getPublicKey(hexToBytes(hex), true));
+}
+
 /** API key sign-in: the key stays in this tab's memory; whoami tells whose it is. */
-export async function signInWithApiKey(organizationId: string, apiPublicKey: string, apiPrivateKey: string): Promise<Connection> {
+export async function signInWithApiKey(organizationId: string, apiPrivateKey: string): Promise<Connection> {
+  const apiPublicKey = publicKeyOf(apiPrivateKey);
   const client = new TurnkeyClient(
     { baseUrl },
-    new ApiKeyStamper({ apiPublicKey: apiPublicKey.trim(), apiPrivateKey: apiPrivateKey.trim() }),
+    new ApiKeyStamper({ apiPublicKey, apiPrivateKey: apiPrivateKey.trim().replace(/^0x/, "") }),
   );
   const whoami = await client.getWhoami({ organizationId });
   return { organizationId: whoami.organizationId, userId: whoami.userId, method: "api-key", client, voter: client };

@@ -2,7 +2,9 @@ import { APPROVAL_WINDOW_MS } from "../../../src/domains/activities/approval-win
 import { describeStatus, describeType, query, toDate, type Activity } from "../api/requests.js";
 import { useSession } from "../session-context.js";
 import { ErrorNote, Json } from "./common.js";
+import { describeActivity } from "./activity-sentence.js";
 import { dryRunHref } from "./DryRunPanel.js";
+import { IdLegend, useNames } from "./names.js";
 import { useLoader } from "./use-loader.js";
 
 interface PolicyEvaluation {
@@ -28,6 +30,7 @@ function PolicyWhy({ policy }: { policy?: StoredPolicy }) {
           <dt>when</dt>
           <dd>
             <code>{policy.condition}</code>
+            <IdLegend text={policy.condition} />
           </dd>
         </>
       )}
@@ -36,6 +39,7 @@ function PolicyWhy({ policy }: { policy?: StoredPolicy }) {
           <dt>approved by</dt>
           <dd>
             <code>{policy.consensus}</code>
+            <IdLegend text={policy.consensus} />
           </dd>
         </>
       )}
@@ -61,6 +65,7 @@ export function ActivityDetail({ activity }: { activity: Activity }) {
       ),
     [organizationId],
   );
+  const names = useNames();
   const firstVote = activity.votes[0];
   const waiting = activity.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED";
 
@@ -78,7 +83,7 @@ export function ActivityDetail({ activity }: { activity: Activity }) {
         <dt>Requested</dt>
         <dd>
           {toDate(activity.createdAt).toLocaleString()}
-          {firstVote ? ` by ${firstVote.user?.userName ?? firstVote.userId}` : ""}
+          {firstVote ? ` by ${names.get(firstVote.userId) ?? firstVote.user?.userName ?? firstVote.userId}` : ""}
         </dd>
         {waiting && firstVote && (
           <>
@@ -92,13 +97,17 @@ export function ActivityDetail({ activity }: { activity: Activity }) {
         </dd>
       </dl>
       <h3>What it does</h3>
-      <Json value={activity.intent} />
+      <p className="sentence">{describeActivity(activity, names)}</p>
+      <details>
+        <summary>The request as JSON</summary>
+        <Json value={activity.intent} />
+      </details>
       <h3>Votes ({activity.votes.length})</h3>
       <ul className="votes">
         {activity.votes.map((vote) => (
           <li key={vote.id}>
             <strong>{vote.selection === "VOTE_SELECTION_APPROVED" ? "Approved" : "Rejected"}</strong> by{" "}
-            {vote.user?.userName ?? vote.userId} at {toDate(vote.createdAt).toLocaleString()}{" "}
+            {names.get(vote.userId) ?? vote.user?.userName ?? vote.userId} at {toDate(vote.createdAt).toLocaleString()}{" "}
             <small>({vote.scheme.replace(/^SIGNATURE_SCHEME_/, "")})</small>
             <details>
               <summary>Stamp</summary>

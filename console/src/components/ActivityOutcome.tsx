@@ -36,20 +36,20 @@ export function useActivity() {
 }
 
 /**
- * What became of a submitted activity: the API's error, the activity's failure, `done` when it completed (nothing
- * when no `done` is given: the page shows the change itself), or its status with a link to it while it waits (for
- * consensus, most often), never shown as done.
+ * What became of a submitted activity: the API's error, the activity's failure, a confirmation when it completed
+ * (`done`, or "Create wallet: done."), or its status with a link to it while it waits (for consensus, most often),
+ * never shown as done.
  */
 export function ActivityOutcome({ activity, error, done }: { activity?: Activity; error?: string; done?: string }) {
   if (error) return <ErrorNote error={error} />;
   if (!activity) return null;
   const link = <a href={href("activities", activity.id)}>See the activity</a>;
   if (completed(activity))
-    return done ? (
+    return (
       <p className="notice status-completed" role="status">
-        {done}
+        {done ?? `${describeType(activity.type)}: done.`}
       </p>
-    ) : null;
+    );
   if (activity.failure || activity.status === "ACTIVITY_STATUS_FAILED" || activity.status === "ACTIVITY_STATUS_REJECTED")
     return (
       <p className="error" role="alert">

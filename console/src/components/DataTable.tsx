@@ -12,7 +12,9 @@ export interface Column<Row> {
 }
 
 /**
- * The console's one table: columns declared as data, one row per item, scrolling sideways on a narrow screen.
+ * The console's one table: columns declared as data, one row per item. On a narrow screen each row becomes a
+ * card of "Heading: value" lines (styles.css, from each cell's data-label), so nothing scrolls sideways; the
+ * explicit roles keep it a table to assistive technology whatever its display.
  * `detail` renders a full-width row under an item (an editor, a confirmation) when it answers something.
  */
 export function DataTable<Row>({
@@ -41,11 +43,11 @@ export function DataTable<Row>({
   const columns = actions ? [...dataColumns, { header: "Actions", hideHeader: true, cell: actions }] : dataColumns;
   return (
     <div className="table-scroll">
-      <table className={compact ? "compact" : undefined} aria-label={label}>
+      <table role="table" className={compact ? "compact" : undefined} aria-label={label}>
         <thead>
-          <tr>
+          <tr role="row">
             {columns.map((column) => (
-              <th key={column.header} scope="col">
+              <th key={column.header} scope="col" role="columnheader">
                 {column.hideHeader ? <span className="visually-hidden">{column.header}</span> : column.header}
               </th>
             ))}
@@ -56,22 +58,29 @@ export function DataTable<Row>({
             const more = detail?.(row);
             return (
               <Fragment key={rowKey(row, index)}>
-                <tr aria-label={rowLabel?.(row)}>
+                <tr role="row" aria-label={rowLabel?.(row)}>
                   {columns.map((column) =>
                     column.rowHeader ? (
-                      <th key={column.header} scope="row" className={column.cellClassName?.(row)}>
+                      <th key={column.header} scope="row" role="rowheader" className={column.cellClassName?.(row)}>
                         {column.cell(row)}
                       </th>
                     ) : (
-                      <td key={column.header} className={column.cellClassName?.(row)}>
+                      <td
+                        key={column.header}
+                        role="cell"
+                        className={column.cellClassName?.(row)}
+                        data-label={column.hideHeader ? undefined : column.header}
+                      >
                         {column.cell(row)}
                       </td>
                     ),
                   )}
                 </tr>
                 {more && (
-                  <tr className="row-detail">
-                    <td colSpan={columns.length}>{more}</td>
+                  <tr role="row" className="row-detail">
+                    <td role="cell" colSpan={columns.length}>
+                      {more}
+                    </td>
                   </tr>
                 )}
               </Fragment>

@@ -3,6 +3,7 @@ import { ACTIVITY_TYPES } from "../api/operations.generated.js";
 import { messageOf } from "../api/requests.js";
 import { href } from "../routes.js";
 import { useSession } from "../session-context.js";
+import { useNames } from "./names.js";
 import { ErrorNote } from "./common.js";
 import { DataTable } from "./DataTable.js";
 import type { Policy, PolicyDraft } from "./policy-expression.js";
@@ -79,8 +80,8 @@ const describeOutcome = (outcome: string) =>
 
 /**
  * What the policies would decide for an activity, executing nothing (POST /strongroom/v1/query/dry_run_activity,
- * stamped like any query, the requester being whoever is signed in): a drafted activity or a past one, against the
- * current policies or the current policies with the editor's draft.
+ * stamped like any query): a drafted activity — requested by whoever is signed in, or as any member of the
+ * organization (asUserId) — or a past one, against the current policies or the current policies with the editor's draft.
  */
 export function DryRunPanel({
   policies,
@@ -99,6 +100,9 @@ export function DryRunPanel({
   const [parametersText, setParametersText] = useState('{\n  "walletName": "Treasury",\n  "accounts": []\n}');
   const [activityId, setActivityId] = useState(initialActivityId ?? "");
   const [policySet, setPolicySet] = useState<PolicySet>("with-draft");
+  const [asUserId, setAsUserId] = useState("");
+  const names = useNames();
+  const members = [...names.entries()].filter(([, name]) => !/^(tag|wallet|private key) /.test(name));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [answer, setAnswer] = useState<{ result: DryRunAnswer; draftIndex?: number }>();
@@ -123,6 +127,7 @@ export function DryRunPanel({
       const result = await connection.client.request<Record<string, unknown>, DryRunAnswer>("/strongroom/v1/query/dry_run_activity", {
         organizationId,
         ...(source === "draft" ? { activity: { type: type.trim(), parameters: parameters.value } } : { activityId: activityId.trim() }),
+        ...(source === "draft" && asUserId ? { asUserId } : {}),
         ...(withDraft ? { policies: withDraft.sent } : {}),
       });
       setAnswer({ result, ...(withDraft ? { draftIndex: withDraft.draftIndex } : {}) });
@@ -170,6 +175,19 @@ export function DryRunPanel({
             />
           </label>
           <ErrorNote error={parameters.error} />
+          <label>
+            Requested by
+            <select value={asUserId} onChange={(e) => setAsUserId(e.target.value)}>
+              <option value="">me ({names.get(connection.userId) ?? "signed in"})</option>
+              {members
+                .filter(([id]) => id !== connection.userId)
+                .map(([id, name]) => (
+                  <option key={id} value={id}>
+                    {name}
+                  </option>
+                ))}
+            </select>
+          </label>
         </>
       ) : (
         <label>

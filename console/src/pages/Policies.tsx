@@ -6,6 +6,7 @@ import { Section } from "../components/common.js";
 import { DryRunPanel } from "../components/DryRunPanel.js";
 import { describeEffect, type Policy, type PolicyDraft } from "../components/policy-expression.js";
 import { draftProblems, PolicyEditor } from "../components/PolicyEditor.js";
+import { IdLegend } from "../components/names.js";
 import { useLoader } from "../components/use-loader.js";
 import { VelocityControls } from "../components/VelocityControls.js";
 import { useSession } from "../session-context.js";
@@ -145,9 +146,27 @@ function PolicyCard({
       </h3>
       <dl className="facts">
         <dt>Condition</dt>
-        <dd>{policy.condition ? <code>{policy.condition}</code> : <span className="muted">always</span>}</dd>
+        <dd>
+          {policy.condition ? (
+            <>
+              <code>{policy.condition}</code>
+              <IdLegend text={policy.condition} />
+            </>
+          ) : (
+            <span className="muted">always</span>
+          )}
+        </dd>
         <dt>Consensus</dt>
-        <dd>{policy.consensus ? <code>{policy.consensus}</code> : <span className="muted">anyone</span>}</dd>
+        <dd>
+          {policy.consensus ? (
+            <>
+              <code>{policy.consensus}</code>
+              <IdLegend text={policy.consensus} />
+            </>
+          ) : (
+            <span className="muted">anyone</span>
+          )}
+        </dd>
         {policy.time && (
           <>
             <dt>Time</dt>

@@ -3,7 +3,7 @@ import { chmodSync, constants, copyFileSync, existsSync, writeFileSync } from "n
 import { join } from "node:path";
 import { resolveConfig } from "../../config.js";
 import { dumpEmbeddedStore } from "../../store/pglite-backup.js";
-import { backupFromRunningServer } from "./ask-running-server.js";
+import { backupThroughControlSocket } from "../../server/control-socket.js";
 import { dataDirOption, fail } from "./data-dir-option.js";
 
 const exists = (file: string) => new Error(`${file} already exists: a backup never replaces a file; give a new file name`);
@@ -30,7 +30,7 @@ export function registerBackup(program: Command): void {
         }
         if (config.dataDir.startsWith("memory://")) throw new Error("an in-memory store has nothing to back up");
         if (existsSync(file)) throw exists(file);
-        const fromServer = await backupFromRunningServer(config.dataDir);
+        const fromServer = await backupThroughControlSocket(config.dataDir);
         const dump = fromServer ?? (await dumpEmbeddedStore(config.dataDir));
         try {
           writeFileSync(file, dump, { mode: 0o600, flag: "wx" });

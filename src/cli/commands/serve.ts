@@ -1,6 +1,8 @@
 import { Command, Option } from "commander";
-import { resolveConfig, type ConfigFlags } from "../../config.js";
+import { resolveConfig, type Config, type ConfigFlags } from "../../config.js";
 import { standardOutputLog, type LogDestination } from "../../http/log-destination.js";
+import { consoleAddress } from "../../server/browser-address.js";
+import { createRootOnFirstStart } from "../../server/first-start.js";
 import { startServer, type RunningServer } from "../../server/start.js";
 import { fail, withCommonOptions } from "../common-options.js";
 
@@ -37,32 +39,57 @@ export function stopOnSignals(close: () => Promise<void>, log: (message: string)
   process.on("SIGTERM", stop);
 }
 
+/** The embedded store in a directory (not PostgreSQL, not memory://): the store `serve` initializes on its first start. */
+const embeddedOnDisk = (config: Config) => config.databaseUrl === undefined && !config.dataDir.startsWith("memory://");
+
 async function warnWithoutOrganization(server: RunningServer): Promise<void> {
   const [any] = await server.services.db.query("SELECT 1 FROM organizations LIMIT 1");
   if (any) return;
   server.app.log.warn(
-    "no organization yet: stop the server and run `strongroom init` on the same data directory (or DATABASE_URL) to create one, " +
-      "or use `strongroom dev` for a development server that creates one for you",
+    "no organization yet: run `strongroom init` with the same data directory (or DATABASE_URL) to create one — it works while " +
+      "this server runs — or use `strongroom dev` for a development server that creates one for you",
   );
 }
 
+/** The first start of an empty data directory: the root organization, its credentials in a file, and where to sign in. */
+async function initializeOnFirstStart(server: RunningServer, config: Config): Promise<void> {
+  const path = await createRootOnFirstStart(server.services, config.dataDir);
+  if (!path) return;
+  server.app.log.info(
+    { initialCredentials: path, console: consoleAddress(server.url) },
+    `first start: created the root organization; its root API key is in ${path} (readable by this user only). ` +
+      `Sign in to the console at ${consoleAddress(server.url)} with its organizationId and apiPrivateKey, ` +
+      "then keep the file somewhere safe or delete it (--no-init skips this step)",
+  );
+}
+
+type ServeFlags = ConfigFlags & { init: boolean };
+
 export function serveCommand(): Command {
   return withCommonOptions(new Command("serve"))
-    .description("serve the API (what `npm start` runs)")
+    .description(
+      "serve the API and the console (what `npm start` runs). On the embedded store, the first start of an empty data " +
+        "directory creates the root organization and writes its credentials to initial-credentials.json there",
+    )
     .addOption(
       new Option("--metrics-port <port>", "serve Prometheus metrics at /metrics on this port (off by default)").env("METRICS_PORT"),
     )
-    .action(async (flags: ConfigFlags) => {
+    .addOption(
+      new Option("--no-init", "do not create a root organization on the first start of an empty data directory").env("STRONGROOM_NO_INIT"),
+    )
+    .action(async (flags: ServeFlags) => {
       // A reader of standard error that went away must not turn a message into an uncaught EPIPE.
       process.stderr.on("error", () => undefined);
       const logs = standardOutputLog();
       try {
-        const server = await startServer(resolveConfig(flags), undefined, logs.stream);
+        const config = resolveConfig(flags);
+        const server = await startServer(config, undefined, logs.stream);
         stopOnSignals(
           () => server.close(),
           (message) => server.app.log.info(message),
           logs,
         );
+        if (embeddedOnDisk(config) && flags.init) await initializeOnFirstStart(server, config);
         await warnWithoutOrganization(server);
       } catch (error) {
         await logs.finish(LOG_FINISH_MS);
