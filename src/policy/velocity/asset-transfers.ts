@@ -63,3 +63,14 @@ export function signedTransactionTransfers(type: string, unsignedTransaction: st
   if (type === "TRANSACTION_TYPE_SOLANA") return solanaTransfers(unsignedTransaction);
   return [];
 }
+
+/**
+ * What a sending activity moves, read from its filled parameters: its fill step writes the transaction that will be
+ * sent as `type` and `unsignedTransaction` (signed, for eth_send_raw_transaction), as sign_transaction's are.
+ */
+export function sentTransactionTransfers(params: Record<string, unknown>, parsed: ParsedTransactions): AssetTransfer[] {
+  const { type, unsignedTransaction } = params;
+  return typeof type === "string" && typeof unsignedTransaction === "string"
+    ? signedTransactionTransfers(type, unsignedTransaction, parsed)
+    : [];
+}

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { getAddress, keccak256, parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerialized } from "viem";
 import { invalidArgument } from "../../../errors.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
+import { sentTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
 import { insertSendTransaction } from "../../../records/send-transaction.js";
 import { allocateNonce } from "../nonces.js";
 import { Caip2 } from "../evm-send.js";
@@ -39,6 +40,7 @@ export const ethSendRawTransaction = defineActivity({
   resource: "PRIVATE_KEY",
   action: "SIGN",
   policyTarget: { signer: "signWith", signs: "transaction" },
+  assetTransfers: (params, parsed) => sentTransactionTransfers(params, parsed),
   parameters: Type.Object({
     signedTransaction: Type.String({ minLength: 1, description: "The raw, signed transaction (hex)" }),
     caip2: Caip2,

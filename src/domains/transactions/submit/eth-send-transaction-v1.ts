@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../operations/activity-definition.js";
+import { sentTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
 import { Caip2, EvmAddress, Quantity, executeEvmSend, fillEvmSend, validateEvmSend } from "../evm-send.js";
 
 /** ACTIVITY_TYPE_ETH_SEND_TRANSACTION: one call given inline (to/value/data); served at eth_send_transaction beside V2. */
@@ -14,6 +15,7 @@ export const ethSendTransactionV1 = defineActivity({
   resource: "PRIVATE_KEY",
   action: "SIGN",
   policyTarget: { signer: "signWith", signs: "transaction" },
+  assetTransfers: (params, parsed) => sentTransactionTransfers(params, parsed),
   parameters: Type.Object({
     from: EvmAddress("A wallet account or private key address to sign with"),
     sponsor: Type.Optional(Type.Boolean()),

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { invalidArgument } from "../../../errors.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
+import { sentTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
 import { Caip2, EvmAddress, Quantity, executeEvmSend, fillEvmSend, validateEvmSend, type EvmCall } from "../evm-send.js";
 import { ethSendTransactionV1 } from "./eth-send-transaction-v1.js";
 
@@ -31,6 +32,7 @@ export const ethSendTransaction = defineActivity({
   resource: "PRIVATE_KEY",
   action: "SIGN",
   policyTarget: { signer: "signWith", signs: "transaction" },
+  assetTransfers: (params, parsed) => sentTransactionTransfers(params, parsed),
   earlierVersions: [ethSendTransactionV1],
   parameters: Type.Object({
     from: EvmAddress("A wallet account or private key address to sign with"),

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../operations/activity-definition.js";
+import { sentTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
 import { executeSolanaSend, fillSolanaSend, validateSolanaSend, type SolanaSendRequest } from "../solana-send.js";
 
 const request = (params: {
@@ -26,6 +27,7 @@ export const solSendTransactionV1 = defineActivity({
   resource: "PRIVATE_KEY",
   action: "SIGN",
   policyTarget: { signer: "signWith", signs: "transaction" },
+  assetTransfers: (params, parsed) => sentTransactionTransfers(params, parsed),
   parameters: Type.Object({
     unsignedTransaction: Type.String({ minLength: 2, description: "Hex of the serialized transaction, signature slots zeroed" }),
     signWith: Type.String({ minLength: 1, description: "A wallet account or private key address to sign with" }),

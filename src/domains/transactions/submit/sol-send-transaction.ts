@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { defineActivity } from "../../../operations/activity-definition.js";
+import { sentTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
 import { executeSolanaSend, fillSolanaSend, validateSolanaSend, type SolanaSendRequest } from "../solana-send.js";
 import { solSendTransactionV1 } from "./sol-send-transaction-v1.js";
 
@@ -26,6 +27,7 @@ export const solSendTransaction = defineActivity({
   resource: "PRIVATE_KEY",
   action: "SIGN",
   policyTarget: { signer: "signWith", signs: "transaction" },
+  assetTransfers: (params, parsed) => sentTransactionTransfers(params, parsed),
   earlierVersions: [solSendTransactionV1],
   parameters: Type.Object({
     unsignedTransaction: Type.String({ minLength: 2, description: "Hex of the serialized transaction, signature slots zeroed" }),
