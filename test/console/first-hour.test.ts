@@ -20,8 +20,9 @@ import {
 const SHOTS = join(repoRoot, "scratch", "console-375");
 
 /**
- * Every element that sticks out of the viewport sideways, or whose content is wider than its box (cut off or
- * scrolled sideways): described by tag, class and text so a failure says where to look.
+ * Every element that sticks out of the viewport sideways, whose content is wider than its box (cut off or
+ * scrolled sideways), or a group of choices that hides some of them: described by tag, class and text so a
+ * failure says where to look.
  */
 async function horizontalOverflow(page: Page): Promise<string[]> {
   return page.evaluate(() => {
@@ -47,6 +48,9 @@ async function horizontalOverflow(page: Page): Promise<string[]> {
         !(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)
       )
         found.push(`${describe(el)} holds ${el.scrollWidth}px in ${el.clientWidth}px`);
+      // A group of choices shows every choice: one scrolled inside its box hides its last rows.
+      else if (el instanceof HTMLFieldSetElement && el.scrollHeight > el.clientHeight + 1)
+        found.push(`${describe(el)} shows ${el.clientHeight}px of its ${el.scrollHeight}px`);
     }
     if (document.documentElement.scrollWidth > width) found.push(`the page is ${document.documentElement.scrollWidth}px wide`);
     return found;
