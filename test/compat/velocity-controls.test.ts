@@ -291,4 +291,35 @@ describe("velocity controls through the unchanged SDK", () => {
     await server.client().createPolicy({ policyName: "deny on doomed", effect: "EFFECT_DENY", condition: "controls.doomed", notes: "" });
     expect((await refusal(signRaw(judy.sdk))).message).toContain("names a velocity control the organization does not have");
   });
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    "a control deleted while an activity is decided on it: the activity is decided again without it (denied), not a 500",
+    async () => {
+      const id = await control(controlIntent("vanishing", { activityExecution: {} }, { method: "COUNT", threshold: "100" }));
+      const kim = await agent("kim", "controls.vanishing");
+      // Another connection deletes the control and holds its transaction open; kim's request decides on the
+      // control (still visible to it) and waits on the row to create her bucket; then the delete commits.
+      let signing: Promise<unknown> | undefined;
+      await server.services.db.transaction(async (tx) => {
+        await tx.query("DELETE FROM velocity_controls WHERE id = $1", [id]);
+        signing = signRaw(kim.sdk).then(
+          () => "signed",
+          (error: unknown) => error,
+        );
+        for (let i = 0; i < 500; i++) {
+          const [waiting] = await server.services.db.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          );
+          if (waiting && waiting.n !== "0") return;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        throw new Error("kim's activity never waited on the control being deleted");
+      });
+      const outcome = (await signing) as { code?: number; message?: string };
+      expect(outcome).not.toBe("signed");
+      expect(outcome.code).toBe(7);
+      expect(outcome.message).toContain("implicit deny");
+    },
+    60_000,
+  );
 });

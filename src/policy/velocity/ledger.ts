@@ -101,13 +101,15 @@ export class VelocityLedger {
       key(a) < key(b) ? -1 : 1,
     );
     if (wanted.length === 0) return;
-    const rows = await tx.query<{ control_id: string; bucket: string; total: string }>(
-      `INSERT INTO velocity_control_buckets (control_id, bucket)
+    const rows = await tx
+      .query<{ control_id: string; bucket: string; total: string }>(
+        `INSERT INTO velocity_control_buckets (control_id, bucket)
        SELECT control_id, bucket FROM unnest($1::text[], $2::text[]) AS b(control_id, bucket) ORDER BY control_id, bucket
        ON CONFLICT (control_id, bucket) DO UPDATE SET total = velocity_control_buckets.total
        RETURNING control_id, bucket, total::text AS total`,
-      [wanted.map((b) => b.control.id), wanted.map((b) => b.bucket)],
-    );
+        [wanted.map((b) => b.control.id), wanted.map((b) => b.bucket)],
+      )
+      .catch(decideAgainIfControlDeleted);
     for (const row of rows) {
       this.locked.add(`${row.control_id}\u0000${row.bucket}`);
       this.totals.set(`${row.control_id}\u0000${row.bucket}`, BigInt(row.total));
@@ -221,4 +223,14 @@ export class VelocityLedger {
       );
     }
   }
+}
+
+/**
+ * A bucket's control deleted by a transaction that committed while this one decided on it (its foreign key then
+ * fails): the transaction is retried as after a serialization failure, and decides again without the control.
+ */
+function decideAgainIfControlDeleted(error: unknown): never {
+  if ((error as { code?: unknown }).code === "23503")
+    throw Object.assign(new Error("a velocity control was deleted while the activity was decided on it"), { code: "40001" });
+  throw error;
 }
