@@ -154,6 +154,39 @@ describe.skipIf(!anvilBinary.path)("sending EVM transactions to a real node (anv
     expect((await chain.getTransaction({ hash: landed.eth!.txHash as Hex })).nonce).toBe(next + 1);
   }, 120_000);
 
+  // Before any test that adds another user's allow policy: a send that policy's condition matches would wait for
+  // that user's approval instead of being denied.
+  it("a daily velocity control caps what a user sends: under it lands, the send that crosses it is denied before signing", async () => {
+    const user = await createUserWithApiKey(root(), "capped");
+    const client = httpClient(server.url, user.credentials);
+    const asset = { caip19: `${CAIP2}/slip44:60`, decimals: "18" };
+    await createControl(
+      httpClient(server.url, { apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey! }),
+      server.root.organizationId,
+      controlIntent("daily_send", { chainAssetTransfer: { definition: [asset] } }, { threshold: "1", seconds: 86_400 }),
+    );
+    await root().createPolicy({
+      policyName: "capped may send within the daily cap",
+      effect: "EFFECT_ALLOW",
+      consensus: `approvers.any(user, user.id == '${user.userId}')`,
+      condition: "activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && controls.daily_send",
+      notes: "",
+    });
+    const capped = server.client(user.credentials);
+    const to = "0x4444444444444444444444444444444444444444";
+    const send = (value: bigint) => capped.ethSendTransaction({ from, caip2: CAIP2, calls: [{ to, value: value.toString() }] });
+    const first = await send(parseEther("0.6"));
+    expect((await included(first.sendTransactionStatusId)).txStatus).toBe("INCLUDED");
+    const sendsBefore = (await server.services.db.query<{ count: string }>("SELECT count(*) FROM send_transactions"))[0]!.count;
+    expect((await refusal(send(parseEther("0.5")))).code).toBe(7);
+    expect((await server.services.db.query<{ count: string }>("SELECT count(*) FROM send_transactions"))[0]!.count).toBe(sendsBefore);
+    // What is left under the cap still goes; the control counted only what was sent.
+    const last = await send(parseEther("0.4"));
+    expect((await included(last.sendTransactionStatusId)).txStatus).toBe("INCLUDED");
+    const { velocityControls } = await client.listVelocityControls({ organizationId: server.root.organizationId });
+    expect(velocityControls.map((c) => c.identifier)).toContain("daily_send");
+  }, 120_000);
+
   it("a deny policy on eth.tx.to refuses before anything is signed or sent", async () => {
     const user = await createUserWithApiKey(root(), "agent");
     await root().createPolicy({
@@ -184,37 +217,6 @@ describe.skipIf(!anvilBinary.path)("sending EVM transactions to a real node (anv
       calls: [{ to: "0x3333333333333333333333333333333333333333", value: "5" }],
     });
     expect((await included(allowed.sendTransactionStatusId)).txStatus).toBe("INCLUDED");
-  }, 120_000);
-
-  it("a daily velocity control caps what a user sends: under it lands, the send that crosses it is denied before signing", async () => {
-    const user = await createUserWithApiKey(root(), "capped");
-    const client = httpClient(server.url, user.credentials);
-    const asset = { caip19: `${CAIP2}/slip44:60`, decimals: "18" };
-    await createControl(
-      httpClient(server.url, { apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey! }),
-      server.root.organizationId,
-      controlIntent("daily_send", { chainAssetTransfer: { definition: [asset] } }, { threshold: "1", seconds: 86_400 }),
-    );
-    await root().createPolicy({
-      policyName: "capped may send within the daily cap",
-      effect: "EFFECT_ALLOW",
-      consensus: `approvers.any(user, user.id == '${user.userId}')`,
-      condition: "activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && controls.daily_send",
-      notes: "",
-    });
-    const capped = server.client(user.credentials);
-    const to = "0x4444444444444444444444444444444444444444";
-    const send = (value: bigint) => capped.ethSendTransaction({ from, caip2: CAIP2, calls: [{ to, value: value.toString() }] });
-    const first = await send(parseEther("0.6"));
-    expect((await included(first.sendTransactionStatusId)).txStatus).toBe("INCLUDED");
-    const sendsBefore = (await server.services.db.query<{ count: string }>("SELECT count(*) FROM send_transactions"))[0]!.count;
-    expect((await refusal(send(parseEther("0.5")))).code).toBe(7);
-    expect((await server.services.db.query<{ count: string }>("SELECT count(*) FROM send_transactions"))[0]!.count).toBe(sendsBefore);
-    // What is left under the cap still goes; the control counted only what was sent.
-    const last = await send(parseEther("0.4"));
-    expect((await included(last.sendTransactionStatusId)).txStatus).toBe("INCLUDED");
-    const { velocityControls } = await client.listVelocityControls({ organizationId: server.root.organizationId });
-    expect(velocityControls.map((c) => c.identifier)).toContain("daily_send");
   }, 120_000);
 
   it("an identical resubmitted body answers the same activity and sends once", async () => {
