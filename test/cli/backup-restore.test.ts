@@ -97,10 +97,17 @@ describe("strongroom backup and restore (embedded store)", { timeout: 600_000 },
     try {
       before = await organizationWithWallet(server);
       const client = clientOf(server, before.root);
+      const { userId: operator } = await client.getWhoami({});
+      // Wallets and users up to well under an organization's limits (100 each), then renames: the load lasts as
+      // long as the backup does, however slow the machine.
+      const created = () => acks.filter((a) => a.walletId ?? a.userId).length;
       const workers = [0, 1, 2].map(async (worker) => {
-        for (let n = 0; running && n < 120; n++) {
+        for (let n = 0; running && n < 2000; n++) {
           try {
-            if ((n + worker) % 2 === 0) {
+            if (created() >= 120) {
+              const renamed = await client.updateUserName({ userId: operator, userName: `Operator ${worker}-${n}` });
+              acks.push({ activityId: renamed.activity.id });
+            } else if ((n + worker) % 2 === 0) {
               const made = await client.createWallet({ walletName: `w ${worker}-${n}`, accounts: [ETH_ACCOUNT] });
               acks.push({ activityId: made.activity.id, walletId: made.walletId });
             } else {
