@@ -19,15 +19,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
-import { cpuMs, percentile, perSecond, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
+import { cpuMs, ETH, percentile, perSecond, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
 const CONNECTIONS = [1, 50] as const;
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 const RENAMED_USERS = 50;
 
 interface Signed {

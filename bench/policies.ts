@@ -8,14 +8,7 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { randomBytes } from "node:crypto";
 import { compilePolicyExpression, evaluateExpression, type Value } from "../src/policy/language/index.js";
-import { machine, percentile, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
-
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
+import { ETH, machine, percentile, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
 
 /** 99 policies that do not apply to the measured request but must all be evaluated. */
 function otherPolicies(walletId: string) {

@@ -10,19 +10,13 @@
  *   DATABASE_URL=postgres://… npm run soak          # on a fresh PostgreSQL database
  */
 import { readFileSync } from "node:fs";
-import { machine, startBuiltServerProcess, store } from "./support.js";
+import { ETH, machine, startBuiltServerProcess, store } from "./support.js";
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const RATE = Number(process.env.SOAK_RATE ?? 20); // calls per second, in total
 const CLIENTS = 4;
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
 const USERS_PER_ORGANIZATION = 80;
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 
 /** Resident memory of a process in MB, from /proc (Linux). */
 function rssMb(pid: number): number {

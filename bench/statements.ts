@@ -10,7 +10,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import pg from "pg";
-import { startBuiltServerProcess } from "./support.js";
+import { ETH, startBuiltServerProcess } from "./support.js";
 
 const LOG = process.env.POSTGRES_LOG ?? "/var/log/postgresql/postgresql-15-main.log";
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
@@ -35,12 +35,6 @@ const client = server.client();
 const { userIds } = await client.createUsers({
   users: [{ userName: "renamed", apiKeys: [], authenticators: [], oauthProviders: [], userTags: [] }],
 });
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
 
 /** The statements this database's sessions logged while `work` ran, each with its duration. */

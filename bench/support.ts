@@ -111,3 +111,11 @@ export function perSecond(iterations: number, fn: () => void): number {
 
 export const machine = () => `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, node ${process.version}`;
 export const store = () => (process.env.DATABASE_URL ? "PostgreSQL" : "PGlite (embedded)");
+
+/** The Ethereum account the benchmarks create wallets with. */
+export const ETH = {
+  curve: "CURVE_SECP256K1",
+  pathFormat: "PATH_FORMAT_BIP32",
+  path: "m/44'/60'/0'/0/0",
+  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
+} as const;

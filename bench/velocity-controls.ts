@@ -11,14 +11,8 @@ import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { serializeTransaction } from "viem";
 import { Turnkey } from "@turnkey/sdk-server";
-import { machine, percentile, startBuiltServerProcess, store, type BuiltServerProcess } from "./support.js";
+import { ETH, machine, percentile, startBuiltServerProcess, store, type BuiltServerProcess } from "./support.js";
 
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 const SIGNATURES = 400;
 const WARMUP = 30;
 

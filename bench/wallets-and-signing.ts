@@ -10,14 +10,8 @@ import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createPublicKey, randomBytes, verify } from "node:crypto";
 import { createKeyEncryptionKey } from "../src/crypto/key-encryption.js";
-import { machine, percentile, perSecond, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
+import { ETH, machine, percentile, perSecond, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
 
-const ETH = {
-  curve: "CURVE_SECP256K1",
-  pathFormat: "PATH_FORMAT_BIP32",
-  path: "m/44'/60'/0'/0/0",
-  addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-} as const;
 function bareOperations() {
   const secpKey = secp256k1.utils.randomSecretKey();
   const digest = sha256(randomBytes(32));
