@@ -4,15 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ETH_ACCOUNT, clientOf, organizationWithWallet, serve, signature, strongroom } from "./operator.js";
-
-const repoRoot = join(import.meta.dirname, "../..");
+import { cliEntry, repoRoot } from "../helpers/processes.js";
 
 /** `strongroom <args>` without blocking this process's event loop (a server in this process must keep answering). */
 function strongroomAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
   delete env.DATABASE_URL;
   delete env.STRONGROOM_MASTER_KEY;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env });
+  const child = spawn(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, env });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

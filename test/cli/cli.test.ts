@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { embeddedCliEnv, repoRoot, runCli } from "../helpers/processes.js";
+import { cliEntry, embeddedCliEnv, repoRoot, runCli } from "../helpers/processes.js";
 
 /** The CLI always runs embedded here: DATABASE_URL and the master key come only from each test. */
 const baseEnv = embeddedCliEnv;
@@ -70,11 +70,10 @@ describe("the strongroom CLI", () => {
 
   it("serves the API, and a second process on the same data directory is refused without harm", async () => {
     const port = await freePort();
-    serve = spawn(
-      process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "0"],
-      { cwd: repoRoot, env: baseEnv() },
-    );
+    serve = spawn(process.execPath, [...cliEntry, "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "0"], {
+      cwd: repoRoot,
+      env: baseEnv(),
+    });
     const url = `http://127.0.0.1:${port}`;
     // Generous: on a loaded two-core machine loading the sources alone can take tens of seconds.
     for (let i = 0; i < 600; i++) {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshPostgresDatabase } from "../helpers/postgres-database.js";
-import { embeddedCliEnv, freePort, repoRoot, runCli, waitUntilHealthy } from "../helpers/processes.js";
+import { cliEntry, embeddedCliEnv, freePort, repoRoot, runCli, waitUntilHealthy } from "../helpers/processes.js";
 
 interface Credentials {
   organizationId: string;
@@ -23,7 +23,7 @@ async function serve(dataDir: string, extra: string[] = []) {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "off", ...extra],
+    [...cliEntry, "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "off", ...extra],
     { cwd: repoRoot, env: { ...embeddedCliEnv(), LOG_LEVEL: "info" } },
   );
   let log = "";

@@ -1,18 +1,16 @@
 import { Turnkey } from "@turnkey/sdk-server";
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { resolveConfig } from "../../src/config.js";
 import { initRootOrganization, type InitResult } from "../../src/domains/organizations/init-root-organization.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
-
-const repoRoot = join(import.meta.dirname, "../..");
+import { cliEntry, repoRoot } from "../helpers/processes.js";
 
 /** The operator commands run as a user runs them: the CLI in a process of its own, embedded unless `env` says otherwise. */
 export function strongroom(args: string[], env: Record<string, string> = {}) {
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
   delete base.DATABASE_URL;
   delete base.STRONGROOM_MASTER_KEY;
-  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  return spawnSync(process.execPath, [...cliEntry, ...args], {
     cwd: repoRoot,
     env: { ...base, ...env },
     encoding: "utf8",

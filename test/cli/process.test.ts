@@ -7,7 +7,7 @@ import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { embeddedCliEnv, freePort, repoRoot, runCli } from "../helpers/processes.js";
+import { cliEntry, embeddedCliEnv, freePort, repoRoot, runCli } from "../helpers/processes.js";
 
 const baseEnv = embeddedCliEnv;
 
@@ -15,7 +15,7 @@ function spawnCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: { ...baseEnv(), ...env } });
+  const child = spawn(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, env: { ...baseEnv(), ...env } });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -158,7 +158,7 @@ describe("the server process", () => {
   }, 400_000);
 
   it("strongroom dev prints .env lines on stdout, with no auth proxy lines when it is off", async () => {
-    const dev = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "dev", "--port", "0", "--auth-proxy-port", "off"], {
+    const dev = spawn(process.execPath, [...cliEntry, "dev", "--port", "0", "--auth-proxy-port", "off"], {
       cwd: repoRoot,
       env: baseEnv(),
     });

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Pool } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
-import { embeddedCliEnv, freePort, repoRoot, runCli, waitUntilHealthy } from "../helpers/processes.js";
+import { cliEntry, embeddedCliEnv, freePort, repoRoot, runCli, waitUntilHealthy } from "../helpers/processes.js";
 
 /** Stops to run: a few in CI; STOP_ROUNDS=300 for the long run SECURITY.md records. */
 const ROUNDS = Number(process.env.STOP_ROUNDS ?? 4);
@@ -95,7 +95,7 @@ describe("stopping the server under load", () => {
         const url = `http://127.0.0.1:${port}`;
         const child = spawn(
           process.execPath,
-          ["--import", "tsx", "src/cli/main.ts", "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "off"],
+          [...cliEntry, "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "off"],
           { cwd: repoRoot, env: { ...embeddedCliEnv(), LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] },
         );
         children.push(child);

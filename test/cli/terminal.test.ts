@@ -4,14 +4,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { embeddedCliEnv, repoRoot, runCli } from "../helpers/processes.js";
+import { cliEntry, embeddedCliEnv, repoRoot, runCli } from "../helpers/processes.js";
 
 const work = mkdtempSync(join(tmpdir(), "sr-terminal-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** `strongroom dev` until it has printed its .env lines and `ready` matches its stderr; then SIGTERM. */
 async function devRun(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "dev", "--port", "0", "--auth-proxy-port", "off", ...args], {
+  const child = spawn(process.execPath, [...cliEntry, "dev", "--port", "0", "--auth-proxy-port", "off", ...args], {
     cwd: repoRoot,
     env: { ...embeddedCliEnv(), ...env },
   });

@@ -22,9 +22,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `strongroom <args>` run to completion from the sources. */
+/**
+ * How a test runs the CLI: from the sources, or — with STRONGROOM_TEST_BUILT_CLI=1, after `npm run build` — the
+ * compiled build, which starts in a fraction of the time (long crash runs restart the server hundreds of times).
+ */
+export const cliEntry = process.env.STRONGROOM_TEST_BUILT_CLI
+  ? [join(repoRoot, "dist/cli/main.js")]
+  : ["--import", "tsx", "src/cli/main.ts"];
+
+/** `strongroom <args>` run to completion. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv) {
-  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+  return spawnSync(process.execPath, [...cliEntry, ...args], {
     cwd: repoRoot,
     env,
     encoding: "utf8",
@@ -67,11 +75,11 @@ export async function startServerProcess(
   options: { onStderr?: (text: string) => void; startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), "--auth-proxy-port", "0", ...args],
-    { cwd: repoRoot, env, stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "inherit"] },
-  );
+  const child = spawn(process.execPath, [...cliEntry, "serve", "--port", String(port), "--auth-proxy-port", "0", ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "inherit"],
+  });
   child.stderr?.on("data", (chunk: Buffer) => {
     process.stderr.write(chunk);
     options.onStderr?.(chunk.toString("utf8"));
