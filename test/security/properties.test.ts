@@ -39,9 +39,10 @@ describe("property-based: bodies, stamps, policy expressions", () => {
     if (status !== 413) expect(status, context).toBe(HTTP_STATUS_OF_CODE[json.code as number]);
   }
 
+  // A long run shares the machine with its own load: starting the server may take longer than the default hook timeout.
   beforeAll(async () => {
     server = await startTestServer();
-  });
+  }, TIMEOUT_MS);
   afterAll(async () => {
     process.stdout.write(`[properties] inputs tried: ${JSON.stringify(tried)}\n`);
     await server.close();
