@@ -13,13 +13,22 @@ import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import autocannon from "autocannon";
-import { execSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createPublicKey, randomBytes, randomUUID, verify } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
-import { cpuMs, ETH, percentile, perSecond, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
+import {
+  cpuMs,
+  ETH,
+  loadAverageSampler,
+  percentile,
+  perSecond,
+  startBuiltServerProcess,
+  writeResult,
+  type BuiltServerProcess,
+} from "./support.js";
 
 const CONNECTIONS = [1, 50] as const;
 const RENAMED_USERS = 50;
@@ -43,13 +52,6 @@ interface Measured {
   failures: number;
   firstFailure?: string;
 }
-
-// ---------------------------------------------------------------------------------------------------
-// Load average, sampled while measuring: other jobs may share the machine.
-
-const loadSamples: number[] = [];
-const sampler = setInterval(() => loadSamples.push(loadavg()[0]!), 1000);
-sampler.unref();
 
 // ---------------------------------------------------------------------------------------------------
 // Driving a server with pre-signed requests.
@@ -325,17 +327,34 @@ async function strongroomRuns(strongroom: BuiltServerProcess, stamper: ApiKeySta
   return results;
 }
 
-function gitCommit(): string {
-  try {
-    const dirty = execSync("git status --porcelain -- src bench", { encoding: "utf8" }).trim() !== "";
-    return execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim() + (dirty ? " (with uncommitted changes)" : "");
-  } catch {
-    return "unknown";
+/** A scenario's run with its ratios to the limits of the same run. */
+type Figure = Measured & { perSecondOverBareRoute: number; perSecondOverOneRowTransaction: number; p50OverCurveFloor?: number };
+
+/**
+ * Every figure over a limit of the same run, higher is better (the result file's `ratios`, what bench:compare compares):
+ * requests per second over the bare route's and the one-row transaction's, the one-row transaction's server CPU per
+ * request over the scenario's, and for signing the bare curve operations' time over the p50.
+ */
+function ratiosOf(stores: Record<string, Record<string, Figure[]>>, insert: Record<string, Measured[]>): Record<string, number> {
+  const ratios: Record<string, number> = {};
+  for (const [store, scenarios] of Object.entries(stores)) {
+    for (const [scenario, runs] of Object.entries(scenarios)) {
+      for (const run of runs) {
+        const at = `${store} ${scenario} ${run.connections} conn`;
+        ratios[`${at}: req/s ÷ bare route`] = run.perSecondOverBareRoute;
+        ratios[`${at}: req/s ÷ one-row transaction`] = run.perSecondOverOneRowTransaction;
+        const limitCpu = insert[store]!.find((i) => i.connections === run.connections)?.serverCpuMsPerRequest;
+        if (limitCpu && run.serverCpuMsPerRequest)
+          ratios[`${at}: one-row transaction's CPU ÷ CPU per request`] = +(limitCpu / run.serverCpuMsPerRequest).toFixed(3);
+        if (run.p50OverCurveFloor) ratios[`${at}: curve floor ÷ p50`] = +(1 / run.p50OverCurveFloor).toFixed(3);
+      }
+    }
   }
+  return ratios;
 }
 
 async function main() {
-  const loadBefore = loadavg();
+  const load = loadAverageSampler();
   const curves = bareCurveOperations();
   const stores: Array<{ name: string; databaseUrl: string | null }> = [];
   if (process.env.BENCH_ONLY !== "postgres") stores.push({ name: "PGlite", databaseUrl: null });
@@ -361,33 +380,31 @@ async function main() {
   const ratio = (value: number, limit: number) => +(value / limit).toFixed(3);
   const bareAt = (connections: number) => bare!.find((b) => b.connections === connections)!;
   const signFloorMs = 1000 / curves.p256VerifyPerSecond + 1000 / curves.secp256k1SignPerSecond;
-  const report = {
-    commit: gitCommit(),
-    machine: { nproc: cpus().length, cpu: cpus()[0]?.model ?? "?", node: process.version },
-    loadAverage: {
-      before: loadBefore.map((l) => +l.toFixed(2)),
-      whileMeasuringMax: +Math.max(...loadSamples).toFixed(2),
-      whileMeasuringMean: +(loadSamples.reduce((a, b) => a + b, 0) / Math.max(1, loadSamples.length)).toFixed(2),
-    },
+  const figures: Record<string, Record<string, Figure[]>> = Object.fromEntries(
+    Object.entries(perStore).map(([name, scenarios]) => [
+      name,
+      Object.fromEntries(
+        Object.entries(scenarios).map(([scenario, runs]) => [
+          scenario,
+          runs.map((run) => ({
+            ...run,
+            perSecondOverBareRoute: ratio(run.perSecond, bareAt(run.connections).perSecond),
+            perSecondOverOneRowTransaction: ratio(run.perSecond, insert[name]!.find((i) => i.connections === run.connections)!.perSecond),
+            ...(scenario === "sign" ? { p50OverCurveFloor: ratio(run.p50Ms, signFloorMs) } : {}),
+          })),
+        ]),
+      ),
+    ]),
+  );
+  const result = {
+    benchmark: "load",
+    loadAverage: load.finish(),
     limits: { ...curves, signFloorMs: +signFloorMs.toFixed(3), bareRoute: bare, bareRoutePlusOneRowTransaction: insert },
-    stores: Object.fromEntries(
-      Object.entries(perStore).map(([name, scenarios]) => [
-        name,
-        Object.fromEntries(
-          Object.entries(scenarios).map(([scenario, runs]) => [
-            scenario,
-            runs.map((run) => ({
-              ...run,
-              perSecondOverBareRoute: ratio(run.perSecond, bareAt(run.connections).perSecond),
-              perSecondOverOneRowTransaction: ratio(run.perSecond, insert[name]!.find((i) => i.connections === run.connections)!.perSecond),
-              ...(scenario === "sign" ? { p50OverCurveFloor: ratio(run.p50Ms, signFloorMs) } : {}),
-            })),
-          ]),
-        ),
-      ]),
-    ),
+    figures: { stores: figures },
+    ratios: ratiosOf(figures, insert),
   };
-  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  writeResult(result);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 
 await main();

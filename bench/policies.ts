@@ -8,7 +8,16 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { randomBytes } from "node:crypto";
 import { compilePolicyExpression, evaluateExpression, type Value } from "../src/policy/language/index.js";
-import { ETH, machine, percentile, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
+import {
+  ETH,
+  loadAverageSampler,
+  machine,
+  percentile,
+  sequentialLatencies,
+  startBuiltServerProcess,
+  store,
+  writeResult,
+} from "./support.js";
 
 /** 99 policies that do not apply to the measured request but must all be evaluated. */
 function otherPolicies(walletId: string) {
@@ -27,6 +36,7 @@ function otherPolicies(walletId: string) {
 }
 
 async function main() {
+  const load = loadAverageSampler();
   const strongroom = await startBuiltServerProcess();
   try {
     const root = strongroom.client();
@@ -106,6 +116,18 @@ async function main() {
       evaluationShareOfP50: `${((evaluationMs / percentile(hundredPolicies, 50)) * 100).toFixed(1)}%`,
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    writeResult({
+      benchmark: `policies-${store() === "PostgreSQL" ? "postgres" : "pglite"}`,
+      loadAverage: load.finish(),
+      limits: { signRawPayloadP50MsWithOnePolicy: report.signRawPayloadP50Ms.onePolicy },
+      figures: report,
+      // The same request with one policy is the limit of the one with 100 (same run, same server).
+      ratios: {
+        "sign p50: with one policy ÷ with 100": +(
+          report.signRawPayloadP50Ms.onePolicy / report.signRawPayloadP50Ms.hundredPolicies
+        ).toFixed(3),
+      },
+    });
   } finally {
     await strongroom.stop();
   }

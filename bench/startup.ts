@@ -2,6 +2,7 @@
  * Start-up time and memory of the embedded server: `strongroom serve` (compiled, dist/) on a fresh data
  * directory (initdb, migrations, server keys) and again on that same, existing directory. Time is from spawn to
  * the first 200 from /health; memory is the process's resident set (VmRSS) once healthy and its peak (VmHWM).
+ * The limit, in the same run: a bare Node process serving /health (node:http, nothing loaded), measured alike.
  *
  *   npm run build && npx tsx bench/startup.ts            (BENCH_RUNS=5 for more runs; BENCH_CLI for another build)
  */
@@ -10,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cpuMs } from "./support.js";
+import { cpuMs, loadAverageSampler, writeResult } from "./support.js";
 
 const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -38,16 +39,20 @@ function memoryOf(pid: number): { rssMb: number; peakRssMb: number } {
   return { rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 };
 }
 
-async function startOnce(dataDir: string): Promise<Sample> {
+/** The limit: a Node process that only serves /health. */
+const BARE_SERVER = `require("node:http").createServer((_, res) => res.end("ok")).listen(Number(process.argv[1]), "127.0.0.1")`;
+
+/** Strongroom on `dataDir`, or without one the bare Node server. */
+async function startOnce(dataDir?: string): Promise<Sample> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
   delete env.DATABASE_URL;
   delete env.STRONGROOM_MASTER_KEY;
+  const args = dataDir
+    ? [CLI, "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "0"]
+    : ["-e", BARE_SERVER, String(port)];
   const started = performance.now();
-  const server = spawn(process.execPath, [CLI, "serve", "--data-dir", dataDir, "--port", String(port), "--auth-proxy-port", "0"], {
-    env,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const server = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
   try {
     for (;;) {
@@ -70,11 +75,14 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const summary = (values: number[], digits: number) =>
   `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 
+const load = loadAverageSampler();
+const bare: Sample[] = [];
 const fresh: Sample[] = [];
 const existing: Sample[] = [];
 for (let run = 0; run < RUNS; run++) {
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-startup-"));
   try {
+    bare.push(await startOnce());
     fresh.push(await startOnce(dataDir));
     existing.push(await startOnce(dataDir));
   } finally {
@@ -87,6 +95,7 @@ console.log(
 );
 console.log("|---|---|---|---|---|");
 for (const [name, samples] of [
+  ["none (bare Node server, the limit)", bare],
   ["fresh", fresh],
   ["existing", existing],
 ] as const) {
@@ -106,3 +115,26 @@ for (const [name, samples] of [
     )} |`,
   );
 }
+
+const medians = (samples: Sample[]) => ({
+  healthyMs: Math.round(median(samples.map((s) => s.healthyMs))),
+  cpuMs: Math.round(median(samples.map((s) => s.cpuMs))),
+  rssMb: Math.round(median(samples.map((s) => s.rssMb))),
+  peakRssMb: Math.round(median(samples.map((s) => s.peakRssMb))),
+});
+const limit = medians(bare);
+const figures = { fresh: medians(fresh), existing: medians(existing), runs: RUNS };
+const ratio = (a: number, b: number) => +(a / b).toFixed(3);
+writeResult({
+  benchmark: "startup",
+  loadAverage: load.finish(),
+  limits: { bareNodeServer: limit },
+  figures,
+  ratios: Object.fromEntries(
+    (["fresh", "existing"] as const).flatMap((name) => [
+      [`${name} data directory: bare time to healthy ÷ time to healthy`, ratio(limit.healthyMs, figures[name].healthyMs)],
+      [`${name} data directory: bare CPU ÷ CPU to healthy`, ratio(limit.cpuMs, figures[name].cpuMs)],
+      [`${name} data directory: bare resident set ÷ resident set when healthy`, ratio(limit.rssMb, figures[name].rssMb)],
+    ]),
+  ),
+});

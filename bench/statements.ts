@@ -18,7 +18,8 @@ if (!process.env.DATABASE_URL) throw new Error("DATABASE_URL must name a Postgre
 
 let database = "";
 const server = await startBuiltServerProcess(
-  {},
+  // The webhook worker's poll (and its housekeeping) would otherwise fall between a request's statements.
+  { STRONGROOM_WEBHOOK_POLL_MS: "3600000" },
   {
     beforeStart: async (url) => {
       database = new URL(url).pathname.slice(1);

@@ -1,8 +1,8 @@
 import { Turnkey } from "@turnkey/sdk-server";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, execSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
 import { freePort, waitUntilHealthy } from "../test/helpers/processes.js";
@@ -27,8 +27,15 @@ export interface BuiltServerProcess {
  */
 export async function startBuiltServerProcess(
   extraEnv: Record<string, string> = {},
-  options: { databaseUrl?: string | null; nodeArgs?: string[]; beforeStart?: (databaseUrl: string) => Promise<void> } = {},
+  options: {
+    databaseUrl?: string | null;
+    nodeArgs?: string[];
+    beforeStart?: (databaseUrl: string) => Promise<void>;
+    /** The build's CLI (`dist/cli/main.js`); BENCH_CLI or this checkout's by default. */
+    cli?: string;
+  } = {},
 ): Promise<BuiltServerProcess> {
+  const cli = options.cli ?? CLI;
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-"));
   const baseUrl = options.databaseUrl === undefined ? process.env.DATABASE_URL : (options.databaseUrl ?? undefined);
   const database = baseUrl ? await freshPostgresDatabase(baseUrl, "strongroom_bench") : undefined;
@@ -38,17 +45,17 @@ export async function startBuiltServerProcess(
     STRONGROOM_DATA_DIR: dataDir,
     STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
     LOG_LEVEL: "warn",
-    // The auth proxy's fixed default port would collide with any other server on the machine.
-    AUTH_PROXY_PORT: "off",
+    // The auth proxy's fixed default port would collide with any other server on the machine;
+    AUTH_PROXY_PORT: "0", // a free port: "off" is not understood by builds before it was added (BENCH_CLI)
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...extraEnv,
   };
   const root = JSON.parse(
-    execFileSync("node", [CLI, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" }),
+    execFileSync("node", [cli, "init", "--organization-name", `bench ${Date.now()}`], { env, encoding: "utf8" }),
   ) as BuiltServerProcess["root"];
   if (database && options.beforeStart) await options.beforeStart(database.url);
   const port = await freePort();
-  const server = spawn("node", [...(options.nodeArgs ?? []), CLI, "serve", "--port", String(port)], {
+  const server = spawn("node", [...(options.nodeArgs ?? []), cli, "serve", "--port", String(port)], {
     env,
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -119,3 +126,84 @@ export const ETH = {
   path: "m/44'/60'/0'/0/0",
   addressFormat: "ADDRESS_FORMAT_ETHEREUM",
 } as const;
+
+// ---------------------------------------------------------------------------------------------------
+// Result files: every run writes one (bench/results/, git-ignored), and `npm run bench:compare -- A.json B.json`
+// compares two (bench/compare.ts).
+
+/** The 1-minute load average before, while (sampled each second) and after a benchmark ran. */
+export interface LoadAverage {
+  before: number;
+  whileMeasuring: { mean: number; max: number };
+  after: number;
+}
+
+/**
+ * One benchmark run: where and when it ran, every figure, the limits measured in the same run, and `ratios`:
+ * each figure over a limit of the same run, oriented so that higher is better (a rate over the limit's rate, the
+ * limit's latency or CPU time over the figure's). Ratios are what two runs are compared on: they carry over between
+ * runs at different loads and on different machines far better than the figures themselves.
+ */
+export interface BenchResult {
+  benchmark: string;
+  commit: string;
+  date: string;
+  machine: { cpu: string; nproc: number; node: string };
+  loadAverage: LoadAverage;
+  limits: Record<string, unknown>;
+  figures: Record<string, unknown>;
+  ratios: Record<string, number>;
+}
+
+/** Starts sampling the load average (once a second) until `finish`. */
+export function loadAverageSampler(): { finish(): LoadAverage } {
+  const before = loadavg()[0]!;
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(loadavg()[0]!), 1000);
+  timer.unref();
+  const round = (value: number) => +value.toFixed(2);
+  return {
+    finish() {
+      clearInterval(timer);
+      const after = loadavg()[0]!;
+      const during = samples.length > 0 ? samples : [after];
+      return {
+        before: round(before),
+        whileMeasuring: { mean: round(during.reduce((a, b) => a + b, 0) / during.length), max: round(Math.max(...during)) },
+        after: round(after),
+      };
+    },
+  };
+}
+
+/** The checkout's commit, marked when src/ or bench/ hold uncommitted changes. */
+export function gitCommit(): string {
+  try {
+    const dirty = execSync("git status --porcelain -- src bench", { encoding: "utf8" }).trim() !== "";
+    return execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim() + (dirty ? "-dirty" : "");
+  } catch {
+    return "unknown";
+  }
+}
+
+export const machineDescription = (): BenchResult["machine"] => ({
+  cpu: cpus()[0]?.model ?? "unknown",
+  nproc: cpus().length,
+  node: process.version,
+});
+
+/** Where result files go: BENCH_RESULTS_DIR, or bench/results/ in this checkout. */
+export const resultsDir = (): string => process.env.BENCH_RESULTS_DIR ?? join(import.meta.dirname, "results");
+
+/** Writes a run's result file (named by benchmark, time and commit) and says where on stderr; answers its path. */
+export function writeResult({ benchmark, ...rest }: Omit<BenchResult, "commit" | "date" | "machine">): string {
+  const date = new Date().toISOString();
+  const commit = gitCommit();
+  const whole: BenchResult = { benchmark, commit, date, machine: machineDescription(), ...rest };
+  const dir = resultsDir();
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${benchmark}-${date.replace(/[:.]/g, "-")}-${commit}.json`);
+  writeFileSync(path, `${JSON.stringify(whole, null, 2)}\n`);
+  process.stderr.write(`result: ${path}\n`);
+  return path;
+}

@@ -11,7 +11,16 @@ import { TurnkeyClient } from "@turnkey/http";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { serializeTransaction } from "viem";
 import { Turnkey } from "@turnkey/sdk-server";
-import { ETH, machine, percentile, startBuiltServerProcess, store, type BuiltServerProcess } from "./support.js";
+import {
+  ETH,
+  loadAverageSampler,
+  machine,
+  percentile,
+  startBuiltServerProcess,
+  store,
+  writeResult,
+  type BuiltServerProcess,
+} from "./support.js";
 
 const SIGNATURES = 400;
 const WARMUP = 30;
@@ -70,6 +79,7 @@ const transfer = () =>
   }).slice(2);
 
 async function main() {
+  const load = loadAverageSampler();
   const strongroom = await startBuiltServerProcess();
   try {
     const root = strongroom.client();
@@ -144,9 +154,20 @@ async function main() {
           ).toFixed(2),
         ]),
       );
-    process.stdout.write(
-      `${JSON.stringify({ machine: machine(), store: store(), signaturesEach: SIGNATURES, p50Ms: at(50), p99Ms: at(99) }, null, 2)}\n`,
-    );
+    const report = { machine: machine(), store: store(), signaturesEach: SIGNATURES, p50Ms: at(50), p99Ms: at(99) };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    const p50 = report.p50Ms;
+    writeResult({
+      benchmark: `velocity-${store() === "PostgreSQL" ? "postgres" : "pglite"}`,
+      loadAverage: load.finish(),
+      limits: { signTransactionP50MsWithoutControl: p50.noControl },
+      figures: report,
+      // The signature in an organization without controls is the limit of the others (same run, interleaved).
+      ratios: {
+        "sign p50: no control ÷ control named by the policy": +(p50.noControl! / p50.controlNamedByPolicy!).toFixed(3),
+        "sign p50: no control ÷ control recorded only": +(p50.noControl! / p50.controlRecordedOnly!).toFixed(3),
+      },
+    });
   } finally {
     await strongroom.stop();
   }

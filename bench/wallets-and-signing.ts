@@ -10,7 +10,17 @@ import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createPublicKey, randomBytes, verify } from "node:crypto";
 import { createKeyEncryptionKey } from "../src/crypto/key-encryption.js";
-import { ETH, machine, percentile, perSecond, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
+import {
+  ETH,
+  loadAverageSampler,
+  machine,
+  percentile,
+  perSecond,
+  sequentialLatencies,
+  startBuiltServerProcess,
+  store,
+  writeResult,
+} from "./support.js";
 
 function bareOperations() {
   const secpKey = secp256k1.utils.randomSecretKey();
@@ -38,6 +48,7 @@ function bareOperations() {
 }
 
 async function main() {
+  const load = loadAverageSampler();
   const strongroom = await startBuiltServerProcess();
   try {
     const client = strongroom.client();
@@ -97,6 +108,14 @@ async function main() {
       p50OverBare: +(p50 / bareMs).toFixed(1),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    const { bare: limits, ...figures } = report;
+    writeResult({
+      benchmark: `wallets-${store() === "PostgreSQL" ? "postgres" : "pglite"}`,
+      loadAverage: load.finish(),
+      limits,
+      figures,
+      ratios: { "sign p50: bare sign + stamp verify + key open ÷ p50": +(bareMs / p50).toFixed(3) },
+    });
   } finally {
     await strongroom.stop();
   }

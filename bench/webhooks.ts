@@ -4,9 +4,10 @@
  *   npm run bench:webhooks
  */
 import { createServer } from "node:http";
-import { machine, percentile, sequentialLatencies, startBuiltServerProcess, store } from "./support.js";
+import { loadAverageSampler, machine, percentile, sequentialLatencies, startBuiltServerProcess, store, writeResult } from "./support.js";
 
 async function main() {
+  const load = loadAverageSampler();
   const strongroom = await startBuiltServerProcess({ STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1", STRONGROOM_WEBHOOK_POLL_MS: "50" });
   let delivered = 0;
   let lastDelivery = 0;
@@ -51,6 +52,16 @@ async function main() {
       lastDeliveryAfterLastCommitMs: Math.round(lastDelivery - committed),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    writeResult({
+      benchmark: `webhooks-${store() === "PostgreSQL" ? "postgres" : "pglite"}`,
+      loadAverage: load.finish(),
+      limits: { activityP50MsWithoutEndpoint: report.activityP50Ms.noEndpoint },
+      figures: report,
+      // The same rename without an endpoint is the limit of the one whose activity writes the outbox (same run).
+      ratios: {
+        "rename p50: no endpoint ÷ one endpoint": +(report.activityP50Ms.noEndpoint / report.activityP50Ms.oneEndpoint).toFixed(3),
+      },
+    });
   } finally {
     receiver.close();
     await strongroom.stop();

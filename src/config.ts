@@ -36,6 +36,19 @@ export interface Config {
   oauth: OAuthSettings;
   messaging: MessagingSettings;
   limits: LimitSettings;
+  audit: AuditSettings;
+}
+
+/** The audit log (src/audit/): what is recorded and how often checkpoints are signed. */
+export interface AuditSettings {
+  /** STRONGROOM_AUDIT: `on` (the default) records every event; `off` records none (the log keeps what it holds, and says when recording stopped). */
+  recording: boolean;
+  /** STRONGROOM_AUDIT_QUERIES=1: queries are recorded too (off by default). */
+  queries: boolean;
+  /** STRONGROOM_AUDIT_CHECKPOINT_SECONDS: a checkpoint is signed once the log grew and the latest is this old (default 10; 0: every pass). */
+  checkpointIntervalMs: number;
+  /** STRONGROOM_AUDIT_POLL_MS: how often the integrator looks for events committed by other processes (default 500). */
+  pollIntervalMs: number;
 }
 
 /**
@@ -101,9 +114,8 @@ function httpUrl(value: string, name: string): string {
 /** Trailing slashes dropped, so an issuer compares equal to the `iss` its tokens carry. */
 const issuerUrl = (value: string, name: string) => httpUrl(value, name).replace(/\/+$/, "");
 
+/** The block watcher's settings; it reads every configured EVM chain (ChainSettings). */
 export interface EvmSettings {
-  /** EVM_RPC_URL: a JSON-RPC endpoint whose chain Strongroom watches for balance changes of Ethereum accounts. */
-  rpcUrl?: string;
   /** EVM_POLL_MS: how often new blocks are read. */
   pollIntervalMs: number;
   /** EVM_FINALITY_DEPTH: blocks after which a change counts as final; unset, the node's `finalized` block decides. */
@@ -308,7 +320,6 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     errorMessages,
     frameAncestors,
     evm: {
-      rpcUrl: env.EVM_RPC_URL || undefined,
       pollIntervalMs: positive("EVM_POLL_MS", 2000),
       finalityDepth: env.EVM_FINALITY_DEPTH ? positive("EVM_FINALITY_DEPTH", 1) : undefined,
     },
@@ -354,6 +365,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
         },
       },
     },
+    audit: auditSettings(env, positive),
     webhooks: {
       allowPrivate: env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "1" || env.STRONGROOM_WEBHOOK_ALLOW_PRIVATE === "true",
       pollIntervalMs: positive("STRONGROOM_WEBHOOK_POLL_MS", 500),
@@ -361,6 +373,22 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
       maxAttempts: positive("STRONGROOM_WEBHOOK_MAX_ATTEMPTS", 10),
       timeoutMs: positive("STRONGROOM_WEBHOOK_TIMEOUT_MS", 10_000),
     },
+  };
+}
+
+function auditSettings(env: NodeJS.ProcessEnv, positive: (name: string, fallback: number) => number): AuditSettings {
+  const recording = (env.STRONGROOM_AUDIT || "on").toLowerCase();
+  if (recording !== "on" && recording !== "off") throw new Error(`STRONGROOM_AUDIT must be on or off, not ${JSON.stringify(recording)}`);
+  const queries = (env.STRONGROOM_AUDIT_QUERIES || "0").toLowerCase();
+  if (!["0", "1", "true", "false"].includes(queries)) throw new Error("STRONGROOM_AUDIT_QUERIES must be 1 or 0");
+  const checkpointSeconds = Number(env.STRONGROOM_AUDIT_CHECKPOINT_SECONDS ?? 10);
+  if (!Number.isFinite(checkpointSeconds) || checkpointSeconds < 0)
+    throw new Error("STRONGROOM_AUDIT_CHECKPOINT_SECONDS must be a number of seconds, 0 or more");
+  return {
+    recording: recording === "on",
+    queries: queries === "1" || queries === "true",
+    checkpointIntervalMs: Math.round(checkpointSeconds * 1000),
+    pollIntervalMs: positive("STRONGROOM_AUDIT_POLL_MS", 500),
   };
 }
 

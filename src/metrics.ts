@@ -31,6 +31,8 @@ export function createMetrics(db?: Queryable): Metrics {
       name: "strongroom_webhook_queue_depth",
       help: "Webhook deliveries waiting to be delivered (PENDING), in the whole store",
       registers,
+      // Every worker of `serve --workers` reads the same count: the workers' sum would multiply it.
+      aggregator: "max",
       async collect() {
         const [row] = await db.query<{ pending: string }>("SELECT count(*) AS pending FROM webhook_deliveries WHERE status = 'PENDING'");
         this.set(Number(row?.pending ?? 0));

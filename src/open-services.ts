@@ -7,6 +7,7 @@ import type { Services } from "./services.js";
 import { openStoreReporting } from "./store/open.js";
 import { createMetrics } from "./metrics.js";
 import { loadOrCreateWebhookKey } from "./crypto/webhook-signing-key.js";
+import { loadOrCreateAuditKeys } from "./crypto/audit-keys.js";
 
 /**
  * Opens the store and loads (or creates) the key-encryption key and the server's own keys. Stamps are checked
@@ -30,6 +31,7 @@ export async function openServices(
     const signer = await loadOrCreateServerKey(db, kek, "signer");
     const encryptionKey = await loadOrCreateServerKey(db, kek, "encryption");
     const signingKey = await loadOrCreateWebhookKey(db, kek);
+    const auditKeys = await loadOrCreateAuditKeys(db, kek);
     return {
       db,
       store: report,
@@ -44,6 +46,14 @@ export async function openServices(
       oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" },
       chains: new Chains(config.chains),
       broadcaster: { wake: () => undefined },
+      audit: {
+        keys: auditKeys,
+        settings: config.audit,
+        recording: config.audit.recording,
+        recordQueries: config.audit.queries,
+        hmac: auditKeys.hmac,
+        wake: () => undefined,
+      },
       webhooks: { ...config.webhooks, signingKey, wake: () => undefined },
     };
   } catch (error) {

@@ -1,6 +1,8 @@
 import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
 import type { ServerKey } from "./crypto/server-keys.js";
-import type { LimitSettings, OAuthSettings, WebhookSettings } from "./config.js";
+import type { AuditSettings, LimitSettings, OAuthSettings, WebhookSettings } from "./config.js";
+import type { AuditKeys } from "./crypto/audit-keys.js";
+import type { AuditRecorder } from "./audit/record.js";
 import type { Messaging } from "./messaging/index.js";
 import type { Chains } from "./chains/chains.js";
 import type { Database } from "./store/database.js";
@@ -36,6 +38,8 @@ export interface Services {
   chains: Chains;
   /** Tells the broadcaster that new sends were committed (no-op when none runs). */
   broadcaster: { wake(): void };
+  /** The audit log: its keys and settings, and what the pipelines record events with (src/audit/). */
+  audit: AuditRecorder & { keys: AuditKeys; settings: AuditSettings; wake(): void };
   webhooks: WebhookSettings & {
     signingKey: WebhookSigningKey;
     /** Tells the delivery worker that new deliveries were committed (no-op when none runs). */

@@ -1,6 +1,7 @@
-import { createSolanaRpc, isSolanaError, type Rpc, type SolanaRpcApi } from "@solana/kit";
-import { createPublicClient, fallback, http, type PublicClient } from "viem";
+import type { Rpc, SolanaRpcApi } from "@solana/kit";
+import type { PublicClient } from "viem";
 import { CHAIN_RPC_URLS_SETTING, type ChainSettings } from "../config.js";
+import { solanaKit, viem } from "../crypto/chain-libraries.js";
 import { ApiError, GrpcCode, invalidArgument } from "../errors.js";
 
 /** One EVM chain Strongroom talks to: its CAIP-2 id, its numeric id and a viem public client over its URLs (in order, failover). */
@@ -32,7 +33,7 @@ export function normalizeSolanaCaip2(caip2: string): string {
 
 /** A node that was not reached or did not answer (as opposed to one that answered with a JSON-RPC error: negative codes). */
 export function isUnreachable(error: unknown): boolean {
-  return !(isSolanaError(error) && (error.context as { __code: number }).__code < 0);
+  return !(solanaKit().isSolanaError(error) && (error.context as { __code: number }).__code < 0);
 }
 
 export class Chains {
@@ -45,6 +46,16 @@ export class Chains {
   /** Whether anything at all is configured (the broadcaster runs only then). */
   get anyConfigured(): boolean {
     return this.settings.evmRpcUrl !== undefined || Object.keys(this.settings.rpcUrls).length > 0;
+  }
+
+  /** Whether an EVM chain is configured (the block watcher runs only then). */
+  get anyEvmConfigured(): boolean {
+    return this.settings.evmRpcUrl !== undefined || Object.keys(this.settings.rpcUrls).some((id) => id.startsWith("eip155:"));
+  }
+
+  /** The EVM chains' CAIP-2 ids: CHAIN_RPC_URLS's, and EVM_RPC_URL's once its node answered. */
+  async evmIds(): Promise<string[]> {
+    return (await this.configuredIds()).filter((id) => id.startsWith("eip155:"));
   }
 
   /** The CAIP-2 ids known without asking a node: CHAIN_RPC_URLS's, and EVM_RPC_URL's once it answered. */
@@ -96,7 +107,7 @@ export class Chains {
     if (known) return known;
     const urls = this.settings.rpcUrls[id];
     if (!id.startsWith("solana:") || !urls) throw this.notConfigured(caip2, field);
-    const rpcs = urls.map((url) => createSolanaRpc(url));
+    const rpcs = urls.map((url) => solanaKit().createSolanaRpc(url));
     const timeoutMs = this.settings.timeoutMs;
     const chain: SolanaChain = {
       caip2: id,
@@ -149,6 +160,7 @@ export class Chains {
 
   private client(urls: string[]): PublicClient {
     const { timeoutMs } = this.settings;
+    const { createPublicClient, fallback, http } = viem();
     const transports = urls.map((url) => http(url, { timeout: timeoutMs, retryCount: 0 }));
     return createPublicClient({
       transport: transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 0 }),

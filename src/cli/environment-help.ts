@@ -3,7 +3,10 @@
  * with defaults and details; test/cli/help.test.ts keeps the two in step).
  */
 const VARIABLES: [group: string, names: string[]][] = [
-  ["listening", ["HOST", "PORT", "AUTH_PROXY_PORT", "METRICS_PORT", "STRONGROOM_PUBLIC_URL", "TRUST_PROXY", "FRAME_ANCESTORS"]],
+  [
+    "listening",
+    ["HOST", "PORT", "AUTH_PROXY_PORT", "METRICS_PORT", "STRONGROOM_WORKERS", "STRONGROOM_PUBLIC_URL", "TRUST_PROXY", "FRAME_ANCESTORS"],
+  ],
   [
     "storage and keys",
     [

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../version.js";
+import { auditCommand } from "./commands/audit.js";
 import { registerBackup } from "./commands/backup.js";
 import { devCommand } from "./commands/dev.js";
 import { initCommand } from "./commands/init.js";
@@ -26,5 +27,6 @@ program.addCommand(devCommand());
 registerBackup(program);
 registerRestore(program);
 registerRekey(program);
+program.addCommand(auditCommand());
 
 await program.parseAsync(process.argv);

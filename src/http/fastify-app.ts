@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { DestinationStream } from "pino";
 import { logDestination, type LogFormat } from "./log-destination.js";
@@ -15,6 +16,8 @@ export interface HttpAppOptions {
   trustProxy?: string[];
   /** STRONGROOM_ERROR_MESSAGES: how error bodies are worded. */
   errorMessages?: ErrorMessageStyle;
+  /** Fields every log line carries besides `pid` and `hostname` (a worker's `worker: n`, serve --workers). */
+  logBindings?: Record<string, unknown>;
 }
 
 /** How one app answers an error it mapped to the API's shape: the body it sends (the auth proxy withholds identifiers). */
@@ -32,7 +35,11 @@ export function createHttpApp(options: HttpAppOptions & { notFoundWhat: string; 
     logger:
       options.logLevel === "silent"
         ? false
-        : { level: options.logLevel ?? "info", stream: logDestination(options.logStream ?? process.stdout, options.logFormat) },
+        : {
+            level: options.logLevel ?? "info",
+            stream: logDestination(options.logStream ?? process.stdout, options.logFormat),
+            ...(options.logBindings ? { base: { pid: process.pid, hostname: hostname(), ...options.logBindings } } : {}),
+          },
     bodyLimit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
     return503OnClosing: false,
     routerOptions: { ignoreDuplicateSlashes: true },

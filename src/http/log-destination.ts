@@ -4,6 +4,8 @@ import pretty from "pino-pretty";
 
 /** What a stalled reader of the log may leave buffered; past it, lines are dropped rather than held. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+/** What POSIX guarantees a pipe writes at once (Linux: 4096 bytes). */
+const PIPE_BUF = 4096;
 
 export interface LogDestination {
   stream: DestinationStream;
@@ -23,7 +25,9 @@ export interface LogDestination {
  * hung in that loop, deaf to a second signal. `finish` and `abandon` end it first.
  */
 export function standardOutputLog(): LogDestination {
-  const stream = pino.destination({ fd: 1, sync: false, minLength: 0, maxLength: MAX_BUFFERED_BYTES });
+  // Writes of whole lines, at most PIPE_BUF bytes each: the workers of `serve --workers` share one standard
+  // output, and a pipe never interleaves such writes, so no line of one worker is cut by another's.
+  const stream = pino.destination({ fd: 1, sync: false, minLength: 0, maxLength: MAX_BUFFERED_BYTES, maxWrite: PIPE_BUF });
   // A failed write (EPIPE: nobody reads any more) leaves nothing worth waiting for.
   let broken = false;
   stream.on("error", () => (broken = true));

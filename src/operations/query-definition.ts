@@ -23,6 +23,8 @@ export interface QueryDefinition<S extends TObject = TObject> extends SignerRule
   /** The response body (TypeBox): the OpenAPI document's response and the drift test read it. */
   result: TSchema;
   execute(ctx: QueryContext, body: Static<S>): Promise<Record<string, unknown>>;
+  /** Strongroom's own queries: the answer as NDJSON, for a request that accepts application/x-ndjson. */
+  asNdjson?(result: Record<string, unknown>): string;
 }
 
 export function defineQuery<S extends TObject>(definition: QueryDefinition<S>): QueryDefinition {

@@ -32,20 +32,41 @@ import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { afterCommit, type ActivityOutcome } from "./steps/respond.js";
 import { checkSchema } from "./steps/validate.js";
 import type { VoteDefinition } from "../operations/vote-definition.js";
+import { recordRefusalEvent, recordVoteEvent, type AuditTrail } from "./steps/audit.js";
 
 /**
  * The vote pipeline, approve_activity / reject_activity: parse → authenticate → check type and liveness →
  * validate (schema) → find the activity by fingerprint → cast the vote (below) → respond with that activity.
  */
 export async function submitVote(services: Services, definition: VoteDefinition, request: SignedRequest): Promise<ActivityOutcome> {
-  const parsed = parseRequest(request.rawBody);
-  const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" });
-  checkTypeAndLiveness(definition, parsed.body, services.stampClock());
-  const { fingerprint } = checkSchema(definition.parameters, parsed.body.parameters);
-  await enforceSessionScope(services.db, caller.principal, caller.organization, definition, { fingerprint }, caller.now);
-  const target = await findByFingerprint(services.db, fingerprint, caller.organization.id);
-  const vote: VoteInput = { principal: caller.principal, rawBody: request.rawBody, now: caller.now, onError: request.onError };
-  return { activity: await castVote(services, target, definition.selection, vote) };
+  const trail: AuditTrail = {};
+  try {
+    const parsed = parseRequest(request.rawBody);
+    Object.assign(trail, { fingerprint: parsed.fingerprint, organizationId: parsed.organizationId });
+    const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" });
+    Object.assign(trail, { principal: caller.principal, organizationId: caller.organization.id });
+    checkTypeAndLiveness(definition, parsed.body, services.stampClock());
+    const { fingerprint } = checkSchema(definition.parameters, parsed.body.parameters);
+    await enforceSessionScope(services.db, caller.principal, caller.organization, definition, { fingerprint }, caller.now);
+    const target = await findByFingerprint(services.db, fingerprint, caller.organization.id);
+    const vote: VoteInput = {
+      principal: caller.principal,
+      rawBody: request.rawBody,
+      now: caller.now,
+      onError: request.onError,
+      clientIp: request.clientIp,
+    };
+    return { activity: await castVote(services, target, definition.selection, vote) };
+  } catch (error) {
+    const { clientIp, onError } = request;
+    await recordRefusalEvent(
+      services,
+      { kind: "vote", operation: definition.operation, type: definition.type, clientIp, onError },
+      trail,
+      error,
+    ); // record
+    throw error;
+  }
 }
 
 /** The statuses in which an activity takes votes. */
@@ -216,8 +237,10 @@ async function recordVote(
     const cast = await newVote(tx, row.id, selection, vote);
     await insertVote(tx, cast);
     let tasks: AfterCommitTask[] = [];
-    if (selection === "VOTE_SELECTION_REJECTED") await setStatus(tx, row.id, "ACTIVITY_STATUS_REJECTED", now);
-    else {
+    if (selection === "VOTE_SELECTION_REJECTED") {
+      await setStatus(tx, row.id, "ACTIVITY_STATUS_REJECTED", now);
+      await recordVoteEvent(tx, services, row, { ...vote, selection }, "ACTIVITY_STATUS_REJECTED", undefined, undefined); // record
+    } else {
       const organization = await requireOrganization(tx, row.organization_id);
       const { decision, requirements, velocity, submission } = await decideOnVotes(
         tx,
@@ -247,7 +270,10 @@ async function recordVote(
         outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "fail");
         if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, row.id); // count it in the velocity controls
       }
-      tasks = await persistVoteOutcome(tx, row, cast, decision, outcome && redactedOutcome(definition, outcome), now);
+      const persisted = await persistVoteOutcome(tx, row, cast, decision, outcome && redactedOutcome(definition, outcome), now);
+      tasks = persisted.tasks;
+      const failure = outcome?.status === "ACTIVITY_STATUS_FAILED" ? outcome.failure : undefined;
+      await recordVoteEvent(tx, services, row, { ...vote, selection }, persisted.status, decision.evaluations, failure); // record
     }
     await claim?.release(tx);
     return tasks;

@@ -25,6 +25,7 @@ import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/pa
 import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { checkSchema, validateWithDefinition } from "./steps/validate.js";
+import { recordActivityEvent, recordRefusalEvent, type AuditTrail } from "./steps/audit.js";
 import { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 
 /** Everything the steps after validation read. */
@@ -42,6 +43,9 @@ interface Submission {
   validated?: unknown;
   /** The transaction it signs, parsed once (at validation, outside any transaction) for every step. */
   parsedTransactions: ParsedTransactions;
+  /** What the audit log records of it if it is refused. */
+  trail: AuditTrail;
+  clientIp?: string;
 }
 
 /**
@@ -62,9 +66,27 @@ interface Submission {
  * satisfy keeps the activity in AUTHENTICATORS_NEEDED (src/domains/mfa-policies).
  */
 export async function submitActivity(services: Services, route: ActivityDefinition, request: SignedRequest): Promise<ActivityOutcome> {
+  const trail: AuditTrail = {};
+  try {
+    return await runSubmission(services, route, request, trail);
+  } catch (error) {
+    const { clientIp, onError } = request;
+    await recordRefusalEvent(services, { kind: "activity", operation: route.operation, type: route.type, clientIp, onError }, trail, error); // record
+    throw error;
+  }
+}
+
+async function runSubmission(
+  services: Services,
+  route: ActivityDefinition,
+  request: SignedRequest,
+  trail: AuditTrail,
+): Promise<ActivityOutcome> {
   const parsed = parseRequest(request.rawBody); // parse
+  Object.assign(trail, { fingerprint: parsed.fingerprint, organizationId: parsed.organizationId });
   const definition = route.earlierVersions?.find((d) => d.type === parsed.body.type) ?? route;
   const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" }); // authenticate
+  Object.assign(trail, { principal: caller.principal, organizationId: caller.organization.id });
   checkTypeAndLiveness(definition, parsed.body, services.stampClock()); // check type and liveness
   const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema
   await enforceSessionScope(services.db, caller.principal, caller.organization, definition, params, caller.now); // authenticate: a session profile's scope
@@ -74,6 +96,7 @@ export async function submitActivity(services: Services, route: ActivityDefiniti
     recordedMessage: redactedRequestBody(definition, parsed.body, request.rawBody),
     now: caller.now,
     onError: request.onError,
+    clientIp: request.clientIp,
   };
   const submission: Submission = {
     services,
@@ -84,6 +107,8 @@ export async function submitActivity(services: Services, route: ActivityDefiniti
     params,
     vote,
     parsedTransactions: new ParsedTransactions(),
+    trail,
+    clientIp: request.clientIp,
   };
   try {
     assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
@@ -158,7 +183,7 @@ async function decideThenPrepare(submission: Submission): Promise<{ claim?: Clai
 
 /** decide (again) → execute → persist, in one transaction; then respond. */
 async function executeAndPersist(submission: Submission, prepared: Preparation, claim: Claim | undefined): Promise<ActivityOutcome> {
-  const { services, definition, parsed, caller, params, vote, parsedTransactions } = submission;
+  const { services, definition, parsed, caller, params, vote, parsedTransactions, trail } = submission;
   const { principal, organization, now } = caller;
   const activityId = uuidv7();
   // Asked for at the top level (the API's field) or inside parameters (where @turnkey/sdk-server puts it).
@@ -213,10 +238,12 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
           ? sealSecretParams(services.kek, activityId, params)
           : null,
     };
+    trail.evaluations = decision.evaluations;
     queued = await persistNewActivity(tx, stored, first, decision, () =>
       decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
     );
     await recordRequirements(tx, activityId, requirements);
+    await recordActivityEvent(tx, services, row, principal, decision.evaluations, submission.clientIp); // record
     await claim?.release(tx);
     tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
     return row;

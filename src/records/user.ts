@@ -58,23 +58,34 @@ function groupBy<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
  * and `owned_rows`, everything they own. `organizationId` and `now` (the services clock's time, never SQL's now(),
  * so a moved clock expires keys) are SQL expressions and `userFilter` turns a user id
  * column into a SQL condition, so the columns can ride along in another statement (authentication's).
+ * The subqueries name their tables `listed_*`, so that an expression naming a table of the outer statement
+ * (`k.user_id`) is never taken for a column of the subquery's own table: it once was, and every activity read every
+ * API key of the store. With `userFilter`, owned rows are found by their user alone (its index): a user's rows are
+ * in its organization, and rows of users not in `user_rows` are not read into any record.
  */
 export function userRecordsColumns(organizationId: string, now: string, userFilter?: (userIdColumn: string) => string): string {
-  const only = (column: string) => (userFilter ? ` AND ${userFilter(column)}` : "");
-  return `(SELECT json_agg(u ORDER BY u.created_at, u.id) FROM users u WHERE u.organization_id = ${organizationId}${only("u.id")}) AS user_rows,
-    (SELECT json_agg(o ORDER BY o.kind, o.position) FROM (
-       SELECT 'api_key' AS kind, row_number() OVER (ORDER BY seq) AS position, to_jsonb(k) AS data FROM api_keys k
-        WHERE k.organization_id = ${organizationId}${only("k.user_id")} AND (k.expires_at IS NULL OR k.expires_at > ${now}::timestamptz)
+  const owned = (table: string, userTable = table) =>
+    userFilter ? userFilter(`${userTable}.user_id`) : `${table}.organization_id = ${organizationId}`;
+  return `(SELECT json_agg(listed_user ORDER BY listed_user.created_at, listed_user.id) FROM users listed_user
+       WHERE listed_user.organization_id = ${organizationId}${userFilter ? ` AND ${userFilter("listed_user.id")}` : ""}) AS user_rows,
+    (SELECT json_agg(listed_owned ORDER BY listed_owned.kind, listed_owned.position) FROM (
+       SELECT 'api_key' AS kind, row_number() OVER (ORDER BY seq) AS position, to_jsonb(listed_key) AS data FROM api_keys listed_key
+        WHERE ${owned("listed_key")} AND (listed_key.expires_at IS NULL OR listed_key.expires_at > ${now}::timestamptz)
        UNION ALL
-       SELECT 'authenticator', row_number() OVER (ORDER BY created_at, id), to_jsonb(a) FROM authenticators a WHERE a.organization_id = ${organizationId}${only("a.user_id")}
+       SELECT 'authenticator', row_number() OVER (ORDER BY created_at, id), to_jsonb(listed_authenticator)
+         FROM authenticators listed_authenticator WHERE ${owned("listed_authenticator")}
        UNION ALL
-       SELECT 'oauth_provider', row_number() OVER (ORDER BY created_at, id), to_jsonb(p) FROM oauth_providers p WHERE p.organization_id = ${organizationId}${only("p.user_id")}
+       SELECT 'oauth_provider', row_number() OVER (ORDER BY created_at, id), to_jsonb(listed_provider)
+         FROM oauth_providers listed_provider WHERE ${owned("listed_provider")}
        UNION ALL
-       SELECT 'mfa_policy', row_number() OVER (ORDER BY position, created_at, id), to_jsonb(m) FROM mfa_policies m WHERE m.organization_id = ${organizationId}${only("m.user_id")}
+       SELECT 'mfa_policy', row_number() OVER (ORDER BY position, created_at, id), to_jsonb(listed_mfa)
+         FROM mfa_policies listed_mfa WHERE ${owned("listed_mfa")}
        UNION ALL
-       SELECT 'tag', row_number() OVER (ORDER BY t.created_at, t.id), jsonb_build_object('user_id', ta.user_id, 'tag_id', ta.tag_id)
-         FROM user_tag_assignments ta JOIN user_tags t ON t.id = ta.tag_id WHERE t.organization_id = ${organizationId}${only("ta.user_id")}
-     ) o) AS owned_rows`;
+       SELECT 'tag', row_number() OVER (ORDER BY listed_tag.created_at, listed_tag.id),
+              jsonb_build_object('user_id', listed_assignment.user_id, 'tag_id', listed_assignment.tag_id)
+         FROM user_tag_assignments listed_assignment JOIN user_tags listed_tag ON listed_tag.id = listed_assignment.tag_id
+        WHERE ${owned("listed_tag", "listed_assignment")}
+     ) listed_owned) AS owned_rows`;
 }
 
 export interface UserRecordsJson {

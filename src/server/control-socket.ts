@@ -4,13 +4,16 @@ import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import { initRootOrganization, type InitOptions, type InitResult } from "../domains/organizations/init-root-organization.js";
 import type { Services } from "../services.js";
+import { exportLog, type ExportRecord } from "../audit/export.js";
+import { integrationSettings } from "../audit/integrator.js";
 
 /**
  * The embedded store belongs to one process, so `strongroom init` and `strongroom backup` cannot open it while a
  * server runs. The server therefore listens on a Unix socket in its data directory (mode 0600, in a 0700
  * directory): whoever may open it may already read the store's files and its key, and nobody else can reach it.
- * Two requests are served, over HTTP: POST /init (the options of `strongroom init`, answered with what `init`
- * prints) and POST /backup (the store's consistent snapshot, a gzipped tar).
+ * Three requests are served, over HTTP: POST /init (the options of `strongroom init`, answered with what `init`
+ * prints), POST /backup (the store's consistent snapshot, a gzipped tar) and POST /audit-export (the audit log, as
+ * `strongroom audit export` writes it: one JSON record a line).
  */
 export const controlSocketPath = (dataDir: string): string => join(dataDir, "control.sock");
 
@@ -75,6 +78,18 @@ async function backup(services: Services, log: FastifyBaseLogger, res: ServerRes
   }
 }
 
+async function auditExport(services: Services, log: FastifyBaseLogger, res: ServerResponse): Promise<void> {
+  try {
+    res.writeHead(200, { "content-type": "application/x-ndjson" });
+    for await (const record of exportLog(services.db, services.audit.keys, integrationSettings(services.audit.settings)))
+      if (!res.write(JSON.stringify(record) + "\n")) await new Promise((resolve) => res.once("drain", resolve));
+    res.end();
+  } catch (error) {
+    log.error({ err: error }, "audit log export failed");
+    res.destroy(error as Error);
+  }
+}
+
 /**
  * Serves the control socket of a server on an embedded store in a directory (one that can take snapshots);
  * undefined for other stores, or, after a warning, when the path is too long for a socket. A socket file left
@@ -93,7 +108,8 @@ export async function serveControlSocket(services: Services, dataDir: string, lo
   const server = createServer((req, res) => {
     if (req.method === "POST" && req.url === "/init") return void init(services, req, res);
     if (req.method === "POST" && req.url === "/backup") return void backup(services, log, res);
-    answerJson(res, 404, { message: "the control socket answers POST /init and POST /backup only" });
+    if (req.method === "POST" && req.url === "/audit-export") return void auditExport(services, log, res);
+    answerJson(res, 404, { message: "the control socket answers POST /init, /backup and /audit-export only" });
   });
   rmSync(path, { force: true });
   await new Promise<void>((resolve, reject) => {
@@ -161,4 +177,38 @@ export async function backupThroughControlSocket(dataDir: string): Promise<Uint8
   if (answer.status !== 200)
     throw new Error(`the server running on ${dataDir} refused the backup: ${messageOf(answer.body, answer.status)}`);
   return new Uint8Array(answer.body);
+}
+
+/**
+ * The audit log of the server running on `dataDir`, exported by that server, one record at a time; undefined when
+ * no server answers there (the caller then reads the store itself).
+ */
+export async function auditExportThroughControlSocket(dataDir: string): Promise<AsyncIterable<ExportRecord> | undefined> {
+  const path = controlSocketPath(dataDir);
+  const response = await new Promise<IncomingMessage | undefined>((resolve, reject) => {
+    const req = request({ socketPath: path, path: "/audit-export", method: "POST" }, resolve);
+    req.once("error", (error: NodeJS.ErrnoException) => {
+      if (NOBODY_LISTENS.includes(error.code ?? "")) resolve(undefined);
+      else reject(error);
+    });
+    req.end();
+  });
+  if (!response) return undefined;
+  if (response.statusCode !== 200)
+    throw new Error(
+      `the server running on ${dataDir} refused the export: ${messageOf(await readBody(response), response.statusCode ?? 0)}`,
+    );
+  response.setEncoding("utf8");
+  return (async function* () {
+    let buffered = "";
+    for await (const chunk of response as AsyncIterable<string>) {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        yield JSON.parse(buffered.slice(0, newline)) as ExportRecord;
+        buffered = buffered.slice(newline + 1);
+      }
+    }
+    if (buffered) throw new Error(`the server running on ${dataDir} stopped in the middle of the export`);
+  })();
 }

@@ -9,6 +9,9 @@ import type { FastifyInstance } from "fastify";
  */
 const IDLE_GRACE_MS = 1000;
 
+/** How long a stopping server waits for requests in flight before it cuts what is left. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
 export interface Draining {
   /** Requests whose answer is not finished. */
   inFlight(): number;

@@ -2,6 +2,7 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { initRootOrganization } from "../domains/organizations/init-root-organization.js";
 import type { Services } from "../services.js";
+import type { Queryable } from "../store/database.js";
 
 /** Where the first start of an empty data directory writes the root organization's credentials. */
 export const INITIAL_CREDENTIALS_FILE = "initial-credentials.json";
@@ -13,8 +14,7 @@ export const INITIAL_CREDENTIALS_FILE = "initial-credentials.json";
  * undefined when the store already holds an organization.
  */
 export async function createRootOnFirstStart(services: Services, dataDir: string): Promise<string | undefined> {
-  const [any] = await services.db.query("SELECT 1 FROM organizations LIMIT 1");
-  if (any) return undefined;
+  if (await hasAnyOrganization(services.db)) return undefined;
   const result = await initRootOrganization(services);
   const path = join(dataDir, INITIAL_CREDENTIALS_FILE);
   const draft = `${path}.${process.pid}.tmp`;
@@ -23,3 +23,11 @@ export async function createRootOnFirstStart(services: Services, dataDir: string
   renameSync(draft, path);
   return path;
 }
+
+export const hasAnyOrganization = async (db: Queryable): Promise<boolean> =>
+  (await db.query("SELECT 1 FROM organizations LIMIT 1")).length > 0;
+
+/** What `serve` warns at start on a store without any organization (PostgreSQL, memory://, or --no-init). */
+export const NO_ORGANIZATION_YET =
+  "no organization yet: run `strongroom init` with the same data directory (or DATABASE_URL) to create one — it works while " +
+  "this server runs — or use `strongroom dev` for a development server that creates one for you";

@@ -4,13 +4,15 @@ import { logDestination } from "../http/log-destination.js";
 import type { Config } from "../config.js";
 import { openServices } from "../open-services.js";
 import type { Services } from "../services.js";
-import { startBalanceWatcher } from "../domains/webhooks/balances.js";
+import { startBlockWatcher } from "../domains/transactions/block-watcher.js";
 import { startDeliveryWorker } from "../domains/webhooks/worker.js";
 import { startBroadcaster } from "../domains/transactions/broadcaster.js";
+import { integrationSettings, startIntegrator } from "../audit/integrator.js";
+import { noteRecordingSetting } from "../audit/recording-setting.js";
 import { periodicSweep } from "../rate-limits/sweep.js";
 import { buildAuthProxyApp } from "../auth-proxy/server.js";
 import { buildApp } from "./app.js";
-import { drainOnClose } from "./drain.js";
+import { DEFAULT_DRAIN_MS, drainOnClose } from "./drain.js";
 import { serveControlSocket } from "./control-socket.js";
 import { serveMetrics, type MetricsServer } from "./serve-metrics.js";
 import { logShutdown, logStartup } from "./startup-log.js";
@@ -38,9 +40,12 @@ export interface StartOptions {
   adjustServices?: (services: Services) => void;
   /** How long close() waits for requests in flight (default 10 s). */
   drainMs?: number;
+  /**
+   * This process is worker `n` of `serve --workers` (src/server/cluster/): its log lines carry `worker: n`, and the
+   * primary writes the start-up and shutdown lines for all of them.
+   */
+  worker?: number;
 }
-
-const DEFAULT_DRAIN_MS = 10_000;
 
 /** The flag (and variable) that sets a port, for the message when it is taken. */
 function portInUse(error: unknown, host: string, port: number, flag: string): Error {
@@ -56,9 +61,17 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   // Before the app (and its logger) exists, waiting for the database is logged on the same stream.
-  const startLog = pino({ level: config.logLevel }, logDestination(logStream ?? pino.destination({ fd: 1, sync: true }), config.logFormat));
+  const logBindings = options.worker === undefined ? undefined : { worker: options.worker };
+  const startLog = pino(
+    { level: config.logLevel },
+    logDestination(logStream ?? pino.destination({ fd: 1, sync: true }), config.logFormat),
+  ).child(logBindings ?? {});
   const services = await openServices(config, clock, (message) => startLog.warn(message));
   options.adjustServices?.(services);
+  await noteRecordingSetting(services.db, services.audit.settings.recording, services.clock()).catch(async (error: unknown) => {
+    await services.db.close();
+    throw error;
+  });
   const appOptions = {
     logLevel: config.logLevel,
     logFormat: config.logFormat,
@@ -67,6 +80,7 @@ export async function startServer(
     errorMessages: config.errorMessages,
     frameAncestors: config.frameAncestors,
     ...(logStream ? { logStream } : {}),
+    ...(logBindings ? { logBindings } : {}),
   };
   const app = await buildApp(services, appOptions);
   const appDraining = drainOnClose(app);
@@ -89,7 +103,7 @@ export async function startServer(
         );
       });
     }
-    if (config.metricsPort !== undefined) metricsServer = await serveMetrics(services.metrics, config.host, config.metricsPort);
+    if (config.metricsPort !== undefined) metricsServer = await serveMetrics(services.metrics.registry, config.host, config.metricsPort);
   } catch (error) {
     await proxy?.close();
     await app.close();
@@ -104,13 +118,21 @@ export async function startServer(
       : app.log.error({ err: error }, what);
   const worker = startDeliveryWorker(services, workerFailed("webhook delivery worker"), [periodicSweep(services)]);
   services.webhooks.wake = worker.wake;
+  // Every process runs the audit log's integrator; the one holding its lease integrates for the cluster.
+  const integrator = startIntegrator(
+    services.db,
+    services.audit.keys,
+    integrationSettings(services.audit.settings),
+    workerFailed("audit log integrator"),
+  );
+  services.audit.wake = integrator.wake;
   // Every process sends and tracks queued transactions (claimed with SKIP LOCKED), whenever a chain is configured.
   const broadcaster = services.chains.anyConfigured
     ? startBroadcaster(services, (error) => app.log.error({ err: error }, "transaction broadcaster"))
     : undefined;
   if (broadcaster) services.broadcaster.wake = broadcaster.wake;
-  const watcher = config.evm.rpcUrl
-    ? startBalanceWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "balance watcher"))
+  const watcher = services.chains.anyEvmConfigured
+    ? startBlockWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "block watcher"))
     : undefined;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const urlOf = (server: FastifyInstance, fallback: number) => {
@@ -125,7 +147,7 @@ export async function startServer(
     ...(proxy && config.authProxyPort !== undefined ? { authProxyUrl: urlOf(proxy, config.authProxyPort) } : {}),
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
   };
-  logStartup(app.log, services, urls);
+  if (options.worker === undefined) logStartup(app.log, { store: services.store, signerPublicKeyHex: services.signer.publicKeyHex }, urls);
   const startedAt = Date.now();
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   let closed: Promise<void> | undefined;
@@ -140,9 +162,10 @@ export async function startServer(
         await watcher?.stop();
         await broadcaster?.stop();
         await worker.stop();
+        await integrator.stop();
         await control?.close();
         await services.db.close();
-        logShutdown(app.log, services, Date.now() - startedAt);
+        if (options.worker === undefined) logShutdown(app.log, services.store.kind, Date.now() - startedAt);
       })();
       return closed;
     },

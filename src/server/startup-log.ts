@@ -1,20 +1,36 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Services } from "../services.js";
+import type { Logger } from "pino";
+import type { StoreReport } from "../store/open.js";
 import { VERSION } from "../version.js";
 import { browserAddress, consoleAddress } from "./browser-address.js";
 
+/** Where a server listens, as its start-up line names it. */
+export interface ServerUrls {
+  url: string;
+  authProxyUrl?: string;
+  metricsUrl?: string;
+}
+
+/** The worker processes of `serve --workers N` (N > 1), for the start-up line the primary writes. */
+export interface WorkerSummary {
+  workers: number;
+  workerPids: number[];
+}
+
 /**
  * The start-up line: version, store (data directory, or PostgreSQL host/database and schema — never the URL's
- * credentials), schema version and the migrations this start applied, and where it listens. Store warnings
- * (tables still in PostgreSQL's `public`) follow, one line each. Addresses for people are printed as `localhost`
- * (src/server/browser-address.ts), where the console's passkeys work.
+ * credentials), schema version and the migrations this start applied, and where it listens (with several
+ * workers, how many and their process ids). Store warnings (tables still in PostgreSQL's `public`) follow, one
+ * line each. Addresses for people are printed as `localhost` (src/server/browser-address.ts), where the
+ * console's passkeys work.
  */
 export function logStartup(
-  log: FastifyBaseLogger,
-  services: Services,
-  urls: { url: string; authProxyUrl?: string; metricsUrl?: string },
+  log: FastifyBaseLogger | Logger,
+  started: { store: StoreReport; signerPublicKeyHex: string },
+  urls: ServerUrls,
+  cluster?: WorkerSummary,
 ): void {
-  const { store } = services;
+  const { store } = started;
   const where = store.kind === "pglite" ? `data directory ${store.location}` : `PostgreSQL ${store.location} schema ${store.schema}`;
   const applied = store.applied.map((m) => m.version);
   log.info(
@@ -28,9 +44,10 @@ export function logStartup(
       console: consoleAddress(urls.url),
       authProxy: urls.authProxyUrl,
       ...(urls.metricsUrl ? { metrics: urls.metricsUrl } : {}),
-      signerPublicKey: services.signer.publicKeyHex,
+      ...cluster,
+      signerPublicKey: started.signerPublicKeyHex,
     },
-    `Strongroom ${VERSION} started: ${where}, schema version ${store.schemaVersion}` +
+    `Strongroom ${VERSION} started${cluster ? ` (${cluster.workers} workers)` : ""}: ${where}, schema version ${store.schemaVersion}` +
       `${applied.length ? ` (applied ${applied.length} migration${applied.length === 1 ? "" : "s"})` : ""}; ` +
       `API on ${browserAddress(urls.url)}, ${urls.authProxyUrl ? `auth proxy on ${browserAddress(urls.authProxyUrl)}` : "auth proxy off"}` +
       `${urls.metricsUrl ? `, metrics on ${urls.metricsUrl}` : ""}; console: ${consoleAddress(urls.url)}`,
@@ -39,6 +56,6 @@ export function logStartup(
 }
 
 /** The shutdown line, once every listener, worker and the store are closed. */
-export function logShutdown(log: FastifyBaseLogger, services: Services, uptimeMs: number): void {
-  log.info({ version: VERSION, store: services.store.kind, uptimeSeconds: Math.round(uptimeMs / 1000) }, `Strongroom ${VERSION} stopped`);
+export function logShutdown(log: FastifyBaseLogger | Logger, storeKind: StoreReport["kind"], uptimeMs: number): void {
+  log.info({ version: VERSION, store: storeKind, uptimeSeconds: Math.round(uptimeMs / 1000) }, `Strongroom ${VERSION} stopped`);
 }

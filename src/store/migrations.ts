@@ -27,6 +27,8 @@ import { sentTransactionHistory } from "./migrations/0027-sent-transaction-histo
 import { velocityControls } from "./migrations/0028-velocity-controls.js";
 import { claimHolders } from "./migrations/0031-claim-holders.js";
 import { noStatisticsOfSealedValues } from "./migrations/0032-no-statistics-of-sealed-values.js";
+import { watchedTransfers } from "./migrations/0033-watched-transfers.js";
+import { auditLog } from "./migrations/0035-audit-log.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -64,6 +66,8 @@ export const migrations: Migration[] = [
   velocityControls,
   claimHolders,
   noStatisticsOfSealedValues,
+  watchedTransfers,
+  auditLog,
 ];
 
 /** The newest schema version this code knows. */

@@ -1,6 +1,16 @@
 import type { Page } from "playwright-core";
-import { parseTransaction, recoverMessageAddress, recoverTransactionAddress, serializeTransaction, type Hex } from "viem";
+import {
+  createPublicClient,
+  http,
+  parseEther,
+  parseTransaction,
+  recoverMessageAddress,
+  recoverTransactionAddress,
+  serializeTransaction,
+  type Hex,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { anvilBinary, startAnvil, type Anvil } from "../helpers/anvil.js";
 import { submitAsRoot } from "../helpers/auth-proxy.js";
 import { hasChromium, saveScreenshot } from "./harness.js";
 import { authState, inKit, openKitApp, startKitWorld, waitForKit, waitForAuthenticated, type KitWorld } from "./kit-setup.js";
@@ -10,12 +20,18 @@ describe.skipIf(!hasChromium)(
   () => {
     let world: KitWorld;
     let page: Page;
+    /** A real EVM node (Base Sepolia's chain id) the kit sends on, when anvil is installed. */
+    let anvil: Anvil | undefined;
 
     beforeAll(async () => {
-      world = await startKitWorld();
+      anvil = anvilBinary.path ? await startAnvil({ chainId: 84532 }) : undefined;
+      world = await startKitWorld({ env: anvil ? { CHAIN_RPC_URLS: `eip155:84532=${anvil.url}`, CHAIN_BROADCAST_POLL_MS: "50" } : {} });
       page = await openKitApp(world);
     }, 180_000);
-    afterAll(async () => world?.close());
+    afterAll(async () => {
+      await world?.close();
+      await anvil?.stop();
+    });
 
     const firstAccount = () => page.evaluate(() => window.kit!.wallets[0]!.accounts[0]!);
 
@@ -61,6 +77,31 @@ describe.skipIf(!hasChromium)(
       expect(parseTransaction(serialized).to?.toLowerCase()).toBe("0x000000000000000000000000000000000000dead");
       expect(await recoverTransactionAddress({ serializedTransaction: serialized as never })).toBe(account.address);
     });
+
+    it.skipIf(!anvilBinary.path)(
+      "sends ETH with handleSendTransaction: the kit's modal submits, polls to INCLUDED and shows it sent",
+      async () => {
+        const node = anvil!;
+        const account = await firstAccount();
+        await node.rpc("anvil_setBalance", [account.address, `0x${parseEther("1").toString(16)}`]);
+        const chain = createPublicClient({ transport: http(node.url) });
+        const to = "0x000000000000000000000000000000000000bEEF";
+        const before = await chain.getBalance({ address: to });
+        const sending = inKit(page, (kit, transaction) => kit.handleSendTransaction({ transaction, successPageDuration: 1000 }), {
+          from: account.address,
+          to,
+          value: parseEther("0.25").toString(),
+          caip2: "eip155:84532" as const,
+        });
+        // The kit's success page shows for successPageDuration once the status is INCLUDED; then the call resolves.
+        await page.getByText("Transaction Sent!").waitFor({ timeout: 60_000 });
+        await sending;
+        expect((await chain.getBalance({ address: to })) - before).toBe(parseEther("0.25"));
+        const sent = await chain.getTransactionCount({ address: account.address as Hex });
+        expect(sent).toBe(1);
+      },
+      90_000,
+    );
 
     it("refreshes the session (a new token for the same user) and stays logged in across a reload", async () => {
       const before = await page.evaluate(() => window.kit!.session!);

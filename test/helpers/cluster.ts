@@ -24,6 +24,9 @@ export async function sharedPostgres(
     env: {
       ...process.env,
       LOG_LEVEL: "warn",
+      // One process each, as the tests count them (serve's default on PostgreSQL is one worker per core);
+      // test/cluster/workers.test.ts runs several.
+      STRONGROOM_WORKERS: "1",
       ...extraEnv,
       DATABASE_URL: url,
       STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),

@@ -68,22 +68,26 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, timeout
   }
 }
 
-/** `strongroom serve` in a process of its own, answering /health; `onStderr` also gets what it writes to stderr. */
+/**
+ * `strongroom serve` in a process of its own, answering /health; `onStderr` also gets what it writes to stderr,
+ * `onStdout` what it writes to stdout (its log), which is otherwise dropped.
+ */
 export async function startServerProcess(
   env: NodeJS.ProcessEnv,
   args: string[] = [],
-  options: { onStderr?: (text: string) => void; startTimeoutMs?: number } = {},
+  options: { onStderr?: (text: string) => void; onStdout?: (text: string) => void; startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...cliEntry, "serve", "--port", String(port), "--auth-proxy-port", "0", ...args], {
     cwd: repoRoot,
     env,
-    stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "inherit"],
+    stdio: ["ignore", options.onStdout ? "pipe" : "ignore", options.onStderr ? "pipe" : "inherit"],
   });
   child.stderr?.on("data", (chunk: Buffer) => {
     process.stderr.write(chunk);
     options.onStderr?.(chunk.toString("utf8"));
   });
+  child.stdout?.on("data", (chunk: Buffer) => options.onStdout?.(chunk.toString("utf8")));
   const url = `http://127.0.0.1:${port}`;
   // Generous: a busy two-core machine may take tens of seconds to load the sources.
   await waitUntilHealthy(url, child, options.startTimeoutMs ?? 120_000);

@@ -219,6 +219,46 @@ describe.skipIf(!anvilBinary.path)("sending EVM transactions to a real node (anv
     expect((await included(allowed.sendTransactionStatusId)).txStatus).toBe("INCLUDED");
   }, 120_000);
 
+  it("a send that needs a second approval waits, unsigned and unsent; the approval fills it again and it lands once", async () => {
+    const requester = await createUserWithApiKey(root(), "requester");
+    const approver = await createUserWithApiKey(root(), "approver");
+    const to = "0x5555555555555555555555555555555555555555";
+    await root().createPolicy({
+      policyName: "sends to 0x5555 need the approver",
+      effect: "EFFECT_ALLOW",
+      consensus: `approvers.any(user, user.id == '${approver.userId}')`,
+      condition: `activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && eth.tx.to == '${to}'`,
+      notes: "",
+    });
+    const sendsOf = async (activityId: string) =>
+      server.services.db.query<{ id: string }>("SELECT id FROM send_transactions WHERE activity_id = $1", [activityId]);
+    const submitted = await server.client(requester.credentials).ethSendTransaction({ from, caip2: CAIP2, calls: [{ to, value: "123" }] });
+    expect(submitted.activity.status).toBe("ACTIVITY_STATUS_CONSENSUS_NEEDED");
+    expect(await sendsOf(submitted.activity.id)).toEqual([]);
+    // Meanwhile another send from the address takes the nonce the waiting one was filled with.
+    const pendingBefore = await chain.getTransactionCount({ address: from, blockTag: "pending" });
+    const other = await root().ethSendTransaction({
+      from,
+      caip2: CAIP2,
+      calls: [{ to: "0x3333333333333333333333333333333333333333", value: "1" }],
+    });
+    const otherFinal = await included(other.sendTransactionStatusId);
+    expect((await chain.getTransaction({ hash: otherFinal.eth!.txHash as Hex })).nonce).toBe(pendingBefore);
+
+    const approved = await server.client(approver.credentials).approveActivity({ fingerprint: submitted.activity.fingerprint });
+    expect(approved.activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+    const { sendTransactionStatusId } = approved.activity.result.ethSendTransactionResultV2!;
+    const final = await included(sendTransactionStatusId);
+    expect(final.txStatus).toBe("INCLUDED");
+    const mined = await chain.getTransaction({ hash: final.eth!.txHash as Hex });
+    expect([mined.nonce, mined.to, mined.value]).toEqual([pendingBefore + 1, to, 123n]);
+    expect(await sendsOf(submitted.activity.id)).toEqual([{ id: sendTransactionStatusId }]);
+    // Approving again sends nothing more.
+    await refusal(server.client(approver.credentials).approveActivity({ fingerprint: submitted.activity.fingerprint }));
+    expect(await sendsOf(submitted.activity.id)).toHaveLength(1);
+    expect(await chain.getTransactionCount({ address: from, blockTag: "pending" })).toBe(pendingBefore + 2);
+  }, 120_000);
+
   it("an identical resubmitted body answers the same activity and sends once", async () => {
     const core = loggedInCoreClient(
       server,
@@ -321,7 +361,7 @@ describe.skipIf(!anvilBinary.path)("sending EVM transactions to a real node (anv
   }, 120_000);
   it("answers balances, supported assets and the history of what it sent, as the API shapes them", async () => {
     expect((await root().listSupportedAssets({ caip2: CAIP2 })).assets).toEqual([
-      { caip19: `${CAIP2}/slip44:60`, symbol: "ETH", name: "Ether", decimals: 18 },
+      { caip19: `${CAIP2}/slip44:60`, symbol: "ETH", name: "Ethereum", decimals: 18 },
       { caip19: `${CAIP2}/erc20:${TOKEN}`, symbol: "TKN", name: "Test token", decimals: 2 },
     ]);
     const balances = (await root().getWalletAddressBalances({ address: from, caip2: CAIP2 })).balances!;

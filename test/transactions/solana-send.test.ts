@@ -1,7 +1,7 @@
-import { PublicKey, SystemProgram, Transaction } from "@solana/web3.js";
+import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction } from "@solana/web3.js";
 import type { Address } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSolanaNode, type SolanaNode } from "../helpers/litesvm-rpc.js";
+import { startSolanaNode, TOKEN_PROGRAM, type SolanaNode } from "../helpers/litesvm-rpc.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -10,6 +10,8 @@ import { loggedInCoreClient, until } from "./helpers.js";
 const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 const ACCOUNT = { curve: "CURVE_ED25519", pathFormat: "PATH_FORMAT_BIP32", addressFormat: "ADDRESS_FORMAT_SOLANA" } as const;
 const RECIPIENT = "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM";
+/** An SPL mint the operator lists in CHAIN_ASSETS. */
+const MINT = Keypair.generate().publicKey.toBase58();
 /** The placeholder blockhash a client leaves for Strongroom to fill (32 zero bytes). */
 const NO_BLOCKHASH = "11111111111111111111111111111111";
 
@@ -37,6 +39,7 @@ describe("sending Solana transactions to a real runtime (litesvm behind JSON-RPC
     server = await startTestServer({
       env: {
         CHAIN_RPC_URLS: `${DEVNET}=${node.url}`,
+        CHAIN_ASSETS: JSON.stringify({ [DEVNET]: [{ address: MINT, symbol: "USDC", name: "USD Coin", decimals: 6 }] }),
         CHAIN_BROADCAST_POLL_MS: "50",
         STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1",
         STRONGROOM_WEBHOOK_POLL_MS: "20",
@@ -161,5 +164,46 @@ describe("sending Solana transactions to a real runtime (litesvm behind JSON-RPC
       counterparty: RECIPIENT,
       display: { crypto: "0.001" },
     });
+  }, 60_000);
+
+  it("answers the SPL balances of the mints CHAIN_ASSETS lists, read from the cluster; an SPL transfer sent through Strongroom moves them", async () => {
+    const [source, destination] = [Keypair.generate().publicKey, Keypair.generate().publicKey];
+    node.createMint(MINT, 6);
+    node.createTokenAccount(source.toBase58(), MINT, from, 5_000_000n);
+    node.createTokenAccount(destination.toBase58(), MINT, RECIPIENT, 0n);
+    const usdc = async () =>
+      (await root().getWalletAddressBalances({ address: from, caip2: DEVNET })).balances!.find((b) => b.symbol === "USDC");
+    expect(await usdc()).toEqual({
+      caip19: `${DEVNET}/token:${MINT}`,
+      symbol: "USDC",
+      name: "USD Coin",
+      decimals: 6,
+      balance: "5000000",
+      display: { crypto: "5" },
+    });
+    // SPL Token's TransferChecked (instruction 12): amount (u64) and the mint's decimals, signed by the owner.
+    const data = Buffer.alloc(10);
+    data.writeUInt8(12, 0);
+    data.writeBigUInt64LE(1_250_000n, 1);
+    data.writeUInt8(6, 9);
+    const transaction = new Transaction({ feePayer: new PublicKey(from), recentBlockhash: NO_BLOCKHASH }).add(
+      new TransactionInstruction({
+        programId: new PublicKey(TOKEN_PROGRAM),
+        keys: [
+          { pubkey: source, isSigner: false, isWritable: true },
+          { pubkey: new PublicKey(MINT), isSigner: false, isWritable: false },
+          { pubkey: destination, isSigner: false, isWritable: true },
+          { pubkey: new PublicKey(from), isSigner: true, isWritable: false },
+        ],
+        data,
+      }),
+    );
+    const unsignedTransaction = transaction.serialize({ requireAllSignatures: false, verifySignatures: false }).toString("hex");
+    const { sendTransactionStatusId } = await root().solSendTransaction({ unsignedTransaction, signWiths: [from], caip2: DEVNET });
+    expect((await final(sendTransactionStatusId)).txStatus).toBe("INCLUDED");
+    expect(await usdc()).toMatchObject({ balance: "3750000", display: { crypto: "3.75" } });
+    // The recipient's token account, read from the runtime itself.
+    const received = node.svm.getAccount(destination.toBase58() as Address);
+    expect(received.exists && Buffer.from(received.data).readBigUInt64LE(64)).toBe(1_250_000n);
   }, 60_000);
 });

@@ -75,6 +75,7 @@ describe("webhook delivery across processes", () => {
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         ...WEBHOOKS,
+        STRONGROOM_WORKERS: "1",
         DATABASE_URL: database.url,
         STRONGROOM_MASTER_KEY: randomBytes(32).toString("hex"),
       };

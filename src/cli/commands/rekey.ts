@@ -9,6 +9,7 @@ import type { Queryable } from "../../store/database.js";
 import { openStore } from "../../store/open.js";
 import { purgeOldRowVersions, type PurgeReport } from "../../store/purge-old-row-versions.js";
 import { dataDirOption, fail } from "./data-dir-option.js";
+import { recordAuditEvent } from "../../audit/record.js";
 
 interface RekeyFlags {
   dataDir: string;
@@ -82,7 +83,16 @@ export function registerRekey(program: Command): void {
           if (written) writeFileSync(written, hex + "\n", { mode: 0o600, flag: usesKeyFile ? "w" : "wx" });
           let resealed;
           try {
-            resealed = await db.transaction((tx) => resealEverything(tx, from, to));
+            resealed = await db.transaction(async (tx) => {
+              const counts = await resealEverything(tx, from, to);
+              await recordAuditEvent(tx, config.audit, {
+                organizationId: null,
+                time: new Date(),
+                type: "master-key.rotated",
+                details: { by: "strongroom rekey", resealed: counts },
+              });
+              return counts;
+            });
           } catch (error) {
             if (written) unlinkSync(written);
             throw error;

@@ -1,8 +1,12 @@
+import cluster from "node:cluster";
 import { Command, Option } from "commander";
 import { resolveConfig, type Config, type ConfigFlags } from "../../config.js";
 import { standardOutputLog, type LogDestination } from "../../http/log-destination.js";
 import { consoleAddress } from "../../server/browser-address.js";
-import { createRootOnFirstStart } from "../../server/first-start.js";
+import { runPrimary } from "../../server/cluster/primary.js";
+import { runWorker } from "../../server/cluster/worker.js";
+import { resolveWorkerCount } from "../../server/cluster/worker-count.js";
+import { createRootOnFirstStart, hasAnyOrganization, NO_ORGANIZATION_YET } from "../../server/first-start.js";
 import { startServer, type RunningServer } from "../../server/start.js";
 import { fail, withCommonOptions } from "../common-options.js";
 
@@ -42,15 +46,6 @@ export function stopOnSignals(close: () => Promise<void>, log: (message: string)
 /** The embedded store in a directory (not PostgreSQL, not memory://): the store `serve` initializes on its first start. */
 const embeddedOnDisk = (config: Config) => config.databaseUrl === undefined && !config.dataDir.startsWith("memory://");
 
-async function warnWithoutOrganization(server: RunningServer): Promise<void> {
-  const [any] = await server.services.db.query("SELECT 1 FROM organizations LIMIT 1");
-  if (any) return;
-  server.app.log.warn(
-    "no organization yet: run `strongroom init` with the same data directory (or DATABASE_URL) to create one — it works while " +
-      "this server runs — or use `strongroom dev` for a development server that creates one for you",
-  );
-}
-
 /** The first start of an empty data directory: the root organization, its credentials in a file, and where to sign in. */
 async function initializeOnFirstStart(server: RunningServer, config: Config): Promise<void> {
   const path = await createRootOnFirstStart(server.services, config.dataDir);
@@ -63,7 +58,7 @@ async function initializeOnFirstStart(server: RunningServer, config: Config): Pr
   );
 }
 
-type ServeFlags = ConfigFlags & { init: boolean };
+type ServeFlags = ConfigFlags & { init: boolean; workers?: string };
 
 export function serveCommand(): Command {
   return withCommonOptions(new Command("serve"))
@@ -77,12 +72,21 @@ export function serveCommand(): Command {
     .addOption(
       new Option("--no-init", "do not create a root organization on the first start of an empty data directory").env("STRONGROOM_NO_INIT"),
     )
+    .addOption(
+      new Option(
+        "--workers <n>",
+        "worker processes sharing the ports (default: one per CPU core on PostgreSQL; the embedded store runs one)",
+      ).env("STRONGROOM_WORKERS"),
+    )
     .action(async (flags: ServeFlags) => {
       // A reader of standard error that went away must not turn a message into an uncaught EPIPE.
       process.stderr.on("error", () => undefined);
       const logs = standardOutputLog();
       try {
         const config = resolveConfig(flags);
+        if (cluster.isWorker) return await runWorker(config, logs, LOG_FINISH_MS);
+        const workers = resolveWorkerCount(flags.workers, config.databaseUrl !== undefined);
+        if (workers > 1) return await runPrimary({ config, workers, logs, logFinishMs: LOG_FINISH_MS });
         const server = await startServer(config, undefined, logs.stream);
         stopOnSignals(
           () => server.close(),
@@ -90,7 +94,7 @@ export function serveCommand(): Command {
           logs,
         );
         if (embeddedOnDisk(config) && flags.init) await initializeOnFirstStart(server, config);
-        await warnWithoutOrganization(server);
+        if (!(await hasAnyOrganization(server.services.db))) server.app.log.warn(NO_ORGANIZATION_YET);
       } catch (error) {
         await logs.finish(LOG_FINISH_MS);
         fail(error);

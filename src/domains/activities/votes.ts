@@ -17,6 +17,8 @@ export interface VoteInput {
   recordedMessage?: string;
   now: Date;
   onError: (error: unknown) => void;
+  /** Where the request came from (the audit log records it). */
+  clientIp?: string;
 }
 
 export type StoredVote = VoteRow & { credential: Approval["credential"] | null };

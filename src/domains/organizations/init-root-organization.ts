@@ -3,6 +3,7 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { randomUUID } from "node:crypto";
 import { isValidPublicKey } from "../../crypto/public-keys.js";
 import type { Services } from "../../services.js";
+import { recordAuditEvent } from "../../audit/record.js";
 
 export interface InitOptions {
   /** The new organization's id (a UUID); generated when absent. */
@@ -60,7 +61,14 @@ export async function initRootOrganization(services: Services, options: InitOpti
        VALUES ($1, $2, $3, $4, $5, 'API_KEY_CURVE_P256', 'CREDENTIAL_TYPE_API_KEY_P256', $6, $6)`,
       [apiKeyId, organizationId, userId, "Root API key", apiPublicKey, now],
     );
+    await recordAuditEvent(tx, services.audit, {
+      organizationId,
+      time: now,
+      type: "organization.initialized",
+      details: { userId, apiKeyId, apiPublicKey, by: "strongroom init" },
+    });
   });
+  services.audit.wake();
   return {
     organizationId,
     userId,

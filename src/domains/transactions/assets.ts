@@ -14,7 +14,7 @@ export interface ChainAsset {
 }
 
 const NATIVE: Record<"eip155" | "solana", Omit<ChainAsset, "caip19">> = {
-  eip155: { symbol: "ETH", name: "Ether", decimals: 18 },
+  eip155: { symbol: "ETH", name: "Ethereum", decimals: 18 },
   solana: { symbol: "SOL", name: "Solana", decimals: 9 },
 };
 

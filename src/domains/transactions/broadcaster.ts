@@ -4,7 +4,7 @@ import { backoffMs } from "../webhooks/worker.js";
 import { stepEvmSend, type StepOutcome } from "./evm-broadcast.js";
 import { releaseNonce } from "./nonces.js";
 import { stepSolanaSend } from "./solana-broadcast.js";
-import { emitStatusUpdate } from "./status-events.js";
+import { recordStatusChange } from "./status-events.js";
 
 /** Sends looked at per claim. */
 const BATCH = 32;
@@ -42,7 +42,7 @@ async function step(services: Services, row: SendTransactionRow, now: Date): Pro
 }
 
 /**
- * Records one look's outcome in one transaction, with the webhooks it causes. The status moves only from the one
+ * Records one look's outcome in one transaction, with the webhooks and audit entries it causes. The status moves only from the one
  * this look started from, so a look that outlived its lease never reports twice what another process reported.
  * Returns whether webhooks were queued.
  */
@@ -64,7 +64,7 @@ async function record(services: Services, row: SendTransactionRow, outcome: Step
             String(poll),
           ])
         ) {
-          if (row.status === "INITIALIZED") queued += await emitStatusUpdate(tx, row, "BROADCASTING", {}, now);
+          if (row.status === "INITIALIZED") queued += await recordStatusChange(tx, services.audit, row, "BROADCASTING", {}, now);
         }
         break;
       case "waiting":
@@ -79,7 +79,7 @@ async function record(services: Services, row: SendTransactionRow, outcome: Step
           const error = { message: `the node refused the transaction ${attempts} times: ${outcome.error}` };
           if (await move("FAILED", "attempts = $5, last_error = $6, error = $7", [attempts, outcome.error, JSON.stringify(error)])) {
             if (row.nonce !== null) await releaseNonce(tx, row.chain, row.from_address, BigInt(row.nonce));
-            queued += await emitStatusUpdate(tx, row, "FAILED", { error }, now);
+            queued += await recordStatusChange(tx, services.audit, row, "FAILED", { error }, now);
           }
           break;
         }
@@ -100,8 +100,8 @@ async function record(services: Services, row: SendTransactionRow, outcome: Step
           ])
         ) {
           // Mined before this process ever recorded a broadcast (it died in between): BROADCASTING still goes first.
-          if (row.status === "INITIALIZED") queued += await emitStatusUpdate(tx, row, "BROADCASTING", {}, now);
-          queued += await emitStatusUpdate(tx, row, "INCLUDED", { txHash: row.tx_hash }, now);
+          if (row.status === "INITIALIZED") queued += await recordStatusChange(tx, services.audit, row, "BROADCASTING", {}, now);
+          queued += await recordStatusChange(tx, services.audit, row, "INCLUDED", { txHash: row.tx_hash }, now);
         }
         break;
       case "failed":
@@ -114,9 +114,11 @@ async function record(services: Services, row: SendTransactionRow, outcome: Step
             outcome.fee?.toString() ?? null,
           ])
         ) {
-          if (outcome.mined && row.status === "INITIALIZED") queued += await emitStatusUpdate(tx, row, "BROADCASTING", {}, now);
-          queued += await emitStatusUpdate(
+          if (outcome.mined && row.status === "INITIALIZED")
+            queued += await recordStatusChange(tx, services.audit, row, "BROADCASTING", {}, now);
+          queued += await recordStatusChange(
             tx,
+            services.audit,
             row,
             "FAILED",
             { ...(outcome.mined ? { txHash: row.tx_hash } : {}), error: outcome.error },
@@ -151,6 +153,7 @@ export function startBroadcaster(services: Services, onError: (error: unknown) =
         const now = services.clock();
         const webhooks = await Promise.all(claimed.map(async (row) => record(services, row, await step(services, row, now), now)));
         if (webhooks.some(Boolean)) services.webhooks.wake();
+        if (webhooks.length > 0) services.audit.wake();
       } catch (error) {
         if (running) onError(error);
       }

@@ -1,13 +1,6 @@
-import {
-  BaseError,
-  HttpRequestError,
-  TimeoutError,
-  TransactionReceiptNotFoundError,
-  type Abi,
-  type Hex,
-  type TransactionReceipt,
-} from "viem";
+import type { Abi, Hex, TransactionReceipt } from "viem";
 import type { EvmChain } from "../../chains/chains.js";
+import { viem } from "../../crypto/chain-libraries.js";
 import type { RevertChainEntry, SendTransactionRow, TxError } from "../../records/send-transaction.js";
 import type { Queryable } from "../../store/database.js";
 import { revertChainOfTrace, revertEntry, type CallFrame } from "./revert.js";
@@ -30,15 +23,18 @@ const ALREADY_KNOWN =
 const NONCE_TOO_LOW = /nonce too low|noncetoolow|nonce has already been used|invalid nonce|old nonce/i;
 
 /** The node was not reached (or timed out), as opposed to a node that answered with a refusal. */
-const isNetworkError = (error: unknown) =>
-  !(error instanceof BaseError) || error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
+function isNetworkError(error: unknown): boolean {
+  const { BaseError, HttpRequestError, TimeoutError } = viem();
+  return !(error instanceof BaseError) || error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
+}
 
-const messageOf = (error: unknown) => (error instanceof BaseError ? error.details || error.shortMessage : (error as Error).message);
+const messageOf = (error: unknown) => (error instanceof viem().BaseError ? error.details || error.shortMessage : (error as Error).message);
 
 async function receiptOf(chain: EvmChain, hash: Hex): Promise<TransactionReceipt | undefined> {
   try {
     return await chain.client.getTransactionReceipt({ hash });
   } catch (error) {
+    const { BaseError, TransactionReceiptNotFoundError } = viem();
     if (error instanceof BaseError && error.walk((e) => e instanceof TransactionReceiptNotFoundError)) return undefined;
     throw error;
   }
@@ -96,7 +92,7 @@ async function revertChain(
     });
   } catch (error) {
     const withData =
-      error instanceof BaseError
+      error instanceof viem().BaseError
         ? (error.walk((e) => typeof (e as { data?: unknown }).data === "string") as { data?: string } | null)
         : null;
     if (withData?.data) return [revertEntry(withData.data, to, to ? abis.get(to.toLowerCase()) : undefined)];

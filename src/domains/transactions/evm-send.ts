@@ -1,9 +1,16 @@
-import { Type } from "@sinclair/typebox";
-import { BaseError, keccak256, serializeTransaction, type Hex } from "viem";
+import { Type, type Static, type TObject } from "@sinclair/typebox";
+import type { BaseError, Hex } from "viem";
 import type { EvmChain } from "../../chains/chains.js";
+import { viem } from "../../crypto/chain-libraries.js";
 import { signTransaction } from "../../crypto/signing/transaction.js";
 import { ApiError, GrpcCode, invalidArgument } from "../../errors.js";
-import { FilledFieldsChanged, type ActivityContext } from "../../operations/activity-definition.js";
+import {
+  defineActivity,
+  FilledFieldsChanged,
+  type ActivityContext,
+  type ActivityDefinition,
+} from "../../operations/activity-definition.js";
+import { sentTransactionTransfers } from "../../policy/velocity/asset-transfers.js";
 import type { OrganizationRow } from "../../records/organization.js";
 import { insertSendTransaction } from "../../records/send-transaction.js";
 import type { Services } from "../../services.js";
@@ -14,6 +21,63 @@ import { revertEntry } from "./revert.js";
 export const EvmAddress = (description: string) => Type.String({ pattern: "^0x[0-9a-fA-F]{40}$", description });
 export const Quantity = (description: string) => Type.String({ pattern: "^[0-9]{1,78}$", description: `${description} (decimal)` });
 export const Caip2 = Type.String({ pattern: "^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$", description: "CAIP-2 chain id, e.g. eip155:1" });
+
+/** One call's fields: EthCallParams, and the V1 intent's to/value/data. */
+export const EVM_CALL_FIELDS = {
+  to: EvmAddress("Recipient address as a hex string with 0x prefix"),
+  value: Type.Optional(Quantity("Amount of native asset to send in wei")),
+  data: Type.Optional(Type.String({ description: "Hex-encoded call data for contract interactions" })),
+};
+
+/** What every version of eth_send_transaction asks besides its call(s). */
+export const EVM_SEND_FIELDS = {
+  from: EvmAddress("A wallet account or private key address to sign with"),
+  caip2: Caip2,
+  sponsor: Type.Optional(Type.Boolean()),
+  nonce: Type.Optional(Quantity("Transaction nonce; omit to allocate")),
+  gasLimit: Type.Optional(Quantity("Gas limit; omit to estimate")),
+  maxFeePerGas: Type.Optional(Quantity("Maximum total fee per gas in wei; omit to estimate")),
+  maxPriorityFeePerGas: Type.Optional(Quantity("Maximum priority fee per gas in wei; omit to estimate")),
+  deadline: Type.Optional(Type.String()),
+  gasStationNonce: Type.Optional(Type.String()),
+};
+
+/**
+ * One version of eth_send_transaction: its parameters are EVM_SEND_FIELDS and its own call field(s), of which
+ * `call` picks the call to send (`callField` names it in errors). Every version is checked, filled, decided on
+ * and sent the same way.
+ */
+export function defineEvmSend<S extends TObject>(version: {
+  type: string;
+  intentKey: string;
+  resultKey: string;
+  summary: string;
+  parameters: S;
+  call: (params: Static<S>) => EvmCall;
+  callField: string;
+  earlierVersions?: ActivityDefinition[];
+}): ActivityDefinition {
+  const { call, callField, ...keys } = version;
+  // The parameters carry EVM_SEND_FIELDS (each version spreads them in).
+  const request = (params: Static<S>) => params as EvmSendRequest & Record<string, unknown>;
+  return defineActivity({
+    ...keys,
+    operation: "eth_send_transaction",
+    result: Type.Object({ sendTransactionStatusId: Type.String() }),
+    sdkMethod: "ethSendTransaction",
+    resource: "PRIVATE_KEY",
+    action: "SIGN",
+    policyTarget: { signer: "signWith", signs: "transaction" },
+    assetTransfers: (params, parsed) => sentTransactionTransfers(params, parsed),
+    async validate({ services, organization }, params) {
+      await validateEvmSend(services, organization.id, request(params), call(params), callField);
+    },
+    fill: (services, params) => fillEvmSend(services, request(params), request(params), call(params), callField),
+    async execute(ctx, params) {
+      return { sendTransactionStatusId: await executeEvmSend(ctx, request(params), ctx.organization) };
+    },
+  });
+}
 
 /** One call: what EthCallParams and the V1 intent's to/value/data describe. */
 export interface EvmCall {
@@ -75,8 +139,9 @@ export async function validateEvmSend(
 
 /** A node that did not answer is the request's 503, naming the chain; a call that reverts at estimation, a 400 saying why. */
 function nodeError(chain: EvmChain, what: string, error: unknown, callField: string): ApiError {
-  const base = error instanceof BaseError ? error : undefined;
-  const reverted = base?.walk((e) => e instanceof BaseError && "data" in e && typeof (e as { data?: unknown }).data === "string") as
+  const { BaseError: ViemError } = viem();
+  const base = error instanceof ViemError ? error : undefined;
+  const reverted = base?.walk((e) => e instanceof ViemError && "data" in e && typeof (e as { data?: unknown }).data === "string") as
     (BaseError & { data?: string }) | undefined;
   if (reverted || /revert/i.test(base?.shortMessage ?? "")) {
     const entry = revertEntry(reverted?.data, undefined);
@@ -135,7 +200,7 @@ export async function fillEvmSend(
       ]);
     maxPriorityFeePerGas = maxFeePerGas;
   }
-  const unsigned = serializeTransaction({
+  const unsigned = viem().serializeTransaction({
     type: "eip1559",
     chainId: chain.chainId,
     nonce: Number(nonce),
@@ -179,7 +244,7 @@ export async function executeEvmSend(
       from: from.toLowerCase(),
       nonce,
       signedTransaction: signed,
-      txHash: keccak256(signed),
+      txHash: viem().keccak256(signed),
     },
     now,
   );

@@ -1,13 +1,15 @@
-import { Type } from "@sinclair/typebox";
+import { Type, type TSchema } from "@sinclair/typebox";
 import { invalidArgument } from "../../errors.js";
+import { Id } from "../../schema/common.js";
 import type { Queryable } from "../../store/database.js";
+import { displayAmount, type ChainAsset } from "./assets.js";
 
 /** The API's Pagination: `limit` 1 to 100 (default 10), `before` / `after` cursors from an earlier page. */
-export const PaginationOptions = Type.Optional(
+const PaginationOptions = Type.Optional(
   Type.Object({ limit: Type.Optional(Type.String()), before: Type.Optional(Type.String()), after: Type.Optional(Type.String()) }),
 );
 
-export const PageInfo = Type.Object({
+const PageInfo = Type.Object({
   hasNextPage: Type.Boolean(),
   hasPreviousPage: Type.Boolean(),
   startCursor: Type.Optional(Type.String()),
@@ -29,6 +31,15 @@ export const HistoryTurnkey = Type.Object({
   submittedAt: Type.Optional(Type.String()),
 });
 
+/** A balance change the block watcher saw in a transaction (balance_events). */
+export interface SeenTransfer {
+  operation: "deposit" | "withdraw";
+  amount: string;
+  /** "" for the native coin, else the token contract. */
+  asset: string;
+  counterparty: string | null;
+}
+
 /** One transaction of an address's history, before it is shaped for its chain. */
 export interface HistoryRow {
   kind: "sent" | "seen";
@@ -36,16 +47,14 @@ export interface HistoryRow {
   block_number: string;
   block_hash: string | null;
   block_timestamp: Date | null;
-  /** Sent: the send's row id; seen: the balance event's. */
-  id: string;
   signed_transaction: string | null;
   fee: string | null;
   status: string | null;
   from_address: string | null;
   fingerprint: string | null;
   created_at: Date;
-  operation: string | null;
-  amount: string | null;
+  /** Seen: the changes to the address the watcher recorded in the transaction, in log order. */
+  transfers: SeenTransfer[] | null;
   finalized: boolean | null;
 }
 
@@ -61,8 +70,9 @@ function readCursor(cursor: string, field: string): [string, string] {
 }
 
 /**
- * One page of an address's history on a chain, most recent first: the transactions Strongroom sent from it
- * (once mined), and — on the EVM chain the block watcher reads — the native transfers to or from it the watcher saw.
+ * One page of an address's history on a chain, most recent first: the transactions Strongroom sent from it (once
+ * mined), and the transactions the block watcher saw move the address's native coin or a listed token (one item
+ * per transaction), unless Strongroom sent them from the address.
  */
 export async function historyPage(
   db: Queryable,
@@ -85,15 +95,20 @@ export async function historyPage(
         : undefined;
   const rows = await db.query<HistoryRow>(
     `SELECT * FROM (
-       SELECT 'sent' AS kind, s.tx_hash, s.block_number::text AS block_number, s.block_hash, s.block_timestamp, s.id, s.signed_transaction, s.fee, s.status,
-              s.from_address, a.fingerprint, s.created_at, NULL AS operation, NULL AS amount, NULL::boolean AS finalized
+       SELECT 'sent' AS kind, s.tx_hash, s.block_number::text AS block_number, s.block_hash, s.block_timestamp, s.signed_transaction, s.fee, s.status,
+              s.from_address, a.fingerprint, s.created_at, NULL::json AS transfers, NULL::boolean AS finalized
          FROM send_transactions s LEFT JOIN activities a ON a.id = s.activity_id
         WHERE s.organization_id = $1 AND s.chain = $2 AND lower(s.from_address) = lower($3) AND s.block_number IS NOT NULL
        UNION ALL
-       SELECT 'seen', e.tx_hash, e.block_number::text, e.block_hash, e.block_timestamp, e.id, NULL, NULL, NULL, NULL, NULL, e.created_at, e.operation, e.amount, e.finalized
+       SELECT 'seen', e.tx_hash, e.block_number::text, min(e.block_hash), min(e.block_timestamp), NULL, NULL, NULL, NULL, NULL, min(e.created_at),
+              json_agg(json_build_object('operation', e.operation, 'amount', e.amount, 'asset', e.asset, 'counterparty', e.counterparty)
+                       ORDER BY e.log_index, e.operation),
+              bool_and(e.finalized)
          FROM balance_events e
-        WHERE e.organization_id = $1 AND e.chain = $2 AND lower(e.address) = lower($3)
-          AND NOT EXISTS (SELECT 1 FROM send_transactions s WHERE s.organization_id = $1 AND s.tx_hash = e.tx_hash)
+        WHERE e.organization_id = $1 AND e.chain = $2 AND e.address = lower($3)
+          AND NOT EXISTS (SELECT 1 FROM send_transactions s
+                           WHERE s.organization_id = $1 AND s.tx_hash = e.tx_hash AND lower(s.from_address) = e.address)
+        GROUP BY e.tx_hash, e.block_number
      ) h
      WHERE $4::text IS NULL OR ${backwards ? "(h.block_number::bigint, h.tx_hash) > ($4::bigint, $5::text)" : "(h.block_number::bigint, h.tx_hash) < ($4::bigint, $5::text)"}
      ORDER BY h.block_number::bigint ${backwards ? "ASC" : "DESC"}, h.tx_hash ${backwards ? "ASC" : "DESC"}
@@ -113,4 +128,40 @@ export async function historyPage(
   };
 }
 
-export const rfc3339 = (date: Date | null) => (date ?? new Date(0)).toISOString().replace(/\.\d{3}Z$/, "Z");
+const rfc3339 = (date: Date | null) => (date ?? new Date(0)).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** The item's block: its number, hash (empty when not read: a Solana slot's) and time. */
+export const historyBlock = (row: HistoryRow) => ({
+  number: row.block_number,
+  hash: row.block_hash ?? "",
+  timestamp: rfc3339(row.block_timestamp),
+});
+
+/** The `turnkey` part of an item Strongroom sent: never sponsored, the activity's fingerprint, when it was submitted. */
+export const sentByStrongroom = (row: HistoryRow) => ({
+  sponsored: false,
+  ...(row.fingerprint ? { activityFingerprint: row.fingerprint } : {}),
+  submittedAt: rfc3339(row.created_at),
+});
+
+/** One transfer as the history shows it: the asset named (when known) and its amount for display. */
+export function historyTransfer(direction: "IN" | "OUT", amount: bigint, counterparty: string, asset: ChainAsset | undefined) {
+  return {
+    direction,
+    ...(asset ? { asset: { caip19: asset.caip19, symbol: asset.symbol, name: asset.name, decimals: asset.decimals } } : {}),
+    amount: amount.toString(),
+    counterparty,
+    ...(asset ? { display: { crypto: displayAmount(amount, asset.decimals) } } : {}),
+  };
+}
+
+/**
+ * The body and answer every history query shares: the organization, the address and chain, the API's Pagination
+ * (`limit` 1 to 100, default 10; `before` / `after` cursors), and the page's items with its PageInfo.
+ */
+export function historyQuerySchemas<A extends TSchema, C extends TSchema, I extends TSchema>(address: A, caip2: C, item: I) {
+  return {
+    body: Type.Object({ organizationId: Id(), address, caip2, paginationOptions: PaginationOptions }),
+    result: Type.Object({ transactions: Type.Array(item), pageInfo: PageInfo }),
+  };
+}

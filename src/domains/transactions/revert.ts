@@ -1,4 +1,5 @@
-import { decodeErrorResult, type Abi, type Hex } from "viem";
+import type { Abi, Hex } from "viem";
+import { viem } from "../../crypto/chain-libraries.js";
 import type { RevertChainEntry } from "../../records/send-transaction.js";
 
 const ERROR_STRING = "0x08c379a0";
@@ -31,7 +32,7 @@ export function revertEntry(data: string | undefined, address: string | undefine
   const selector = hex.slice(0, 10);
   if (selector === ERROR_STRING || selector === PANIC) {
     try {
-      const decoded = decodeErrorResult({ data: hex });
+      const decoded = viem().decodeErrorResult({ data: hex });
       if (decoded.errorName === "Error") {
         const message = String(decoded.args[0]);
         return { ...at, errorType: "native", displayMessage: message, native: { nativeType: "error_string", message } };
@@ -50,7 +51,7 @@ export function revertEntry(data: string | undefined, address: string | undefine
   }
   if (abi) {
     try {
-      const decoded = decodeErrorResult({ abi, data: hex });
+      const decoded = viem().decodeErrorResult({ abi, data: hex });
       const inputs = (decoded.abiItem as { inputs?: readonly { name?: string }[] }).inputs ?? [];
       const params = Object.fromEntries(
         (decoded.args ?? []).map((value, i) => [inputs[i]?.name || String(i), typeof value === "bigint" ? value.toString() : value]),

@@ -1,5 +1,6 @@
-import { isSolanaError, type Base64EncodedWireTransaction, type Signature } from "@solana/kit";
+import type { Base64EncodedWireTransaction, Signature } from "@solana/kit";
 import { isUnreachable, type SolanaChain } from "../../chains/chains.js";
+import { solanaKit } from "../../crypto/chain-libraries.js";
 import type { SendTransactionRow, TxError } from "../../records/send-transaction.js";
 import type { StepOutcome } from "./evm-broadcast.js";
 import { blockhashOf, readSolanaWire } from "./solana-message.js";
@@ -10,7 +11,7 @@ const json = (value: unknown) => JSON.stringify(value, (_, v: unknown) => (typeo
 
 /** A refusal at preflight (simulation), with what the node said: its code and message, the transaction error and the logs. */
 function preflightFailure(error: unknown): TxError {
-  const context = isSolanaError(error)
+  const context = solanaKit().isSolanaError(error)
     ? (error.context as { __code?: number; logs?: string[]; err?: unknown; unitsConsumed?: bigint })
     : {};
   const message = (error as Error).message;

@@ -1,6 +1,8 @@
+import { Type, type Static, type TObject } from "@sinclair/typebox";
 import { ApiError, GrpcCode, invalidArgument } from "../../errors.js";
 import { signSolanaTransaction } from "../../crypto/signing/solana.js";
-import type { ActivityContext } from "../../operations/activity-definition.js";
+import { defineActivity, type ActivityContext, type ActivityDefinition } from "../../operations/activity-definition.js";
+import { sentTransactionTransfers } from "../../policy/velocity/asset-transfers.js";
 import { insertSendTransaction } from "../../records/send-transaction.js";
 import type { Services } from "../../services.js";
 import { checkSigningInput, resolveSigningKey, signingInput, withThrowawayKey } from "../signing/signing-keys.js";
@@ -14,6 +16,54 @@ export interface SolanaSendRequest {
   caip2: string;
   sponsor?: boolean;
   recentBlockhash?: string;
+}
+
+/** What every version of sol_send_transaction asks besides its signer(s). */
+export const SOLANA_SEND_FIELDS = {
+  unsignedTransaction: Type.String({ minLength: 2, description: "Hex of the serialized transaction, signature slots zeroed" }),
+  sponsor: Type.Optional(Type.Boolean()),
+  caip2: Type.String({ minLength: 1, description: "CAIP-2 id of the cluster (solana:<genesis hash>, solana:mainnet, solana:devnet)" }),
+  recentBlockhash: Type.Optional(Type.String({ description: "Blockhash to use; omitted, the node's latest is filled in" })),
+};
+
+/**
+ * One version of sol_send_transaction: its parameters are SOLANA_SEND_FIELDS and its own signer field
+ * (`signersField`), whose signers `signers` lists in order. Every version is checked, filled and sent the same way.
+ */
+export function defineSolanaSend<S extends TObject>(version: {
+  type: string;
+  intentKey: string;
+  resultKey: string;
+  summary: string;
+  parameters: S;
+  signers: (params: Static<S>) => string[];
+  signersField: string;
+  earlierVersions?: ActivityDefinition[];
+}): ActivityDefinition {
+  const { signers, signersField, ...keys } = version;
+  // The parameters carry SOLANA_SEND_FIELDS (each version spreads them in).
+  const request = (params: Static<S>): SolanaSendRequest => ({
+    ...(params as Omit<SolanaSendRequest, "signers" | "signersField">),
+    signers: signers(params),
+    signersField,
+  });
+  return defineActivity({
+    ...keys,
+    operation: "sol_send_transaction",
+    result: Type.Object({ sendTransactionStatusId: Type.String() }),
+    sdkMethod: "solSendTransaction",
+    resource: "PRIVATE_KEY",
+    action: "SIGN",
+    policyTarget: { signer: "signWith", signs: "transaction" },
+    assetTransfers: (params, parsed) => sentTransactionTransfers(params, parsed),
+    async validate({ services, organization }, params) {
+      await validateSolanaSend(services, organization.id, request(params));
+    },
+    fill: (services, params) => fillSolanaSend(services, params, request(params)),
+    async execute(ctx, params) {
+      return { sendTransactionStatusId: await executeSolanaSend(ctx, params, request(params)) };
+    },
+  });
 }
 
 /**

@@ -2,6 +2,35 @@ import { createHash } from "node:crypto";
 import type { SendStatus, SendTransactionRow, TxError } from "../../records/send-transaction.js";
 import type { Queryable } from "../../store/database.js";
 import { enqueue } from "../webhooks/outbox.js";
+import { recordAuditEvent, type AuditRecorder } from "../../audit/record.js";
+
+/**
+ * A send's new status, in the transaction that records it: its entry in the audit log, and its webhooks (below).
+ * Answers how many deliveries were queued.
+ */
+export async function recordStatusChange(
+  tx: Queryable,
+  audit: AuditRecorder,
+  row: SendTransactionRow,
+  status: SendStatus,
+  change: { txHash?: string; error?: TxError },
+  now: Date,
+): Promise<number> {
+  await recordAuditEvent(tx, audit, {
+    organizationId: row.organization_id,
+    time: now,
+    type: "transaction.status",
+    details: {
+      sendTransactionStatusId: row.id,
+      activityId: row.activity_id,
+      caip2: row.chain,
+      status,
+      txHash: change.txHash,
+      ...(change.error ? { errorHmac: audit.hmac(JSON.stringify(change.error)) } : {}),
+    },
+  });
+  return emitStatusUpdate(tx, row, status, change, now);
+}
 
 /**
  * SEND_TRANSACTION_STATUS_UPDATES, queued in the transaction that records the status: the documented body
@@ -9,7 +38,7 @@ import { enqueue } from "../webhooks/outbox.js";
  * status, caip2, idempotencyKey, timestamp, txHash?, error?}}`. The idempotency key is the same for the same
  * status of the same send, so a receiver can drop a repeat.
  */
-export async function emitStatusUpdate(
+async function emitStatusUpdate(
   tx: Queryable,
   row: SendTransactionRow,
   status: SendStatus,

@@ -50,7 +50,8 @@ export async function persistNewActivity(
 /**
  * Step "persist" for a vote on an activity waiting for consensus (the vote itself is already written): the
  * decision's evaluations, and the activity's new state — completed or failed by its execution, failed by a
- * denial, or still waiting (for consensus or authenticators) — with its outbox rows. Answers the after-commit tasks of its execution.
+ * denial, or still waiting (for consensus or authenticators) — with its outbox rows. Answers the activity's status
+ * and the after-commit tasks of its execution.
  */
 export async function persistVoteOutcome(
   tx: Queryable,
@@ -59,19 +60,24 @@ export async function persistVoteOutcome(
   decision: Decision,
   outcome: HandlerOutcome | undefined,
   now: Date,
-): Promise<AfterCommitTask[]> {
+): Promise<{ status: string; tasks: AfterCommitTask[] }> {
   await recordEvaluations(tx, activity.id, activity.organization_id, vote.id, decision, now);
-  if (decision.outcome === "deny") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
-  else if (outcome?.status === "ACTIVITY_STATUS_FAILED") await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, outcome.failure);
-  else if (outcome?.status === "ACTIVITY_STATUS_COMPLETED") {
-    await setCompleted(tx, activity.id, outcome.result, outcome.appProofs, now);
-    return outcome.afterCommit;
-  } else {
-    // Still waiting: for consensus, or (again, or no longer) for its requester's authenticators.
-    const waiting =
-      decision.outcome === "authenticators-needed" ? "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED" : "ACTIVITY_STATUS_CONSENSUS_NEEDED";
-    if (waiting !== activity.status) await setStatus(tx, activity.id, waiting, now);
-    else await touchActivity(tx, activity.id, now);
+  if (decision.outcome === "deny") {
+    await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, permissionDenied(decision.reason));
+    return { status: "ACTIVITY_STATUS_FAILED", tasks: [] };
   }
-  return [];
+  if (outcome?.status === "ACTIVITY_STATUS_FAILED") {
+    await setStatus(tx, activity.id, "ACTIVITY_STATUS_FAILED", now, outcome.failure);
+    return { status: outcome.status, tasks: [] };
+  }
+  if (outcome?.status === "ACTIVITY_STATUS_COMPLETED") {
+    await setCompleted(tx, activity.id, outcome.result, outcome.appProofs, now);
+    return { status: outcome.status, tasks: outcome.afterCommit };
+  }
+  // Still waiting: for consensus, or (again, or no longer) for its requester's authenticators.
+  const waiting =
+    decision.outcome === "authenticators-needed" ? "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED" : "ACTIVITY_STATUS_CONSENSUS_NEEDED";
+  if (waiting !== activity.status) await setStatus(tx, activity.id, waiting, now);
+  else await touchActivity(tx, activity.id, now);
+  return { status: waiting, tasks: [] };
 }

@@ -4,7 +4,7 @@
  * passes its own transaction's fields to `ethereumCallTransfers` or `solanaTransfers`). Every transfer the
  * transaction makes counts, whoever's funds it moves (an ERC-20 transferFrom, an SPL transfer by a delegate).
  */
-import { decodeFunctionData, erc20Abi } from "viem";
+import { viem } from "../../crypto/chain-libraries.js";
 import type { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
 import type { AssetTransfer } from "../../operations/activity-definition.js";
 import { solanaTransaction } from "../keywords/solana.js";
@@ -24,7 +24,7 @@ export function ethereumCallTransfers(call: EthereumCall): AssetTransfer[] {
   if (call.value > 0n) transfers.push({ namespace: "eip155", chain, kind: "native", token: "", amount: call.value });
   if (call.to && call.data.length >= 10) {
     try {
-      const { functionName, args } = decodeFunctionData({ abi: erc20Abi, data: call.data as `0x${string}` });
+      const { functionName, args } = viem().decodeFunctionData({ abi: viem().erc20Abi, data: call.data as `0x${string}` });
       const amount = functionName === "transfer" ? args[1] : functionName === "transferFrom" ? args[2] : undefined;
       if (amount !== undefined && amount > 0n)
         transfers.push({ namespace: "eip155", chain, kind: "token", token: call.to.toLowerCase(), amount });

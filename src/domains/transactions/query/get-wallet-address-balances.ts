@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { erc20Abi, type Hex } from "viem";
+import type { Hex } from "viem";
+import { viem } from "../../../crypto/chain-libraries.js";
 import { ApiError, GrpcCode, notFound } from "../../../errors.js";
 import { defineQuery } from "../../../operations/query-definition.js";
 import { Id } from "../../../schema/common.js";
@@ -33,7 +34,7 @@ async function balancesOf(services: Services, caip2: string, address: string): P
       balance: asset.address
         ? await chain.client.readContract({
             address: asset.address as Hex,
-            abi: erc20Abi,
+            abi: viem().erc20Abi,
             functionName: "balanceOf",
             args: [address as Hex],
           })

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { getAddress, keccak256, parseTransaction, recoverTransactionAddress, type Hex, type TransactionSerialized } from "viem";
+import type { Hex, TransactionSerialized } from "viem";
+import { viem } from "../../../crypto/chain-libraries.js";
 import { invalidArgument } from "../../../errors.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
 import { sentTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
@@ -13,6 +14,7 @@ const FIELD = "signedTransaction";
 async function readSigned(signedTransaction: string, caip2: string): Promise<{ hex: Hex; from: string; nonce: bigint }> {
   const hex = (signedTransaction.startsWith("0x") ? signedTransaction : `0x${signedTransaction}`) as TransactionSerialized;
   const refuse = (why: string) => invalidArgument(`${FIELD}: ${why}`, [{ field: FIELD, description: why }]);
+  const { getAddress, parseTransaction, recoverTransactionAddress } = viem();
   let parsed;
   let from: string;
   try {
@@ -58,7 +60,7 @@ export const ethSendRawTransaction = defineActivity({
     const { hex, from, nonce } = await readSigned(params.signedTransaction, params.caip2);
     // Later sends from this address go past its nonce.
     await allocateNonce(tx, params.caip2, from, 0n, nonce);
-    const transactionHash = keccak256(hex);
+    const transactionHash = viem().keccak256(hex);
     await insertSendTransaction(
       tx,
       {

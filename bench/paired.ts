@@ -1,0 +1,175 @@
+/**
+ * Two builds compared in the same run, paired: both serve at once (each in its own process, fresh store), and the
+ * same scenarios are sent to one then the other, round after round (A B, B A, A B, …), so a machine whose load or
+ * speed drifts slows both alike. What is compared is the server's CPU time per request (steadier than wall time on
+ * a shared machine) and the latency p50; the answer is each build's median over the rounds and the ratio B ÷ A.
+ *
+ *   npm run build && BENCH_CLI_B=/tmp/old/dist/cli/main.js npx tsx bench/paired.ts
+ *   BENCH_CLI_A=…  (default: this checkout's dist/)   BENCH_ROUNDS=6   BENCH_REQUESTS=300   BENCH_CONNECTIONS=1
+ *   BENCH_SCENARIOS=whoami,rename,sign,wallet   DATABASE_URL=postgres://… (PostgreSQL instead of PGlite)
+ *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   (given to both servers)
+ */
+import { ApiKeyStamper } from "@turnkey/api-key-stamper";
+import { randomBytes } from "node:crypto";
+import { Agent, request } from "node:http";
+import { join } from "node:path";
+import { cpuMs, ETH, percentile, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
+
+const CLI_A = process.env.BENCH_CLI_A ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
+const CLI_B = process.env.BENCH_CLI_B;
+if (!CLI_B) throw new Error("BENCH_CLI_B must name the other build's dist/cli/main.js");
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "whoami,rename,sign").split(",");
+const RENAMED_USERS = 20;
+
+interface Signed {
+  path: string;
+  body: string;
+  stamp: string;
+}
+
+interface Build {
+  name: "A" | "B";
+  server: BuiltServerProcess;
+  agent: Agent;
+  stamper: ApiKeyStamper;
+  /** Builds the next distinct body of a scenario. */
+  next: Record<string, () => { path: string; body: string }>;
+}
+
+function post(build: Build, signed: Signed): Promise<{ status: number; body: string }> {
+  const url = new URL(signed.path, build.server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", agent: build.agent, headers: { "content-type": "application/json", "x-stamp": signed.stamp } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
+    req.on("error", reject);
+    req.end(signed.body);
+  });
+}
+
+async function prepareBuild(name: Build["name"], cli: string): Promise<Build> {
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
+  const server = await startBuiltServerProcess({}, { cli, nodeArgs });
+  const { organizationId } = server.root;
+  const client = server.client();
+  const { userIds } = await client.createUsers({
+    users: Array.from({ length: RENAMED_USERS }, (_, i) => ({
+      userName: `renamed ${i}`,
+      apiKeys: [],
+      authenticators: [],
+      oauthProviders: [],
+      userTags: [],
+    })),
+  });
+  const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
+  let serial = 0;
+  const activity = (type: string, parameters: unknown) =>
+    JSON.stringify({ type, timestampMs: String(Date.now() + serial++), organizationId, parameters });
+  return {
+    name,
+    server,
+    agent: new Agent({ keepAlive: true, maxSockets: CONNECTIONS }),
+    stamper: new ApiKeyStamper({ apiPublicKey: server.root.apiPublicKey, apiPrivateKey: server.root.apiPrivateKey }),
+    next: {
+      whoami: () => ({ path: "/public/v1/query/whoami", body: JSON.stringify({ organizationId }) }),
+      rename: () => ({
+        path: "/public/v1/submit/update_user_name",
+        body: activity("ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: userIds[serial % RENAMED_USERS], userName: `renamed ${serial}` }),
+      }),
+      sign: () => ({
+        path: "/public/v1/submit/sign_raw_payload",
+        body: activity("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", {
+          signWith: addresses[0],
+          payload: randomBytes(32).toString("hex"),
+          encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+          hashFunction: "HASH_FUNCTION_NO_OP",
+        }),
+      }),
+      wallet: () => ({
+        path: "/public/v1/submit/create_wallet",
+        body: activity("ACTIVITY_TYPE_CREATE_WALLET", { walletName: `load ${serial}`, accounts: [ETH] }),
+      }),
+    },
+  };
+}
+
+/** `count` distinct signed requests of a scenario, sent over CONNECTIONS connections: CPU ms per request and p50. */
+async function measure(build: Build, scenario: string, count: number): Promise<{ cpuMsPerRequest: number; p50Ms: number }> {
+  const signed: Signed[] = [];
+  for (let i = 0; i < count; i++) {
+    const { path, body } = build.next[scenario]!();
+    signed.push({ path, body, stamp: (await build.stamper.stamp(body)).stampHeaderValue });
+  }
+  const latencies: number[] = [];
+  let index = 0;
+  const cpuBefore = cpuMs(build.server.pid)!;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (index < signed.length) {
+        const item = signed[index++]!;
+        const started = performance.now();
+        const { status, body } = await post(build, item);
+        latencies.push(performance.now() - started);
+        if (status !== 200 || (item.path.includes("/submit/") && !body.includes('"ACTIVITY_STATUS_COMPLETED"')))
+          throw new Error(`${build.name} ${scenario}: ${status} ${body.slice(0, 300)}`);
+      }
+    }),
+  );
+  const cpu = cpuMs(build.server.pid)! - cpuBefore;
+  latencies.sort((a, b) => a - b);
+  return { cpuMsPerRequest: cpu / count, p50Ms: percentile(latencies, 50) };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const builds = [await prepareBuild("A", CLI_A), await prepareBuild("B", CLI_B)];
+const samples: Record<string, Record<"A" | "B", Array<{ cpuMsPerRequest: number; p50Ms: number }>>> = {};
+try {
+  // Warm-up: every statement prepared, every module loaded, the JIT settled.
+  for (const build of builds) for (const scenario of SCENARIOS) await measure(build, scenario, scenario === "wallet" ? 5 : 100);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? builds : [...builds].reverse();
+    for (const scenario of SCENARIOS) {
+      for (const build of order) {
+        // A query costs a third of an activity: three times as many, for as many CPU clock ticks (10 ms each).
+        // An organization holds at most 100 wallets: fewer wallets per round.
+        const count = scenario === "whoami" ? 3 * REQUESTS : scenario === "wallet" ? Math.min(REQUESTS, Math.floor(90 / ROUNDS)) : REQUESTS;
+        const sample = await measure(build, scenario, count);
+        (samples[scenario] ??= { A: [], B: [] })[build.name].push(sample);
+      }
+    }
+    process.stderr.write(`round ${round + 1} of ${ROUNDS}\n`);
+  }
+} finally {
+  for (const build of builds) {
+    build.agent.destroy();
+    await build.server.stop();
+  }
+}
+
+const report = Object.fromEntries(
+  Object.entries(samples).map(([scenario, { A, B }]) => {
+    const cpuA = median(A.map((s) => s.cpuMsPerRequest));
+    const cpuB = median(B.map((s) => s.cpuMsPerRequest));
+    const p50A = median(A.map((s) => s.p50Ms));
+    const p50B = median(B.map((s) => s.p50Ms));
+    return [
+      scenario,
+      {
+        cpuMsPerRequest: { A: +cpuA.toFixed(3), B: +cpuB.toFixed(3), BoverA: +(cpuB / cpuA).toFixed(3) },
+        p50Ms: { A: +p50A.toFixed(3), B: +p50B.toFixed(3), BoverA: +(p50B / p50A).toFixed(3) },
+        cpuMsPerRequestEachRound: { A: A.map((s) => +s.cpuMsPerRequest.toFixed(3)), B: B.map((s) => +s.cpuMsPerRequest.toFixed(3)) },
+      },
+    ];
+  }),
+);
+process.stdout.write(`${JSON.stringify({ A: CLI_A, B: CLI_B, connections: CONNECTIONS, report }, null, 2)}\n`);

@@ -1,0 +1,70 @@
+import type { AuditSettings } from "../config.js";
+import type { AuditKeys } from "../crypto/audit-keys.js";
+import type { Database } from "../store/database.js";
+import { integrateOnce, type IntegrationSettings } from "./integrate.js";
+
+export interface Integrator {
+  /** Events were committed: a pass now rather than at the next poll. */
+  wake(): void;
+  /** Stops the loop after a last pass, which signs a checkpoint of everything integrated (when this process holds the lease). */
+  stop(): Promise<void>;
+}
+
+/**
+ * The audit log's integrator: every process runs one, and the one holding the lease (src/audit/integrate.ts)
+ * integrates for the whole cluster; the others look again each poll and take over when the lease runs out or
+ * its holder's session is gone. Between passes it sleeps until woken (this process committed events) or the
+ * next poll (another process did, or a checkpoint falls due).
+ */
+/** The integrator's settings from the audit settings: batches of 1,000, a lease of 10 s (or four polls, if longer). */
+export function integrationSettings(audit: AuditSettings): IntegrationSettings & { pollIntervalMs: number } {
+  return {
+    batch: 1000,
+    checkpointIntervalMs: audit.checkpointIntervalMs,
+    leaseMs: Math.max(10_000, 4 * audit.pollIntervalMs),
+    pollIntervalMs: audit.pollIntervalMs,
+  };
+}
+
+export function startIntegrator(
+  db: Database,
+  keys: AuditKeys,
+  settings: IntegrationSettings & { pollIntervalMs: number },
+  onError: (error: unknown) => void,
+): Integrator {
+  let running = true;
+  let woken = false;
+  let wakeUp: (() => void) | undefined;
+  const loop = (async () => {
+    while (running) {
+      let again = false;
+      try {
+        woken = false;
+        again = (await integrateOnce(db, keys, settings)).more;
+      } catch (error) {
+        if (running) onError(error);
+      }
+      if (again || woken || !running) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, settings.pollIntervalMs);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeUp = undefined;
+    }
+  })();
+  return {
+    wake: () => {
+      woken = true;
+      wakeUp?.();
+    },
+    async stop() {
+      running = false;
+      wakeUp?.();
+      await loop;
+      await integrateOnce(db, keys, { ...settings, checkpointIntervalMs: 0 }).catch(onError);
+    },
+  };
+}

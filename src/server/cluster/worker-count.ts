@@ -1,0 +1,22 @@
+import { availableParallelism } from "node:os";
+
+/** The flag and variable that set the number of workers, for messages. */
+export const WORKERS_SETTING = "--workers (STRONGROOM_WORKERS)";
+
+/**
+ * How many worker processes `serve` runs (`--workers`, STRONGROOM_WORKERS). Unset: one per CPU core on
+ * PostgreSQL, where every process is a peer of the others (the guarantees of test/cluster/ hold between them);
+ * one on the embedded store, which belongs to one process — more is refused there, before anything starts.
+ */
+export function resolveWorkerCount(setting: string | undefined, onPostgres: boolean, cores = availableParallelism()): number {
+  if (setting === undefined || setting.trim() === "") return onPostgres ? cores : 1;
+  if (!/^\s*[1-9][0-9]{0,3}\s*$/.test(setting))
+    throw new Error(`${WORKERS_SETTING} must be a whole number of processes from 1 to 9999, not ${JSON.stringify(setting)}`);
+  const workers = Number(setting);
+  if (workers > 1 && !onPostgres)
+    throw new Error(
+      `--workers ${workers}: the embedded store (PGlite in the data directory) belongs to one process, so it serves with one ` +
+        "worker; for several, use PostgreSQL (DATABASE_URL), whose processes share one database",
+    );
+  return workers;
+}

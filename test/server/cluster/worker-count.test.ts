@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { resolveWorkerCount } from "../../../src/server/cluster/worker-count.js";
+
+describe("serve --workers (STRONGROOM_WORKERS)", () => {
+  it("defaults to one worker per core on PostgreSQL and to one on the embedded store", () => {
+    expect(resolveWorkerCount(undefined, true, 4)).toBe(4);
+    expect(resolveWorkerCount("", true, 2)).toBe(2);
+    expect(resolveWorkerCount(undefined, false, 4)).toBe(1);
+  });
+
+  it("takes a whole number; one is always allowed", () => {
+    expect(resolveWorkerCount("3", true, 2)).toBe(3);
+    expect(resolveWorkerCount("1", true, 8)).toBe(1);
+    expect(resolveWorkerCount("1", false, 8)).toBe(1);
+  });
+
+  it("refuses anything else, naming the setting", () => {
+    for (const bad of ["0", "-1", "2.5", "two", "1e3", "10000"])
+      expect(() => resolveWorkerCount(bad, true, 2), bad).toThrow(
+        /--workers \(STRONGROOM_WORKERS\) must be a whole number of processes from 1 to 9999/,
+      );
+  });
+
+  it("refuses several workers on the embedded store, saying to use PostgreSQL", () => {
+    expect(() => resolveWorkerCount("2", false, 2)).toThrow(/--workers 2: the embedded store .* belongs to one process.*DATABASE_URL/);
+  });
+});
