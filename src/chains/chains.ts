@@ -166,6 +166,8 @@ export class Chains {
       transport: transports.length === 1 ? transports[0]! : fallback(transports, { retryCount: 0 }),
       // Strongroom reads one call at a time; batching would only delay them.
       batch: { multicall: false },
+      // The latest block number is read fresh each time (viem would keep it for its polling interval, 4 s).
+      cacheTime: 0,
     }) as PublicClient;
   }
 }

@@ -170,42 +170,55 @@ async function finalBlock(chain: EvmChain, settings: EvmSettings, latest: bigint
 }
 
 /**
- * One round on one chain, under the chain's lease: read the blocks after the cursor and the canonical hashes of
- * the blocks holding changes that became final (all outside any transaction); then, in one transaction, move the
- * cursor on from where this round started (if another process moved it meanwhile, write nothing), record the
- * changes with their BALANCE_CONFIRMED_UPDATES, and report final the changes whose block is still canonical
- * (BALANCE_FINALIZED_UPDATES), removing those a reorganization dropped. Returns the webhooks queued.
+ * One round on one chain, under the chain's lease (taken only when there is something to do): read the blocks after
+ * the cursor and the canonical hashes of the blocks holding changes that became final (all outside any
+ * transaction); then, in one transaction, move the cursor on from where this round started (if another process
+ * moved it meanwhile, write nothing), record the changes with their BALANCE_CONFIRMED_UPDATES, and report final the
+ * changes whose block is still canonical (BALANCE_FINALIZED_UPDATES), removing those a reorganization dropped.
+ * Returns the webhooks queued.
  */
 async function watchChain(services: Services, settings: EvmSettings, caip2: string): Promise<number> {
   const { db } = services;
-  const leaseMs = services.chains.settings.timeoutMs * 12;
-  const [lease] = await db.query<{ last_block: string; claimed_until: Date }>(
-    `UPDATE chain_cursors SET claimed_until = date_trunc('milliseconds', now() + ($2 || ' milliseconds')::interval)
-      WHERE chain = $1 AND (claimed_until IS NULL OR claimed_until < now()) RETURNING last_block, claimed_until`,
-    [caip2, String(leaseMs)],
-  );
   const chain = await services.chains.evm(caip2);
-  if (!lease) {
-    const [known] = await db.query("SELECT 1 FROM chain_cursors WHERE chain = $1", [caip2]);
-    if (known) return 0; // another process holds the chain's lease
+  const [cursor] = await db.query<{ last_block: string; held: boolean }>(
+    "SELECT last_block, coalesce(claimed_until >= now(), false) AS held FROM chain_cursors WHERE chain = $1",
+    [caip2],
+  );
+  const latest = await chain.client.getBlockNumber();
+  if (!cursor) {
     // Watch from now on: history before Strongroom started watching is not replayed as events.
-    const latest = await chain.client.getBlockNumber();
     await db.query("INSERT INTO chain_cursors (chain, last_block) VALUES ($1, $2) ON CONFLICT DO NOTHING", [caip2, latest.toString()]);
     return 0;
   }
+  if (cursor.held) return 0; // another process is reading this chain
+  const final = await finalBlock(chain, settings, latest);
+  // Nothing new and nothing become final: no lease taken, nothing written.
+  if (latest <= BigInt(cursor.last_block)) {
+    const [pending] = await db.query("SELECT 1 FROM balance_events WHERE chain = $1 AND NOT finalized AND block_number <= $2 LIMIT 1", [
+      caip2,
+      final.toString(),
+    ]);
+    if (!pending) return 0;
+  }
+  const leaseMs = services.chains.settings.timeoutMs * 12;
+  const [lease] = await db.query<{ claimed_until: Date }>(
+    `UPDATE chain_cursors SET claimed_until = date_trunc('milliseconds', now() + ($3 || ' milliseconds')::interval)
+      WHERE chain = $1 AND last_block = $2 AND (claimed_until IS NULL OR claimed_until < now()) RETURNING claimed_until`,
+    [caip2, cursor.last_block, String(leaseMs)],
+  );
+  if (!lease) return 0; // another process took it meanwhile
   try {
-    return await readAndRecord(services, settings, chain, BigInt(lease.last_block));
+    return await readAndRecord(services, chain, BigInt(cursor.last_block), latest, final);
   } catch (error) {
     await db.query("UPDATE chain_cursors SET claimed_until = NULL WHERE chain = $1 AND claimed_until = $2", [caip2, lease.claimed_until]);
     throw error;
   }
 }
 
-async function readAndRecord(services: Services, settings: EvmSettings, chain: EvmChain, cursor: bigint): Promise<number> {
+async function readAndRecord(services: Services, chain: EvmChain, cursor: bigint, latest: bigint, final: bigint): Promise<number> {
   const { db } = services;
   const assets = assetsOf(services.chains.settings.assets, chain.caip2);
   const tokens = assets.flatMap((a) => (a.address ? [a.address.toLowerCase()] : []));
-  const latest = await chain.client.getBlockNumber();
   // Never backwards (a node behind the others, or reset): the cursor then stays where it is.
   const last = cursor + BigInt(BLOCKS_PER_ROUND);
   const to = latest <= cursor ? cursor : latest < last ? latest : last;
@@ -217,7 +230,6 @@ async function readAndRecord(services: Services, settings: EvmSettings, chain: E
     watched.set(w.address, [...(watched.get(w.address) ?? []), w]);
   const { changes, hashes } = to > cursor ? await readChanges(chain, tokens, watched, cursor + 1n, to) : { changes: [], hashes: new Map() };
 
-  const final = await finalBlock(chain, settings, latest);
   const unfinalized = await db.query<{ block_number: string }>(
     "SELECT DISTINCT block_number FROM balance_events WHERE chain = $1 AND NOT finalized AND block_number <= $2",
     [chain.caip2, final.toString()],

@@ -50,6 +50,7 @@ export interface HistoryRow {
   signed_transaction: string | null;
   fee: string | null;
   status: string | null;
+  /** Sent, or seen arriving from another of the organization's addresses that Strongroom sent it from: the sender. */
   from_address: string | null;
   fingerprint: string | null;
   created_at: Date;
@@ -72,7 +73,8 @@ function readCursor(cursor: string, field: string): [string, string] {
 /**
  * One page of an address's history on a chain, most recent first: the transactions Strongroom sent from it (once
  * mined), and the transactions the block watcher saw move the address's native coin or a listed token (one item
- * per transaction), unless Strongroom sent them from the address.
+ * per transaction), unless Strongroom sent them from the address (those it sent from another of the organization's
+ * addresses carry that sender and the sending activity).
  */
 export async function historyPage(
   db: Queryable,
@@ -100,14 +102,15 @@ export async function historyPage(
          FROM send_transactions s LEFT JOIN activities a ON a.id = s.activity_id
         WHERE s.organization_id = $1 AND s.chain = $2 AND lower(s.from_address) = lower($3) AND s.block_number IS NOT NULL
        UNION ALL
-       SELECT 'seen', e.tx_hash, e.block_number::text, min(e.block_hash), min(e.block_timestamp), NULL, NULL, NULL, NULL, NULL, min(e.created_at),
+       SELECT 'seen', e.tx_hash, e.block_number::text, min(e.block_hash), min(e.block_timestamp), NULL, NULL, NULL,
+              min(s.from_address), min(a.fingerprint), coalesce(min(s.created_at), min(e.created_at)),
               json_agg(json_build_object('operation', e.operation, 'amount', e.amount, 'asset', e.asset, 'counterparty', e.counterparty)
                        ORDER BY e.log_index, e.operation),
               bool_and(e.finalized)
          FROM balance_events e
-        WHERE e.organization_id = $1 AND e.chain = $2 AND e.address = lower($3)
-          AND NOT EXISTS (SELECT 1 FROM send_transactions s
-                           WHERE s.organization_id = $1 AND s.tx_hash = e.tx_hash AND lower(s.from_address) = e.address)
+         LEFT JOIN send_transactions s ON s.organization_id = e.organization_id AND s.chain = e.chain AND s.tx_hash = e.tx_hash
+         LEFT JOIN activities a ON a.id = s.activity_id
+        WHERE e.organization_id = $1 AND e.chain = $2 AND e.address = lower($3) AND (s.id IS NULL OR lower(s.from_address) <> e.address)
         GROUP BY e.tx_hash, e.block_number
      ) h
      WHERE $4::text IS NULL OR ${backwards ? "(h.block_number::bigint, h.tx_hash) > ($4::bigint, $5::text)" : "(h.block_number::bigint, h.tx_hash) < ($4::bigint, $5::text)"}

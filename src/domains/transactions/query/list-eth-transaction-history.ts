@@ -116,9 +116,11 @@ export const listEthTransactionHistory = defineQuery({
         continue;
       }
       const seen = await seenTransaction(chain, row.tx_hash);
+      // Seen arriving from another of the organization's addresses, sent by Strongroom: its origin is Strongroom.
+      const sentHere = row.from_address !== null;
       transactions.push({
         ...common,
-        origin: "EXTERNAL",
+        origin: sentHere ? "TURNKEY" : "EXTERNAL",
         from: seen.from,
         ...(seen.to ? { to: seen.to } : {}),
         fee: { amount: seen.fee.toString(), caip19: native.caip19 },
@@ -129,6 +131,7 @@ export const listEthTransactionHistory = defineQuery({
           const asset = t.asset ? assets.find((a) => a.address?.toLowerCase() === t.asset) : native;
           return historyTransfer(deposit ? "IN" : "OUT", BigInt(t.amount), counterparty, asset);
         }),
+        ...(sentHere ? { turnkey: sentByStrongroom(row) } : {}),
       });
     }
     return { transactions, pageInfo };
