@@ -1,23 +1,12 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ETH_ACCOUNT, clientOf, organizationWithWallet, serve, signature, strongroom } from "./operator.js";
-import { cliEntry, repoRoot } from "../helpers/processes.js";
-
-/** `strongroom <args>` without blocking this process's event loop (a server in this process must keep answering). */
-function strongroomAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
-  delete env.DATABASE_URL;
-  delete env.STRONGROOM_MASTER_KEY;
-  const child = spawn(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, env });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
-}
+import { ETH_ACCOUNT, clientOf, organizationWithWallet, serve, signature, strongroom, strongroomAsync } from "./operator.js";
+import { findCheckpoint } from "../../src/audit/read.js";
+import { verifyExportDirectory } from "../../src/audit/export-directory.js";
+import { exportTo, settled } from "../audit/helpers.js";
 
 /** The member names of a gzipped tar, as the system's tar lists them. */
 const membersOf = (archive: string) => spawnSync("tar", ["-tzf", archive], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
@@ -29,11 +18,16 @@ describe("strongroom backup and restore (embedded store)", { timeout: 600_000 },
   const savedKey = join(work, "saved-master.key");
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it("round-trips: an organization and its wallet, backed up, wiped and restored, still sign", async () => {
-    const server = await serve(dataDir);
+  it("round-trips: an organization and its wallet, backed up, wiped and restored, still sign; the audit log still verifies", async () => {
+    const server = await serve(dataDir, { STRONGROOM_AUDIT_CHECKPOINT_SECONDS: "0" });
     let before;
+    const keptCheckpoint = join(work, "kept-checkpoint");
+    let auditKey: string;
     try {
       before = await organizationWithWallet(server);
+      await settled(server.services.db);
+      writeFileSync(keptCheckpoint, (await findCheckpoint(server.services.db))!.note);
+      auditKey = server.services.audit.keys.verifierKey;
     } finally {
       await server.close();
     }
@@ -71,6 +65,9 @@ describe("strongroom backup and restore (embedded store)", { timeout: 600_000 },
       const client = clientOf(again, before.root);
       expect((await client.getWallets({})).wallets.map((w) => w.walletId)).toEqual([before.walletId]);
       expect(await signature(client, before.address)).toBe(before.signature);
+      // The log came back with the store: the same key, and a log that extends the checkpoint kept before the backup.
+      expect(again.services.audit.keys.verifierKey).toBe(auditKey);
+      await verifyExportDirectory(await exportTo(again.services), { key: auditKey, checkpoint: keptCheckpoint });
     } finally {
       await again.close();
     }

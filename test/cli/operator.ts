@@ -1,21 +1,33 @@
 import { Turnkey } from "@turnkey/sdk-server";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { resolveConfig } from "../../src/config.js";
 import { initRootOrganization, type InitResult } from "../../src/domains/organizations/init-root-organization.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { cliEntry, repoRoot } from "../helpers/processes.js";
 
-/** The operator commands run as a user runs them: the CLI in a process of its own, embedded unless `env` says otherwise. */
-export function strongroom(args: string[], env: Record<string, string> = {}) {
+function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
   delete base.DATABASE_URL;
   delete base.STRONGROOM_MASTER_KEY;
-  return spawnSync(process.execPath, [...cliEntry, ...args], {
-    cwd: repoRoot,
-    env: { ...base, ...env },
-    encoding: "utf8",
-    timeout: 180_000,
-  });
+  return { ...base, ...env };
+}
+
+/** The operator commands run as a user runs them: the CLI in a process of its own, embedded unless `env` says otherwise. */
+export function strongroom(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, env: cliEnv(env), encoding: "utf8", timeout: 180_000 });
+}
+
+/** `strongroom <args>` without blocking this process's event loop (a server in this process must keep answering). */
+export function strongroomAsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, env: cliEnv(env) });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
 
 /** A server in this process on `dataDir` (or `env`'s DATABASE_URL), on free loopback ports. */
