@@ -1,3 +1,4 @@
+import { startBackgroundLoop } from "../background-loop.js";
 import type { AuditSettings } from "../config.js";
 import type { AuditKeys } from "../crypto/audit-keys.js";
 import type { Database } from "../store/database.js";
@@ -32,38 +33,11 @@ export function startIntegrator(
   settings: IntegrationSettings & { pollIntervalMs: number },
   onError: (error: unknown) => void,
 ): Integrator {
-  let running = true;
-  let woken = false;
-  let wakeUp: (() => void) | undefined;
-  const loop = (async () => {
-    while (running) {
-      let again = false;
-      try {
-        woken = false;
-        again = (await integrateOnce(db, keys, settings)).more;
-      } catch (error) {
-        if (running) onError(error);
-      }
-      if (again || woken || !running) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, settings.pollIntervalMs);
-        wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wakeUp = undefined;
-    }
-  })();
+  const loop = startBackgroundLoop(async () => (await integrateOnce(db, keys, settings)).more, settings.pollIntervalMs, onError);
   return {
-    wake: () => {
-      woken = true;
-      wakeUp?.();
-    },
+    wake: loop.wake,
     async stop() {
-      running = false;
-      wakeUp?.();
-      await loop;
+      await loop.stop();
       await integrateOnce(db, keys, { ...settings, checkpointIntervalMs: 0 }).catch(onError);
     },
   };

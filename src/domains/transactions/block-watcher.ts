@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import type { Hex } from "viem";
+import { startBackgroundLoop } from "../../background-loop.js";
 import type { EvmChain } from "../../chains/chains.js";
 import type { EvmSettings } from "../../config.js";
 import type { Services } from "../../services.js";
@@ -315,33 +316,22 @@ export interface BlockWatcher {
  * holding up only its own chain. Every process may run it: leases divide the chains between them.
  */
 export function startBlockWatcher(services: Services, settings: EvmSettings, onError: (error: unknown) => void): BlockWatcher {
-  let running = true;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  const loop = (async () => {
-    while (running) {
+  const loop = startBackgroundLoop(
+    async () => {
       const ids = await services.chains.evmIds();
       const queued = await Promise.all(
         ids.map((id) =>
           watchChain(services, settings, id).catch((error: unknown) => {
-            if (running) onError(error);
+            onError(error);
             return 0;
           }),
         ),
       );
       if (queued.some((n) => n > 0)) services.webhooks.wake();
-      await new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, settings.pollIntervalMs);
-        wake = resolve;
-      });
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      clearTimeout(timer);
-      wake?.();
-      await loop;
+      return false;
     },
-  };
+    settings.pollIntervalMs,
+    onError,
+  );
+  return { stop: loop.stop };
 }

@@ -1,3 +1,4 @@
+import { startBackgroundLoop } from "../../background-loop.js";
 import type { SendStatus, SendTransactionRow } from "../../records/send-transaction.js";
 import type { Services } from "../../services.js";
 import { backoffMs } from "../webhooks/worker.js";
@@ -141,43 +142,16 @@ export interface Broadcaster {
  * signed bytes), records the outcome; sleeps until woken or the next poll. Every process may run it.
  */
 export function startBroadcaster(services: Services, onError: (error: unknown) => void): Broadcaster {
-  let running = true;
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
-  const loop = (async () => {
-    while (running) {
-      let claimed: SendTransactionRow[] = [];
-      try {
-        woken = false;
-        claimed = await claim(services);
-        const now = services.clock();
-        const webhooks = await Promise.all(claimed.map(async (row) => record(services, row, await step(services, row, now), now)));
-        if (webhooks.some(Boolean)) services.webhooks.wake();
-        if (webhooks.length > 0) services.audit.wake();
-      } catch (error) {
-        if (running) onError(error);
-      }
-      if (claimed.length === 0 && running && !woken) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, services.chains.settings.pollIntervalMs);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = undefined;
-      }
-    }
-  })();
-  return {
-    wake: () => {
-      woken = true;
-      wakeUp?.();
+  return startBackgroundLoop(
+    async () => {
+      const claimed = await claim(services);
+      const now = services.clock();
+      const webhooks = await Promise.all(claimed.map(async (row) => record(services, row, await step(services, row, now), now)));
+      if (webhooks.some(Boolean)) services.webhooks.wake();
+      if (webhooks.length > 0) services.audit.wake();
+      return claimed.length > 0;
     },
-    async stop() {
-      running = false;
-      wakeUp?.();
-      await loop;
-    },
-  };
+    services.chains.settings.pollIntervalMs,
+    onError,
+  );
 }

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import { startBackgroundLoop } from "../../background-loop.js";
 import type { Services } from "../../services.js";
 import { resolvePublic } from "./destinations.js";
 
@@ -188,45 +189,17 @@ export function startDeliveryWorker(
   /** Periodic store housekeeping run on each turn of the loop (each decides itself whether it is due). */
   housekeeping: Array<() => Promise<void>> = [],
 ): DeliveryWorker {
-  let running = true;
-  let wakeUp: (() => void) | undefined;
-  const loop = (async () => {
-    while (running) {
-      for (const task of housekeeping) {
-        try {
-          await task();
-        } catch (error) {
-          if (running) onError(error);
-        }
-      }
-      let claimed: DeliveryRow[] = [];
-      try {
-        claimed = await claim(services, 16);
-        const runs = new Map<string, DeliveryRow[]>();
-        for (const row of claimed.sort((a, b) => Number(a.seq) - Number(b.seq)))
-          runs.set(row.endpoint_id, [...(runs.get(row.endpoint_id) ?? []), row]);
-        await Promise.all([...runs.values()].map((run) => deliverRun(services, run)));
-      } catch (error) {
-        if (running) onError(error);
-      }
-      if (claimed.length === 0 && running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, services.webhooks.pollIntervalMs);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = undefined;
-      }
-    }
-  })();
-  return {
-    wake: () => wakeUp?.(),
-    async stop() {
-      running = false;
-      wakeUp?.();
-      await loop;
+  return startBackgroundLoop(
+    async () => {
+      for (const task of housekeeping) await task().catch(onError);
+      const claimed = await claim(services, 16);
+      const runs = new Map<string, DeliveryRow[]>();
+      for (const row of claimed.sort((a, b) => Number(a.seq) - Number(b.seq)))
+        runs.set(row.endpoint_id, [...(runs.get(row.endpoint_id) ?? []), row]);
+      await Promise.all([...runs.values()].map((run) => deliverRun(services, run)));
+      return claimed.length > 0;
     },
-  };
+    services.webhooks.pollIntervalMs,
+    onError,
+  );
 }
