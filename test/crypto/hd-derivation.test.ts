@@ -57,6 +57,8 @@ describe("HD derivation", () => {
   // Native (node:crypto) derivation against pure-JS oracles: random seeds, random paths of 0 to 6 levels mixing
   // hardened and non-hardened indexes, small and large. VECTORS paths per curve (3,000 in all).
   const VECTORS = 1000;
+  // Seconds on a quiet machine, but CPU-bound: a loaded one stretches them past the default 30 s.
+  const ORACLE_RUN = { timeout: 180_000 };
   const randomPath = (minDepth = 0) => {
     const depth = minDepth + Math.floor(Math.random() * (7 - minDepth));
     const segments = Array.from({ length: depth }, () => {
@@ -67,7 +69,7 @@ describe("HD derivation", () => {
   };
   const randomSeed = () => new Uint8Array(randomBytes(Math.random() < 0.9 ? 64 : 16 + Math.floor(Math.random() * 49)));
 
-  it(`derives secp256k1 keys as @scure/bip32 does, on ${VECTORS} random seeds and paths`, () => {
+  it(`derives secp256k1 keys as @scure/bip32 does, on ${VECTORS} random seeds and paths`, ORACLE_RUN, () => {
     for (let n = 0; n < VECTORS; n++) {
       const seed = randomSeed();
       const path = randomPath();
@@ -84,7 +86,7 @@ describe("HD derivation", () => {
     );
   });
 
-  it(`derives Ed25519 keys as ed25519-hd-key and @noble/curves do, on ${VECTORS} random seeds and paths`, () => {
+  it(`derives Ed25519 keys as ed25519-hd-key and @noble/curves do, on ${VECTORS} random seeds and paths`, ORACLE_RUN, () => {
     for (let n = 0; n < VECTORS; n++) {
       const seed = new Uint8Array(randomBytes(64));
       const path = randomPath(1); // ed25519-hd-key refuses "m" alone (checked with the fixed vector above)
@@ -99,7 +101,7 @@ describe("HD derivation", () => {
     }
   });
 
-  it(`derives P-256 keys as a pure-JS SLIP-0010 implementation does, on ${VECTORS} random seeds and paths`, () => {
+  it(`derives P-256 keys as a pure-JS SLIP-0010 implementation does, on ${VECTORS} random seeds and paths`, ORACLE_RUN, () => {
     for (let n = 0; n < VECTORS; n++) {
       const seed = new Uint8Array(randomBytes(64));
       const path = randomPath();
