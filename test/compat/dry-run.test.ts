@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DryRunAnswer } from "../../src/pipeline/dry-run/answer.js";
 import type { Queryable } from "../../src/store/database.js";
 import { p256Stamp, post } from "../helpers/requests.js";
+import { tablesOutsideTheAuditLog } from "../helpers/row-counts.js";
 import { resultViolations } from "../helpers/result-schemas.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { userWithApiKey } from "../helpers/users.js";
@@ -22,13 +23,10 @@ const DRY_RUN = "/strongroom/v1/query/dry_run_activity";
 
 /** Every row of every table, hashed per table: a dry run must leave all of it as it was. */
 async function snapshot(db: Queryable): Promise<Record<string, string>> {
-  const tables = await db.query<{ tablename: string }>(
-    "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
-  );
-  const union = tables
+  const union = (await tablesOutsideTheAuditLog(db))
     .map(
-      ({ tablename }) =>
-        `SELECT '${tablename}' AS t, count(*)::int || ':' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS h FROM "${tablename}" x`,
+      (table) =>
+        `SELECT '${table}' AS t, count(*)::int || ':' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS h FROM "${table}" x`,
     )
     .join(" UNION ALL ");
   const rows = await db.query<{ t: string; h: string }>(union);
