@@ -75,7 +75,8 @@ const operations: Record<string, () => Promise<unknown>> = {
   create_wallet: () => client.createWallet({ walletName: `wallet ${Math.random()}`, accounts: [ETH] }),
 };
 /** The integrator's own statements (its BEGIN and COMMIT are counted by its lock, one per pass). */
-const INTEGRATOR = /audit_log_state|^SELECT s.size, s.integrator|audit_entries|audit_hashes|audit_checkpoints|FROM audit_pending ORDER BY|DELETE FROM audit_pending/;
+const INTEGRATOR =
+  /audit_log_state|^SELECT s.size, s.integrator|audit_entries|audit_hashes|audit_checkpoints|FROM audit_pending ORDER BY|DELETE FROM audit_pending/;
 const PASS = "SELECT 1 FROM audit_log_state WHERE id FOR UPDATE";
 
 const report: Record<string, { perRequest: number; integratorPerRequest: number; msPerRequest: number; statements: string[] }> = {};

@@ -129,7 +129,9 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     expect(sameName.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(sameName.activity.failure?.message).toContain('a wallet named "filler 7" already exists');
     for (const name of ["99th", "100th"])
-      expect((await inSub.createWallet({ walletName: name, accounts: [ETHEREUM_ACCOUNT] })).activity.status).toBe("ACTIVITY_STATUS_COMPLETED");
+      expect((await inSub.createWallet({ walletName: name, accounts: [ETHEREUM_ACCOUNT] })).activity.status).toBe(
+        "ACTIVITY_STATUS_COMPLETED",
+      );
     const past = await inSub.createWallet({ walletName: "101st", accounts: [] });
     expect(past.activity.status).toBe("ACTIVITY_STATUS_FAILED");
     expect(past.activity.failure?.message).toContain("maximum of 100 wallets");
