@@ -22,6 +22,12 @@ const DRY_RUN = "/strongroom/v1/query/dry_run_activity";
 
 /** Every row of every table, hashed per table: a dry run must leave all of it as it was. */
 async function snapshot(db: Queryable): Promise<Record<string, string>> {
+  // The audit log's integrator gives the events of activities committed just before their entries on its own time:
+  // the snapshot is taken once it has (a dry run records nothing, so the log then stays as it is).
+  for (let waited = 0; (await db.query("SELECT 1 FROM audit_pending LIMIT 1")).length > 0; waited += 20) {
+    if (waited > 20_000) throw new Error("the audit log's integrator left events pending for 20 s");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const tables = await db.query<{ tablename: string }>(
     "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
   );
