@@ -1,7 +1,7 @@
 import { Turnkey } from "@turnkey/sdk-server";
 import { execFileSync, execSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
@@ -81,16 +81,31 @@ export async function startBuiltServerProcess(
   };
 }
 
-/** CPU time (user + system, ms) a process has used so far, from /proc on Linux; undefined elsewhere. */
+/**
+ * CPU time (user + system, ms) a process and its live descendants (`serve --workers N`'s workers) have used so far,
+ * from /proc on Linux; undefined elsewhere.
+ */
 export function cpuMs(pid: number): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
       .replace(/^.*\) /, "")
       .split(" ");
     // utime and stime are fields 14 and 15 of stat(5), here 12 and 13 after the command name was cut off.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    const own = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return own + childrenOf(pid).reduce((sum, child) => sum + (cpuMs(child) ?? 0), 0);
   } catch {
     return undefined;
+  }
+}
+
+/** A process's child processes (/proc/<pid>/task/<tid>/children of each of its threads). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim().split(" ").filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
   }
 }
 

@@ -27,7 +27,7 @@ describe("startBackgroundLoop", () => {
   it("runs again at once while a pass answers true, then sleeps until woken", async () => {
     const run = controlledPass([true, true, false, false]);
     let started = run.started();
-    const loop = startBackgroundLoop(run.pass, NEVER_MS, (e) => {
+    const loop = startBackgroundLoop(run.pass, { pollIntervalMs: NEVER_MS }, (e) => {
       throw e;
     });
     for (let i = 0; i < 3; i++) {
@@ -50,7 +50,7 @@ describe("startBackgroundLoop", () => {
   it("a wake that arrives during a pass is not lost: the next pass follows at once", async () => {
     const run = controlledPass([false, false]);
     let started = run.started();
-    const loop = startBackgroundLoop(run.pass, NEVER_MS, () => {});
+    const loop = startBackgroundLoop(run.pass, { pollIntervalMs: NEVER_MS }, () => {});
     await started;
     started = run.started();
     loop.wake();
@@ -73,7 +73,7 @@ describe("startBackgroundLoop", () => {
         woke();
         throw new Error(`pass ${passes} failed`);
       },
-      NEVER_MS,
+      { pollIntervalMs: NEVER_MS },
       (error) => errors.push(error),
     );
     await first;
@@ -83,5 +83,34 @@ describe("startBackgroundLoop", () => {
     await loop.stop();
     expect(passes).toBe(2);
     expect(errors.map(String)).toEqual(["Error: pass 1 failed"]);
+  });
+
+  it("with gatherMs, a wake during a pass waits out the gathering time from that pass's start; after a quiet spell it does not", async () => {
+    const starts: number[] = [];
+    let next: () => void = () => {};
+    const started = () => new Promise<void>((resolve) => (next = resolve));
+    let first = started();
+    const loop = startBackgroundLoop(
+      async () => {
+        starts.push(performance.now());
+        next();
+        return false;
+      },
+      { pollIntervalMs: NEVER_MS, gatherMs: 300 },
+      () => {},
+    );
+    await first;
+    first = started();
+    loop.wake(); // during the gathering time of the first pass
+    await first;
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(295);
+    await new Promise((resolve) => setTimeout(resolve, 400)); // a quiet spell longer than the gathering time
+    const third = started();
+    const wokenAt = performance.now();
+    loop.wake();
+    await third;
+    expect(starts[2]! - wokenAt).toBeLessThan(150);
+    await loop.stop();
+    expect(starts).toHaveLength(3);
   });
 });

@@ -1,4 +1,4 @@
-import { startBackgroundLoop } from "../background-loop.js";
+import { startBackgroundLoop, type LoopPacing } from "../background-loop.js";
 import type { AuditSettings } from "../config.js";
 import type { AuditKeys } from "../crypto/audit-keys.js";
 import type { Database } from "../store/database.js";
@@ -17,23 +17,30 @@ export interface Integrator {
  * its holder's session is gone. Between passes it sleeps until woken (this process committed events) or the
  * next poll (another process did, or a checkpoint falls due).
  */
-/** The integrator's settings from the audit settings: batches of 1,000, a lease of 10 s (or four polls, if longer). */
-export function integrationSettings(audit: AuditSettings): IntegrationSettings & { pollIntervalMs: number } {
+/** How the integrator paces its passes: woken passes gather the events committed meanwhile (one commit for them all). */
+export type IntegratorPacing = Required<LoopPacing>;
+
+/**
+ * The integrator's settings from the audit settings: batches of 1,000, a lease of 10 s (or four polls, if longer),
+ * and woken passes at most every 50 ms (or every poll, if shorter).
+ */
+export function integrationSettings(audit: AuditSettings): IntegrationSettings & IntegratorPacing {
   return {
     batch: 1000,
     checkpointIntervalMs: audit.checkpointIntervalMs,
     leaseMs: Math.max(10_000, 4 * audit.pollIntervalMs),
     pollIntervalMs: audit.pollIntervalMs,
+    gatherMs: Math.min(50, audit.pollIntervalMs),
   };
 }
 
 export function startIntegrator(
   db: Database,
   keys: AuditKeys,
-  settings: IntegrationSettings & { pollIntervalMs: number },
+  settings: IntegrationSettings & IntegratorPacing,
   onError: (error: unknown) => void,
 ): Integrator {
-  const loop = startBackgroundLoop(async () => (await integrateOnce(db, keys, settings)).more, settings.pollIntervalMs, onError);
+  const loop = startBackgroundLoop(async () => (await integrateOnce(db, keys, settings)).more, settings, onError);
   return {
     wake: loop.wake,
     async stop() {

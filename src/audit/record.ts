@@ -49,8 +49,8 @@ export async function insertAuditEvent(tx: Queryable, event: AuditEvent, options
   );
 }
 
-/** The event's canonical JSON, as it waits for its index. */
-function pendingEvent(event: AuditEvent): string {
+/** The event's canonical JSON, as it waits for its index (a statement writing it into audit_pending itself takes this). */
+export function pendingEvent(event: AuditEvent): string {
   for (const field of ENTRY_FIELDS)
     if (field in event.details) throw new Error(`an audit event's details may not hold ${JSON.stringify(field)}`);
   return canonicalJson({ ...event.details, organizationId: event.organizationId, time: event.time.toISOString(), type: event.type });

@@ -25,7 +25,7 @@ import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/pa
 import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { checkSchema, validateWithDefinition } from "./steps/validate.js";
-import { recordActivityEvent, recordRefusalEvent, type AuditTrail } from "./steps/audit.js";
+import { newActivityEvent, recordRefusalEvent, type AuditTrail } from "./steps/audit.js";
 import { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 
 /** Everything the steps after validation read. */
@@ -239,11 +239,11 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
           : null,
     };
     trail.evaluations = decision.evaluations;
-    queued = await persistNewActivity(tx, stored, first, decision, () =>
+    const auditEvent = newActivityEvent(services, row, principal, decision.evaluations, submission.clientIp); // record (written by persist)
+    queued = await persistNewActivity(tx, stored, first, decision, auditEvent, () =>
       decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
     );
     await recordRequirements(tx, activityId, requirements);
-    await recordActivityEvent(tx, services, row, principal, decision.evaluations, submission.clientIp); // record
     await claim?.release(tx);
     tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
     return row;

@@ -57,21 +57,25 @@ describe("audit verify finds what was done to the database", () => {
     };
   });
   afterEach(async () => {
-    // Put every table back as it was, and check that the log verifies again.
-    await db.query("DELETE FROM audit_entries");
-    await db.query("INSERT INTO audit_entries SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])", columns(saved.entries, 3));
-    await db.query("DELETE FROM audit_checkpoints");
-    await db.query(
-      "INSERT INTO audit_checkpoints SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[])",
-      columns(saved.checkpoints, 3),
-    );
-    await db.query("DELETE FROM audit_hashes");
-    await db.query(
-      "INSERT INTO audit_hashes SELECT l, i, decode(h, 'hex') FROM unnest($1::smallint[], $2::bigint[], $3::text[]) AS n(l, i, h)",
-      columns(saved.hashes, 3),
-    );
-    await db.query("UPDATE audit_log_state SET size = $1", saved.state);
-    await db.query("DELETE FROM audit_pending");
+    // Put every table back as it was, and check that the log verifies again. In one transaction holding the log's
+    // state row, as a pass of the integrator does: a pass in between would sign a checkpoint of a half-restored log.
+    await server.services.db.transaction(async (tx) => {
+      await tx.query("SELECT 1 FROM audit_log_state WHERE id FOR UPDATE");
+      await tx.query("DELETE FROM audit_entries");
+      await tx.query("INSERT INTO audit_entries SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])", columns(saved.entries, 3));
+      await tx.query("DELETE FROM audit_checkpoints");
+      await tx.query(
+        "INSERT INTO audit_checkpoints SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[])",
+        columns(saved.checkpoints, 3),
+      );
+      await tx.query("DELETE FROM audit_hashes");
+      await tx.query(
+        "INSERT INTO audit_hashes SELECT l, i, decode(h, 'hex') FROM unnest($1::smallint[], $2::bigint[], $3::text[]) AS n(l, i, h)",
+        columns(saved.hashes, 3),
+      );
+      await tx.query("UPDATE audit_log_state SET size = $1", saved.state);
+      await tx.query("DELETE FROM audit_pending");
+    });
     expect(await problem()).toBeUndefined();
   });
   afterAll(() => server?.close());

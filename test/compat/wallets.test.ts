@@ -103,6 +103,43 @@ describe("wallets and private keys through @turnkey/sdk-server", () => {
     expect(taken.activity.failure?.message).toContain("already exists");
   });
 
+  it("holds an organization to 100 wallets, and a wallet's name to one wallet, in the same check", async () => {
+    const owner = generateP256KeyPair();
+    const credentials = { apiPublicKey: owner.publicKey, apiPrivateKey: owner.privateKey };
+    const { subOrganizationId } = await server.client().createSubOrganization({
+      subOrganizationName: "wallets at the limit",
+      rootQuorumThreshold: 1,
+      rootUsers: [
+        {
+          userName: "owner",
+          apiKeys: [{ apiKeyName: "owner", publicKey: owner.publicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
+    });
+    const inSub = server.client(credentials, subOrganizationId);
+    // 98 wallets written directly (their secrets are never opened here), two through the API: the limit's last two places.
+    await server.services.db.query(
+      `INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, 'filler ' || i, '\\x00'::bytea, false, now(), now() FROM generate_series(1, 98) AS i`,
+      [subOrganizationId],
+    );
+    const sameName = await inSub.createWallet({ walletName: "filler 7", accounts: [] });
+    expect(sameName.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(sameName.activity.failure?.message).toContain('a wallet named "filler 7" already exists');
+    for (const name of ["99th", "100th"])
+      expect((await inSub.createWallet({ walletName: name, accounts: [ETHEREUM_ACCOUNT] })).activity.status).toBe(
+        "ACTIVITY_STATUS_COMPLETED",
+      );
+    const past = await inSub.createWallet({ walletName: "101st", accounts: [] });
+    expect(past.activity.status).toBe("ACTIVITY_STATUS_FAILED");
+    expect(past.activity.failure?.message).toContain("maximum of 100 wallets");
+    // At the limit, a taken name is still refused for the limit first.
+    const takenAtLimit = await inSub.createWallet({ walletName: "99th", accounts: [] });
+    expect(takenAtLimit.activity.failure?.message).toContain("maximum of 100 wallets");
+  });
+
   it("previews accounts without persisting them, adds them, and refuses a duplicate", async () => {
     const { walletId } = await server.client().createWallet({ walletName: "accounts", accounts: [ETHEREUM_ACCOUNT] });
     const preview = await server.client().createWalletAccounts({ walletId, accounts: [ethereumAccountAt(5)], persist: false });

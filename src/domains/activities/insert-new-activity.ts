@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { pendingEvent, type AuditEvent } from "../../audit/record.js";
 import type { PolicyOutcome } from "../../policy/decision.js";
 import type { Queryable } from "../../store/database.js";
 import { subscribersSql, type Subscriber } from "../webhooks/outbox.js";
@@ -7,14 +8,16 @@ import { VOTE_COLUMNS, voteValues, type StoredVote } from "./votes.js";
 
 /**
  * Writes a new activity in its final state with its first vote and that vote's policy evaluations, in ONE
- * statement, which also reads who subscribes to its ACTIVITY_UPDATES. The activity's fingerprint decides:
- * when another activity holds it, nothing is written and the answer is undefined.
+ * statement, which also reads who subscribes to its ACTIVITY_UPDATES and writes its audit event (when given) for the
+ * integrator (src/audit/). The activity's fingerprint decides: when another activity holds it, nothing is written and
+ * the answer is undefined.
  */
 export async function insertNewActivity(
   tx: Queryable,
   row: ActivityRow,
   vote: StoredVote,
   evaluations: PolicyOutcome[],
+  auditEvent: AuditEvent | undefined,
 ): Promise<Subscriber[] | undefined> {
   const [written] = await tx.query<{ inserted: boolean; subscribers: Subscriber[] | null }>(
     `WITH activity AS (
@@ -27,6 +30,8 @@ export async function insertNewActivity(
      ), evaluation AS (
        INSERT INTO policy_evaluations (id, activity_id, organization_id, vote_id, evaluations, created_at)
        SELECT $22, $1, $2, id, $23::jsonb, $11 FROM vote
+     ), audited AS (
+       INSERT INTO audit_pending (organization_id, event) SELECT $25, $26::text FROM activity WHERE $26::text IS NOT NULL
      )
      SELECT EXISTS (SELECT 1 FROM activity) AS inserted,
             (SELECT json_agg(s) FROM (${subscribersSql("$2", "'ACTIVITY_UPDATES'")}) s) AS subscribers`,
@@ -46,6 +51,8 @@ export async function insertNewActivity(
       randomUUID(),
       JSON.stringify(evaluations),
       row.sealed_secret_params ?? null,
+      auditEvent?.organizationId ?? null,
+      auditEvent ? pendingEvent(auditEvent) : null,
     ],
   );
   return written?.inserted ? (written.subscribers ?? []) : undefined;

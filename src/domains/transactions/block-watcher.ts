@@ -330,7 +330,7 @@ export function startBlockWatcher(services: Services, settings: EvmSettings, onE
       if (queued.some((n) => n > 0)) services.webhooks.wake();
       return false;
     },
-    settings.pollIntervalMs,
+    { pollIntervalMs: settings.pollIntervalMs },
     onError,
   );
   return { stop: loop.stop };

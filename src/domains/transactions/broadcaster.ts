@@ -151,7 +151,7 @@ export function startBroadcaster(services: Services, onError: (error: unknown) =
       if (webhooks.length > 0) services.audit.wake();
       return claimed.length > 0;
     },
-    services.chains.settings.pollIntervalMs,
+    { pollIntervalMs: services.chains.settings.pollIntervalMs },
     onError,
   );
 }

@@ -103,11 +103,16 @@ export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, fie
   }
 }
 
-export async function assertWalletCapacity(tx: Queryable, organizationId: string): Promise<void> {
+/**
+ * Room for a new wallet named `name`: the organization below its wallet limit (locked for the count, see
+ * lockOrganizationForLimits) and the name free — the count and the name read by one statement after the lock.
+ */
+async function assertRoomForWallet(tx: Queryable, organizationId: string, name: string, field: string): Promise<void> {
   await lockOrganizationForLimits(tx, organizationId);
-  const [{ count } = { count: 0 }] = await tx.query<{ count: number }>(
-    "SELECT count(*)::int AS count FROM wallets WHERE organization_id = $1",
-    [organizationId],
+  const [{ count, taken } = { count: 0, taken: null }] = await tx.query<{ count: number; taken: string | null }>(
+    `SELECT count(*)::int AS count, (array_agg(id) FILTER (WHERE name = $2))[1] AS taken
+       FROM wallets WHERE organization_id = $1`,
+    [organizationId, name],
   );
   if (count >= WALLETS_PER_ORGANIZATION) {
     throw resourceExhausted(
@@ -115,14 +120,15 @@ export async function assertWalletCapacity(tx: Queryable, organizationId: string
       "REQUEST_INVALID",
     );
   }
+  if (taken) throw walletNameTaken(organizationId, name, taken, field);
 }
+
+const walletNameTaken = (organizationId: string, name: string, walletId: string, field: string) =>
+  alreadyExists(`${field}: a wallet named ${JSON.stringify(name)} already exists in organization ${organizationId} (wallet ${walletId})`);
 
 export async function assertWalletNameFree(tx: Queryable, organizationId: string, name: string, field: string): Promise<void> {
   const [taken] = await tx.query<{ id: string }>("SELECT id FROM wallets WHERE organization_id = $1 AND name = $2", [organizationId, name]);
-  if (taken)
-    throw alreadyExists(
-      `${field}: a wallet named ${JSON.stringify(name)} already exists in organization ${organizationId} (wallet ${taken.id})`,
-    );
+  if (taken) throw walletNameTaken(organizationId, name, taken.id, field);
 }
 
 export interface NewWallet {
@@ -143,8 +149,7 @@ export async function insertWallet(
   derived: DerivedAccount[],
   fields: { name: string; accounts: string },
 ): Promise<{ walletId: string; addresses: string[] }> {
-  await assertWalletCapacity(tx, wallet.organizationId);
-  await assertWalletNameFree(tx, wallet.organizationId, wallet.name, fields.name);
+  await assertRoomForWallet(tx, wallet.organizationId, wallet.name, fields.name);
   const walletId = randomUUID();
   await tx.query(
     `INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
@@ -165,6 +170,7 @@ export async function insertWallet(
     derived,
     wallet.now,
     fields.accounts,
+    { persist: true, newWallet: true },
   );
   return { walletId, addresses };
 }
@@ -205,7 +211,10 @@ export async function openWalletSeed(services: Services, wallet: WalletRow): Pro
   return walletSeedAsync(parseWalletSecret(secret));
 }
 
-/** Stores accounts derived beforehand (`deriveAccounts`); with `persist` false they are only previewed. */
+/**
+ * Stores accounts derived beforehand (`deriveAccounts`); with `persist` false they are only previewed. A wallet
+ * inserted by the same transaction (`newWallet`) holds no accounts yet, so they are not read.
+ */
 export async function insertWalletAccounts(
   tx: Queryable,
   services: Services,
@@ -214,15 +223,17 @@ export async function insertWalletAccounts(
   derivedAccounts: DerivedAccount[],
   now: Date,
   field: string,
-  persist = true,
+  { persist = true, newWallet = false }: { persist?: boolean; newWallet?: boolean } = {},
 ): Promise<string[]> {
   const addresses = accounts.map((_, index) => derivedAccounts[index]!.address);
   if (!persist) return addresses;
   // What the wallet and the organization hold, read once; then one insert for all the accounts.
-  const held = await tx.query<{ id: string; identity: string }>(
-    "SELECT id, curve || ' ' || path || ' ' || address_format AS identity FROM wallet_accounts WHERE wallet_id = $1",
-    [wallet.id],
-  );
+  const held = newWallet
+    ? []
+    : await tx.query<{ id: string; identity: string }>(
+        "SELECT id, curve || ' ' || path || ' ' || address_format AS identity FROM wallet_accounts WHERE wallet_id = $1",
+        [wallet.id],
+      );
   const existingByIdentity = new Map(held.map((row) => [row.identity, row.id]));
   const names = accounts.flatMap((account) => (account.name === undefined ? [] : [account.name]));
   const takenNames = new Set(

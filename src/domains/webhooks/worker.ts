@@ -199,7 +199,7 @@ export function startDeliveryWorker(
       await Promise.all([...runs.values()].map((run) => deliverRun(services, run)));
       return claimed.length > 0;
     },
-    services.webhooks.pollIntervalMs,
+    { pollIntervalMs: services.webhooks.pollIntervalMs },
     onError,
   );
 }

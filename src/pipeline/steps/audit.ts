@@ -44,16 +44,19 @@ function failureOf(services: Services, failure: ErrorBody): JsonValue {
   return { code: typeof code === "string" ? code : String(failure.code), messageHmac: services.audit.hmac(failure.message) };
 }
 
-/** A new activity, in its transaction: its status (completed, failed, or waiting for consensus or authenticators). */
-export async function recordActivityEvent(
-  tx: Queryable,
+/**
+ * A new activity's event: its status (completed, failed, or waiting for consensus or authenticators). None when
+ * recording is off. The statement writing the activity writes it too, in the same transaction.
+ */
+export function newActivityEvent(
   services: Services,
   row: ActivityRow,
   principal: Principal,
   evaluations: PolicyOutcome[],
   clientIp: string | undefined,
-): Promise<void> {
-  await recordAuditEvent(tx, services.audit, {
+): AuditEvent | undefined {
+  if (!services.audit.recording) return undefined;
+  return {
     organizationId: row.organization_id,
     time: row.created_at,
     type: "activity",
@@ -67,7 +70,7 @@ export async function recordActivityEvent(
       ...(row.failure ? { failure: failureOf(services, row.failure) } : {}),
       clientIp,
     },
-  });
+  };
 }
 
 /** A vote on an activity waiting for consensus, in its transaction, with the activity's status after it. */

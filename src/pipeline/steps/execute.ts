@@ -62,7 +62,8 @@ export function proofContext(fingerprint: string, decision: Decision, votes: Sto
 /**
  * Step "execute": an allowed activity's handler, inside the activity's transaction (database only), under a
  * savepoint, exactly once: its result, or its failure with the handler's writes rolled back (and its
- * keep-on-failure writes made). The caller persists the outcome.
+ * keep-on-failure writes made). The caller persists the outcome. The savepoint is set when the handler issues its
+ * first statement: a handler that only computes (a signature with the key validation read) needs none.
  */
 export async function runHandler(
   tx: Queryable,
@@ -78,11 +79,11 @@ export async function runHandler(
   const failureWrites: Array<(tx: Queryable) => Promise<void>> = [];
   const lockKey = await definition.lockKey?.(activity.params, tx);
   if (lockKey !== undefined) await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [lockKey]);
-  await tx.exec("SAVEPOINT handler");
+  const underSavepoint = savepointOnFirstStatement(tx, "handler");
   try {
     if (activity.prepared instanceof PreparationFailed) throw activity.prepared.error;
     const context = {
-      tx,
+      tx: underSavepoint.tx,
       organization: activity.organization,
       activityId: activity.id,
       requesterUserId: activity.requesterUserId,
@@ -98,7 +99,7 @@ export async function runHandler(
     const result = { [definition.resultKey]: await definition.execute(context, activity.params, activity.prepared) };
     const appProofs = proofs
       ? await appProofsFor(
-          tx,
+          underSavepoint.tx,
           services,
           { organization: activity.organization, type: definition.type, params: activity.params, result },
           proofs,
@@ -117,8 +118,32 @@ export async function runHandler(
       onError(error);
       failure = internalError(`${definition.type} failed unexpectedly; the server log has the details (activity ${activity.id})`);
     }
-    await tx.exec("ROLLBACK TO SAVEPOINT handler");
+    await underSavepoint.rollBack();
     for (const write of failureWrites) await write(tx);
     return { status: "ACTIVITY_STATUS_FAILED", failure };
   }
+}
+
+/**
+ * `tx` as a handler sees it: the savepoint `name` is set just before the first statement (in the same socket write
+ * as that statement on PostgreSQL, see src/store/postgres.ts); `rollBack` undoes what came after it, if anything did.
+ */
+function savepointOnFirstStatement(tx: Queryable, name: string): { tx: Queryable; rollBack(): Promise<void> } {
+  let set: Promise<void> | undefined;
+  const savepoint = () => (set ??= tx.exec(`SAVEPOINT ${name}`));
+  return {
+    tx: {
+      query: async (sql, params) => {
+        await savepoint();
+        return tx.query(sql, params);
+      },
+      exec: async (sql) => {
+        await savepoint();
+        return tx.exec(sql);
+      },
+    },
+    async rollBack() {
+      if (set) await tx.exec(`ROLLBACK TO SAVEPOINT ${name}`);
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import type { AuditEvent } from "../../audit/record.js";
 import { insertNewActivity } from "../../domains/activities/insert-new-activity.js";
 import type { ActivityRow } from "../../records/activity.js";
 import { recordEvaluations, setCompleted, setStatus, touchActivity, type StoredVote } from "../../domains/activities/votes.js";
@@ -26,18 +27,19 @@ export function newActivityRow(
 }
 
 /**
- * Step "persist" for a new activity: the activity, its first vote and that vote's evaluations in ONE statement
- * (the idempotency check is that insert: an activity with the same fingerprint wins, and this one rolls back),
- * then its ACTIVITY_UPDATES outbox rows. A denial rolls everything back (403). Answers how many deliveries it queued.
+ * Step "persist" (and "record") for a new activity: the activity, its first vote, that vote's evaluations and its
+ * audit event in ONE statement (the idempotency check is that insert: an activity with the same fingerprint wins,
+ * and this one rolls back), then its ACTIVITY_UPDATES outbox rows. A denial rolls everything back (403). Answers how many deliveries it queued.
  */
 export async function persistNewActivity(
   tx: Queryable,
   row: ActivityRow,
   first: StoredVote,
   decision: Decision,
+  auditEvent: AuditEvent | undefined,
   deniedMessage: () => string,
 ): Promise<number> {
-  const subscribers = await insertNewActivity(tx, row, first, decision.evaluations);
+  const subscribers = await insertNewActivity(tx, row, first, decision.evaluations, auditEvent);
   if (!subscribers) throw new AlreadySubmitted();
   if (decision.outcome === "deny")
     throw policyDenied(

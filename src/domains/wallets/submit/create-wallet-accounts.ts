@@ -56,7 +56,7 @@ export const createWalletAccounts = defineActivity({
       derived,
       now,
       "accounts",
-      persist ?? true,
+      { persist: persist ?? true },
     );
     if (persist ?? true) await tx.query("UPDATE wallets SET updated_at = $2 WHERE id = $1", [wallet.id, now]);
     return { addresses };
