@@ -3,17 +3,21 @@
  * checkout's sources. Three situations, each in a process of its own:
  *   cold  — no template cached on disk: the first start creates and migrates a store (and caches the template),
  *           the later ones load the template from the process's memory;
- *   disk  — a new process with the template cached on disk: the first start reads the file, the later ones memory.
+ *   disk  — a new process with the template cached on disk: the first start reads the file, the later ones memory;
+ *   built — the compiled kit (dist/testing, what `strongroom/testing` resolves to; run `npm run build` first), with no
+ *           template cached: the first start reads the one the build shipped (dist/store/pglite-template/).
  * Time is from the call to `startStrongroom()` resolving; `close()` is timed apart. The module load (the server's
  * code, several seconds) is before the first start and is reported on its own line.
  *
- *   npx tsx bench/kit-startup.ts            (BENCH_RUNS=8 starts per process by default)
+ *   npx tsx bench/kit-startup.ts            (BENCH_RUNS=8 starts per process by default; BENCH_KIT_DIST=<dist/> for another build)
  */
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
+/** The build the "built" process measures: this checkout's dist/, or BENCH_KIT_DIST (another build's dist/, to compare). */
+const BUILT = resolve(process.env.BENCH_KIT_DIST ?? join(import.meta.dirname, "..", "dist"));
 
 interface ChildResult {
   importMs: number;
@@ -21,9 +25,11 @@ interface ChildResult {
   closeMs: number[];
 }
 
-async function child(): Promise<void> {
+async function child(built: boolean): Promise<void> {
   const loading = performance.now();
-  const { startStrongroom } = await import("../src/testing/index.js");
+  const { startStrongroom } = (await import(
+    built ? join(BUILT, "testing", "index.js") : "../src/testing/index.js"
+  )) as typeof import("../src/testing/index.js");
   const importMs = performance.now() - loading;
   const startMs: number[] = [];
   const closeMs: number[] = [];
@@ -38,8 +44,8 @@ async function child(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ importMs, startMs, closeMs } satisfies ChildResult)}\n`);
 }
 
-function runChild(): ChildResult {
-  const result = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, "--child"], {
+function runChild(built = false): ChildResult {
+  const result = spawnSync(process.execPath, [...process.execArgv, import.meta.filename, built ? "--child-built" : "--child"], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -58,11 +64,14 @@ async function main(): Promise<void> {
   rmSync(join(defaultTemplateCacheDir(), templateCacheKey()), { force: true });
   const cold = runChild();
   const disk = runChild();
+  rmSync(join(defaultTemplateCacheDir(), templateCacheKey()), { force: true });
+  const built = runChild(true);
   console.log(`| process | module load, ms | first start, ms | later starts, ms | close, ms |   (later: median (min–max) of ${RUNS - 1})`);
   console.log("|---|---|---|---|---|");
   for (const [name, result] of [
     ["cold (no template on disk)", cold],
     ["new process, template on disk", disk],
+    ["built kit (dist/, as strongroom/testing), template shipped by the build, none cached", built],
   ] as const) {
     console.log(
       `| ${name} | ${result.importMs.toFixed(0)} | ${result.startMs[0]!.toFixed(0)} | ${summary(result.startMs.slice(1))} | ${summary(result.closeMs)} |`,
@@ -70,4 +79,4 @@ async function main(): Promise<void> {
   }
 }
 
-await (process.argv.includes("--child") ? child() : main());
+await (process.argv.includes("--child") ? child(false) : process.argv.includes("--child-built") ? child(true) : main());
