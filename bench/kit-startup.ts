@@ -14,6 +14,7 @@
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { loadAverageSampler } from "./support.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
 /** The build the "built" process measures: this checkout's dist/, or BENCH_KIT_DIST (another build's dist/, to compare). */
@@ -22,6 +23,8 @@ const BUILT = resolve(process.env.BENCH_KIT_DIST ?? join(import.meta.dirname, ".
 interface ChildResult {
   importMs: number;
   startMs: number[];
+  /** The process's CPU time (all threads) during each start: steadier than wall time on a shared machine. */
+  startCpuMs: number[];
   closeMs: number[];
 }
 
@@ -32,16 +35,20 @@ async function child(built: boolean): Promise<void> {
   )) as typeof import("../src/testing/index.js");
   const importMs = performance.now() - loading;
   const startMs: number[] = [];
+  const startCpuMs: number[] = [];
   const closeMs: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const strongroom = await startStrongroom();
     startMs.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    startCpuMs.push((used.user + used.system) / 1000);
     const closing = performance.now();
     await strongroom.close();
     closeMs.push(performance.now() - closing);
   }
-  process.stdout.write(`${JSON.stringify({ importMs, startMs, closeMs } satisfies ChildResult)}\n`);
+  process.stdout.write(`${JSON.stringify({ importMs, startMs, startCpuMs, closeMs } satisfies ChildResult)}\n`);
 }
 
 function runChild(built = false): ChildResult {
@@ -62,19 +69,24 @@ const summary = (values: number[]) =>
 async function main(): Promise<void> {
   const { defaultTemplateCacheDir, templateCacheKey } = await import("../src/store/pglite-template.js");
   rmSync(join(defaultTemplateCacheDir(), templateCacheKey()), { force: true });
+  const load = loadAverageSampler();
   const cold = runChild();
   const disk = runChild();
   rmSync(join(defaultTemplateCacheDir(), templateCacheKey()), { force: true });
   const built = runChild(true);
-  console.log(`| process | module load, ms | first start, ms | later starts, ms | close, ms |   (later: median (min–max) of ${RUNS - 1})`);
-  console.log("|---|---|---|---|---|");
+  console.log(
+    `| process | module load, ms | first start, ms (CPU ms) | later starts, ms | later starts, CPU ms | close, ms |   (later: median (min–max) of ${RUNS - 1})`,
+  );
+  console.log("|---|---|---|---|---|---|");
+  const { whileMeasuring } = load.finish();
+  console.log(`load average (1 min) while measuring: mean ${whileMeasuring.mean}, max ${whileMeasuring.max}`);
   for (const [name, result] of [
     ["cold (no template on disk)", cold],
     ["new process, template on disk", disk],
     ["built kit (dist/, as strongroom/testing), template shipped by the build, none cached", built],
   ] as const) {
     console.log(
-      `| ${name} | ${result.importMs.toFixed(0)} | ${result.startMs[0]!.toFixed(0)} | ${summary(result.startMs.slice(1))} | ${summary(result.closeMs)} |`,
+      `| ${name} | ${result.importMs.toFixed(0)} | ${result.startMs[0]!.toFixed(0)} (${result.startCpuMs[0]!.toFixed(0)}) | ${summary(result.startMs.slice(1))} | ${summary(result.startCpuMs.slice(1))} | ${summary(result.closeMs)} |`,
     );
   }
 }
