@@ -27,6 +27,7 @@ const fresh =
   existsSync(stamp) &&
   existsSync(join(root, "dist", "browser-frames", "import.js")) &&
   existsSync(join(root, "dist", "console", "index.html")) &&
+  existsSync(join(root, "dist", "store", "pglite-template")) &&
   statSync(stamp).mtimeMs >=
     Math.max(newestSource(sources), newestSource(join(root, "console")), statSync(join(root, "tsconfig.build.json")).mtimeMs);
 if (fresh && !process.argv.includes("--force")) process.exit(0);
@@ -46,13 +47,14 @@ try {
 // repository's .npmrc sets foreground-scripts) instead of a silent spinner.
 const say = (text) => process.stderr.write(`strongroom: ${text}\n`);
 const started = Date.now();
-say("building dist/ (once after a clone or a change; about a minute): 1/3 compiling src/ with TypeScript…");
+say("building dist/ (once after a clone or a change; about a minute): 1/4 compiling src/ with TypeScript…");
 const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 if (run.status !== 0) process.exit(run.status ?? 1);
-// The browser parts: the export and import frames (esbuild) and the console (Vite).
+// The browser parts: the export and import frames (esbuild) and the console (Vite); then the embedded store's template.
 const parts = [
-  ["build-frames.mjs", "2/3 bundling the export and import pages (esbuild)…"],
-  ["build-console.mjs", "3/3 building the web console (Vite)…"],
+  ["build-frames.mjs", "2/4 bundling the export and import pages (esbuild)…"],
+  ["build-console.mjs", "3/4 building the web console (Vite)…"],
+  ["build-pglite-template.mjs", "4/4 preparing the embedded store's migrated template (PGlite)…"],
 ];
 for (const [script, what] of parts) {
   say(what);

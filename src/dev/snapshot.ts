@@ -3,6 +3,7 @@ import type { Database } from "../store/database.js";
 const SNAPSHOT_SCHEMA = "strongroom_dev_snapshot";
 
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 async function dataTables(db: Database): Promise<{ schema: string; tables: string[] }> {
   const [current] = await db.query<{ schema: string }>("SELECT current_schema() AS schema");
@@ -15,28 +16,45 @@ async function dataTables(db: Database): Promise<{ schema: string; tables: strin
   return { schema, tables: rows.map((r) => r.table_name) };
 }
 
+/** The tables of `schema` that hold at least one row, in one statement. */
+async function filledTables(db: Database, schema: string, tables: string[]): Promise<string[]> {
+  if (tables.length === 0) return [];
+  const probes = tables.map((t) => `SELECT ${literal(t)} AS table_name WHERE EXISTS (SELECT 1 FROM ${quoted(schema)}.${quoted(t)})`);
+  return (await db.query<{ table_name: string }>(probes.join(" UNION ALL "))).map((r) => r.table_name);
+}
+
 /**
- * Copies every table of the store (its rows, not the schema's version) into a schema of its own, so that
- * `restoreSnapshot` can bring the store back to this moment: the dev server's seeded state.
+ * Copies every table of the store that holds rows (its rows, not the schema's version) into a schema of its own, so
+ * that `restoreSnapshot` can bring the store back to this moment: the dev server's seeded state. Most tables are
+ * empty then, and copying one costs a table's creation: those are only emptied again on restore.
  */
 export async function takeSnapshot(db: Database): Promise<void> {
   const { schema, tables } = await dataTables(db);
+  const filled = await filledTables(db, schema, tables);
   await db.transaction(async (tx) => {
     await tx.exec(`DROP SCHEMA IF EXISTS ${SNAPSHOT_SCHEMA} CASCADE; CREATE SCHEMA ${SNAPSHOT_SCHEMA}`);
-    for (const table of tables) {
+    for (const table of filled) {
       await tx.exec(`CREATE TABLE ${SNAPSHOT_SCHEMA}.${quoted(table)} AS TABLE ${quoted(schema)}.${quoted(table)}`);
     }
   });
 }
 
-/** Every table back to its rows at `takeSnapshot`, in one transaction (foreign keys checked by the copy's origin). */
+/** Every table back to its rows at `takeSnapshot` (none, for those without a copy), in one transaction (foreign keys checked by the copy's origin). */
 export async function restoreSnapshot(db: Database): Promise<void> {
   const { schema, tables } = await dataTables(db);
+  const copied = new Set(
+    (
+      await db.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
+        [SNAPSHOT_SCHEMA],
+      )
+    ).map((r) => r.table_name),
+  );
   const names = tables.map((t) => `${quoted(schema)}.${quoted(t)}`);
   await db.transaction(async (tx) => {
     await tx.exec("SET LOCAL session_replication_role = replica");
     await tx.exec(`TRUNCATE ${names.join(", ")}`);
-    for (const table of tables) {
+    for (const table of tables.filter((t) => copied.has(t))) {
       await tx.exec(`INSERT INTO ${quoted(schema)}.${quoted(table)} OVERRIDING SYSTEM VALUE TABLE ${SNAPSHOT_SCHEMA}.${quoted(table)}`);
     }
   });

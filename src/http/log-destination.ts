@@ -1,6 +1,9 @@
+import { createRequire } from "node:module";
 import { isatty } from "node:tty";
 import pino, { type DestinationStream } from "pino";
-import pretty from "pino-pretty";
+
+/** pino-pretty (a quarter of a second of module loading) is loaded only when a log is to be pretty. */
+const prettyStream = (): typeof import("pino-pretty") => createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
 
 /** What a stalled reader of the log may leave buffered; past it, lines are dropped rather than held. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
@@ -72,7 +75,7 @@ export function parseLogFormat(value: string | undefined): LogFormat {
 export function logDestination(stream: DestinationStream | NodeJS.WritableStream, format: LogFormat = "auto"): DestinationStream {
   const terminal = isTerminal(stream);
   if (format === "json" || (format === "auto" && !terminal)) return stream;
-  return pretty({
+  return prettyStream()({
     destination: stream,
     colorize: terminal,
     translateTime: "SYS:HH:MM:ss",

@@ -1,7 +1,6 @@
 import type { Database } from "./database.js";
 import { migrate, type Migration } from "./migrations.js";
 import { openPglite } from "./pglite.js";
-import { openPostgres } from "./postgres.js";
 import { describePostgres } from "./postgres-wait.js";
 
 export interface StoreOptions {
@@ -32,8 +31,11 @@ export interface StoreReport {
 
 /** Opens PostgreSQL when a URL is given, the embedded PGlite store otherwise, and migrates it. */
 export async function openStoreReporting(options: StoreOptions): Promise<{ db: Database; report: StoreReport }> {
+  // PostgreSQL's client (pg, half a second of module loading) is loaded only for PostgreSQL.
   const postgres = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, {
+    ? await (
+        await import("./postgres.js")
+      ).openPostgres(options.databaseUrl, {
         schema: options.databaseSchema,
         ...(options.databaseWaitMs !== undefined ? { waitMs: options.databaseWaitMs } : {}),
         ...(options.onWait ? { onWait: options.onWait } : {}),

@@ -3,17 +3,22 @@ import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } 
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { latestMigration, migrations } from "./migrations.js";
 
 /**
- * A migrated, empty embedded store as a data-directory tarball, so that an in-memory store starts by loading it
- * instead of running `initdb` and every migration (seconds each time). Built once per process; kept between
- * processes in the OS temporary directory, under a name that changes with the PGlite version and with every
- * migration's version, name and SQL, so a changed migration never loads an old schema. It holds the schema only:
- * the server's keys and everything else are written after the store opens (src/open-services.ts).
+ * A migrated, empty embedded store as a data-directory tarball, so that a new store (in memory, or the first start
+ * of a data directory) starts by loading it instead of running `initdb` and every migration (seconds each time).
+ * `npm run build` ships one beside this module (scripts/build-pglite-template.mjs); otherwise it is built once per
+ * process and kept between processes in the OS temporary directory. Either is found under a name that changes with
+ * the PGlite version and with every migration's version, name and SQL, so a changed migration never loads an old
+ * schema. It holds the schema only: the server's keys and everything else are written after the store opens
+ * (src/open-services.ts).
  */
 const TAR_MAGIC_OFFSET = 257;
+/** Changes when the way a template is built changes (2: checkpointed before the dump), so older cache files are not used. */
+const TEMPLATE_FORMAT = 2;
 
 function pgliteVersion(): string {
   const require = createRequire(import.meta.url);
@@ -33,12 +38,15 @@ function pgliteVersion(): string {
 
 /** The file name of the template this code and this PGlite would build. */
 export function templateCacheKey(): string {
-  const hash = createHash("sha256");
+  const hash = createHash("sha256").update(`format ${TEMPLATE_FORMAT}\0`);
   for (const migration of migrations) hash.update(`${migration.version}\0${migration.name}\0${migration.sql}\0`);
   return `pglite-${pgliteVersion()}-schema-${latestMigration()}-${hash.digest("hex").slice(0, 16)}.tar.gz`;
 }
 
 export const defaultTemplateCacheDir = (): string => join(tmpdir(), "strongroom-pglite-templates");
+
+/** Where the build puts the template: dist/store/pglite-template/, part of the installed code. */
+export const shippedTemplateDir = (): string => join(dirname(fileURLToPath(import.meta.url)), "pglite-template");
 
 /**
  * The cache directory is trusted only if this user owns it and no one else can write to it: in a shared temporary
@@ -65,28 +73,41 @@ function readCachedTemplate(path: string): Blob | undefined {
   }
 }
 
-/** Written to a file of its own, then renamed: a reader sees the whole template or none. A cache that cannot be written is skipped. */
-async function writeCachedTemplate(path: string, template: Blob): Promise<void> {
+/** Written to a file of its own, then renamed: a reader sees the whole template or none. */
+export async function writeTemplateFile(path: string, template: Blob, options: { level?: number; mode?: number } = {}): Promise<void> {
   const partial = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.partial`;
   try {
-    writeFileSync(partial, gzipSync(new Uint8Array(await template.arrayBuffer()), { level: 1 }), { mode: 0o600 });
+    writeFileSync(partial, gzipSync(new Uint8Array(await template.arrayBuffer()), { level: options.level ?? 1 }), {
+      mode: options.mode ?? 0o600,
+    });
     renameSync(partial, path);
-  } catch {
+  } catch (error) {
     rmSync(partial, { force: true });
+    throw error;
   }
 }
+
+/** A cache that cannot be written is skipped. */
+const writeCachedTemplate = (path: string, template: Blob) => writeTemplateFile(path, template).catch(() => undefined);
 
 const inProcess = new Map<string, Promise<Blob>>();
 
 /**
- * The migrated template (an uncompressed tar of the data directory, as `loadDataDir` takes it): from this process's memory, else the cache
- * directory, else `build` (which must create a fresh store, migrate it and dump it), then cached in both.
+ * The migrated template (an uncompressed tar of the data directory, as `loadDataDir` takes it): from this process's memory, else the one
+ * the build shipped, else the cache directory, else `build` (which must create a fresh store, migrate it and dump it), then cached in both.
  */
-export function migratedTemplate(build: () => Promise<Blob>, cacheDir = defaultTemplateCacheDir()): Promise<Blob> {
-  const path = join(cacheDir, templateCacheKey());
+export function migratedTemplate(
+  build: () => Promise<Blob>,
+  cacheDir = defaultTemplateCacheDir(),
+  shippedDir = shippedTemplateDir(),
+): Promise<Blob> {
+  const key = templateCacheKey();
+  const path = join(cacheDir, key);
   let template = inProcess.get(path);
   if (!template) {
     template = (async () => {
+      const shipped = readCachedTemplate(join(shippedDir, key));
+      if (shipped) return shipped;
       const useCache = trustedCacheDir(cacheDir);
       const cached = useCache ? readCachedTemplate(path) : undefined;
       if (cached) return cached;

@@ -1,7 +1,7 @@
 import { PGlite, types, type PGliteOptions } from "@electric-sql/pglite";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import pg from "pg";
 import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { migrate } from "./migrations.js";
@@ -9,6 +9,7 @@ import { archiveOf } from "./pglite-backup.js";
 import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
 import { migratedTemplate } from "./pglite-template.js";
 import { PROCESS_SESSION_NAME } from "./process-session.js";
+import { unpackDataDir } from "./unpack-data-dir.js";
 
 /** Statement texts are fixed in the code; the cap only guards against one built from input. */
 const MAX_NAMED_STATEMENTS = 2000;
@@ -35,12 +36,17 @@ function jsonParameter(value: unknown): string {
   return JSON.stringify(value);
 }
 
+let pgTimestamptz: ((text: string) => unknown) | undefined;
+/** `pg`'s timestamptz parser, loaded with `pg` on the first timestamptz read: the embedded store needs nothing else of `pg`. */
+const parseTimestamptz = (text: string) =>
+  (pgTimestamptz ??= (createRequire(import.meta.url)("pg") as typeof import("pg")).types.getTypeParser(types.TIMESTAMPTZ, "text"))(text);
+
 /** The codecs that differ from PGlite's own, so that both stores give a query the same values (see test/store/contract.test.ts). */
 const codecs: Pick<PGliteOptions, "parsers" | "serializers"> = {
   // int8 as its exact decimal text, as `pg` gives it (PGlite's own: a number, or a BigInt past 2^53).
   // timestamptz by `pg`'s own parser: PGlite's, `new Date(text)`, gives an Invalid Date for an offset with seconds
   // (a session time zone's local mean time before about 1900, such as "+05:41:16" in Asia/Kathmandu).
-  parsers: { [types.INT8]: (text: string) => text, [types.TIMESTAMPTZ]: pg.types.getTypeParser(types.TIMESTAMPTZ, "text") },
+  parsers: { [types.INT8]: (text: string) => text, [types.TIMESTAMPTZ]: parseTimestamptz },
   serializers: { [types.JSON]: jsonParameter, [types.JSONB]: jsonParameter },
 };
 
@@ -72,16 +78,23 @@ function startOptions(sharedBuffers: string): Pick<PGliteOptions, "startParams">
 
 type Settings = Pick<PGliteOptions, "parsers" | "serializers" | "startParams">;
 
-/** A fresh in-memory store, migrated and dumped: the template later in-memory stores load (pglite-template.ts). */
+/**
+ * A fresh in-memory store, migrated and dumped: the template new stores load (pglite-template.ts). The checkpoint
+ * first leaves the dump's WAL with nothing to replay: a store that loads it starts without redoing the migrations.
+ */
 async function buildTemplate(settings: Settings): Promise<Blob> {
   const fresh = await PGlite.create(settings);
   try {
     await migrate(wrap(fresh, () => {}));
+    await fresh.exec("CHECKPOINT");
     return await fresh.dumpDataDir("none");
   } finally {
     await fresh.close();
   }
 }
+
+/** A template built afresh, never taken from a cache: what `npm run build` ships (scripts/build-pglite-template.mjs). */
+export const buildMigratedTemplate = (): Promise<Blob> => buildTemplate({ ...codecs, ...startOptions(DEFAULT_PGLITE_SHARED_BUFFERS) });
 
 export async function openPglite(dataDir: string, options: { sharedBuffers?: string } = {}): Promise<Database> {
   let releaseLock = () => {};
@@ -94,7 +107,14 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = acquireDataDirLock(dataDir);
     try {
-      db = await PGlite.create(join(dataDir, "pgdata"), settings);
+      const pgdata = join(dataDir, "pgdata");
+      // A new data directory starts as a copy of the migrated template, written to disk durably before PGlite opens it,
+      // instead of PGlite's in-process initdb and every migration. A directory that has a pgdata/ opens as it always did.
+      if (!existsSync(pgdata)) {
+        const template = await migratedTemplate(() => buildTemplate(settings));
+        await unpackDataDir(new Uint8Array(await template.arrayBuffer()), pgdata);
+      }
+      db = await PGlite.create(pgdata, settings);
     } catch (error) {
       releaseLock();
       throw error;

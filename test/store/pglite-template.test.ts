@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -42,6 +42,27 @@ describe("in-memory stores from the migrated template", () => {
       if (n > 0) filled.push(name);
     }
     expect(filled.sort()).toEqual(["audit_log_state", "schema_migrations"]);
+  });
+
+  it("starts a new data directory as a copy of the template (no initdb of its own), migrated, in files only this user can read", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "strongroom-template-dir-"));
+    try {
+      const inMemory = await openStore({ dataDir: "memory://" });
+      opened.push(inMemory);
+      const onDisk = await openStore({ dataDir });
+      opened.push(onDisk);
+      // initdb gives every cluster a system identifier of its own; a copy keeps the template's.
+      const identifier = async (db: Database) =>
+        (await db.query<{ id: string }>("SELECT system_identifier::text AS id FROM pg_control_system()"))[0]!.id;
+      expect(await identifier(onDisk)).toBe(await identifier(inMemory));
+      expect(await appliedVersions(onDisk)).toEqual(migrations.map((m) => m.version));
+      expect(statSync(join(dataDir, "pgdata", "PG_VERSION")).mode & 0o077).toBe(0);
+      expect(statSync(join(dataDir, "pgdata", "base")).mode & 0o077).toBe(0);
+      expect(existsSync(join(dataDir, "pgdata.unpacking"))).toBe(false);
+    } finally {
+      await opened.pop()!.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("keeps the template between processes in the cache directory, under the PGlite version and the migrations' hash", () => {
