@@ -11,12 +11,6 @@ export interface Integrator {
   stop(): Promise<void>;
 }
 
-/**
- * The audit log's integrator: every process runs one, and the one holding the lease (src/audit/integrate.ts)
- * integrates for the whole cluster; the others look again each poll and take over when the lease runs out or
- * its holder's session is gone. Between passes it sleeps until woken (this process committed events) or the
- * next poll (another process did, or a checkpoint falls due).
- */
 /** How the integrator paces its passes: woken passes gather the events committed meanwhile (one commit for them all). */
 export type IntegratorPacing = Required<LoopPacing>;
 
@@ -34,6 +28,12 @@ export function integrationSettings(audit: AuditSettings): IntegrationSettings &
   };
 }
 
+/**
+ * The audit log's integrator: every process runs one, and the one holding the lease (src/audit/integrate.ts)
+ * integrates for the whole cluster; the others look again each poll and take over when the lease runs out or
+ * its holder's session is gone. Between passes it sleeps until woken (this process committed events) or the
+ * next poll (another process did, or a checkpoint falls due).
+ */
 export function startIntegrator(
   db: Database,
   keys: AuditKeys,
