@@ -2,6 +2,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { randomBytes, createHash, createHmac } from "node:crypto";
 import type { Queryable } from "../store/database.js";
 import type { KeyEncryptionKey } from "./key-encryption.js";
+import { loadOrCreateServerSecret } from "./server-keys.js";
 import { encodeVerifierKey, signNote } from "./signed-note.js";
 
 /**
@@ -25,28 +26,12 @@ export interface AuditKeys {
 const SIGNING = "audit-signing";
 const HMAC = "audit-hmac";
 
-async function loadOrCreateSecret(db: Queryable, kek: KeyEncryptionKey, name: string, generate: () => Uint8Array): Promise<Uint8Array> {
-  const context = `server-key:${name}`;
-  const read = async () => (await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [name]))[0];
-  let row = await read();
-  if (!row) {
-    // Several processes may start at once: the first insert wins and everyone reads it back.
-    await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
-      name,
-      kek.seal(generate(), context),
-    ]);
-    row = await read();
-  }
-  if (!row) throw new Error(`the audit key ${name} could not be stored`);
-  return kek.open(row.sealed, context);
-}
-
 export const auditOrigin = (publicKey: Uint8Array): string =>
   `strongroom.audit/${createHash("sha256").update(publicKey).digest("hex").slice(0, 16)}`;
 
 export async function loadOrCreateAuditKeys(db: Queryable, kek: KeyEncryptionKey): Promise<AuditKeys> {
-  const secret = await loadOrCreateSecret(db, kek, SIGNING, () => ed25519.utils.randomSecretKey());
-  const hmacKey = await loadOrCreateSecret(db, kek, HMAC, () => new Uint8Array(randomBytes(32)));
+  const secret = await loadOrCreateServerSecret(db, kek, SIGNING, () => ed25519.utils.randomSecretKey());
+  const hmacKey = await loadOrCreateServerSecret(db, kek, HMAC, () => new Uint8Array(randomBytes(32)));
   const publicKey = ed25519.getPublicKey(secret);
   const origin = auditOrigin(publicKey);
   return {

@@ -21,7 +21,16 @@ export interface ServerKey {
   readonly secret: Uint8Array;
 }
 
-export async function loadOrCreateServerKey(db: Queryable, kek: KeyEncryptionKey, name: string): Promise<ServerKey> {
+/**
+ * A secret the server keeps in server_secrets, sealed under the key-encryption key with context `server-key:<name>`
+ * (so `strongroom rekey` re-seals it with the rest), made by `generate` the first time it is asked for.
+ */
+export async function loadOrCreateServerSecret(
+  db: Queryable,
+  kek: KeyEncryptionKey,
+  name: string,
+  generate: () => Uint8Array,
+): Promise<Uint8Array> {
   const context = `server-key:${name}`;
   const read = async () => (await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [name]))[0];
   let row = await read();
@@ -29,12 +38,16 @@ export async function loadOrCreateServerKey(db: Queryable, kek: KeyEncryptionKey
     // Several processes may start at once: the first insert wins and everyone reads it back.
     await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
       name,
-      kek.seal(p256.utils.randomSecretKey(), context),
+      kek.seal(generate(), context),
     ]);
     row = await read();
   }
-  if (!row) throw new Error(`server key ${name} could not be stored`);
-  return serverKeyFromSecret(kek.open(row.sealed, context));
+  if (!row) throw new Error(`the server key ${name} could not be stored`);
+  return kek.open(row.sealed, context);
+}
+
+export async function loadOrCreateServerKey(db: Queryable, kek: KeyEncryptionKey, name: string): Promise<ServerKey> {
+  return serverKeyFromSecret(await loadOrCreateServerSecret(db, kek, name, () => p256.utils.randomSecretKey()));
 }
 
 const HALF_ORDER = p256.Point.Fn.ORDER >> 1n;

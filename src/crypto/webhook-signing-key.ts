@@ -3,6 +3,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import type { KeyEncryptionKey } from "./key-encryption.js";
 import type { Queryable } from "../store/database.js";
+import { loadOrCreateServerSecret } from "./server-keys.js";
 
 /** The Ed25519 key webhook deliveries are signed with; its public half is served as a JWKS. */
 export interface WebhookSigningKey {
@@ -15,19 +16,7 @@ export interface WebhookSigningKey {
 const NAME = "webhook-signing";
 
 export async function loadOrCreateWebhookKey(db: Queryable, kek: KeyEncryptionKey): Promise<WebhookSigningKey> {
-  const context = `server-key:${NAME}`;
-  const read = async () => (await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = $1", [NAME]))[0];
-  let row = await read();
-  if (!row) {
-    // Several processes may start at once: the first insert wins and everyone reads it back.
-    await db.query("INSERT INTO server_secrets (name, sealed, created_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO NOTHING", [
-      NAME,
-      kek.seal(ed25519.utils.randomSecretKey(), context),
-    ]);
-    row = await read();
-  }
-  if (!row) throw new Error("the webhook signing key could not be stored");
-  const secret = kek.open(row.sealed, context);
+  const secret = await loadOrCreateServerSecret(db, kek, NAME, () => ed25519.utils.randomSecretKey());
   const publicKey = ed25519.getPublicKey(secret);
   const keyId = `strongroom-${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
   return {
