@@ -45,6 +45,11 @@ export interface AuditSettings {
   recording: boolean;
   /** STRONGROOM_AUDIT_QUERIES=1: queries are recorded too (off by default). */
   queries: boolean;
+  /**
+   * STRONGROOM_AUDIT_REFUSALS_PER_MINUTE: refusals recorded in full per organization, requester and minute in each
+   * process (default 10); the rest are counted into one entry (src/audit/refusal-budget.ts).
+   */
+  refusalsPerMinute: number;
   /** STRONGROOM_AUDIT_CHECKPOINT_SECONDS: a checkpoint is signed once the log grew and the latest is this old (default 10; 0: every pass). */
   checkpointIntervalMs: number;
   /** STRONGROOM_AUDIT_POLL_MS: how often the integrator looks for events committed by other processes (default 500). */
@@ -384,9 +389,13 @@ function auditSettings(env: NodeJS.ProcessEnv, positive: (name: string, fallback
   const checkpointSeconds = Number(env.STRONGROOM_AUDIT_CHECKPOINT_SECONDS ?? 10);
   if (!Number.isFinite(checkpointSeconds) || checkpointSeconds < 0)
     throw new Error("STRONGROOM_AUDIT_CHECKPOINT_SECONDS must be a number of seconds, 0 or more");
+  const refusalsPerMinute = Number(env.STRONGROOM_AUDIT_REFUSALS_PER_MINUTE ?? 10);
+  if (!Number.isInteger(refusalsPerMinute) || refusalsPerMinute < 0)
+    throw new Error("STRONGROOM_AUDIT_REFUSALS_PER_MINUTE must be a whole number, 0 or more");
   return {
     recording: recording === "on",
     queries: queries === "1" || queries === "true",
+    refusalsPerMinute,
     checkpointIntervalMs: Math.round(checkpointSeconds * 1000),
     pollIntervalMs: positive("STRONGROOM_AUDIT_POLL_MS", 500),
   };

@@ -8,6 +8,7 @@ import { openStoreReporting } from "./store/open.js";
 import { createMetrics } from "./metrics.js";
 import { loadOrCreateWebhookKey } from "./crypto/webhook-signing-key.js";
 import { loadOrCreateAuditKeys } from "./crypto/audit-keys.js";
+import { RefusalBudget } from "./audit/refusal-budget.js";
 
 /**
  * Opens the store and loads (or creates) the key-encryption key and the server's own keys. Stamps are checked
@@ -51,6 +52,7 @@ export async function openServices(
         settings: config.audit,
         recording: config.audit.recording,
         recordQueries: config.audit.queries,
+        refusals: new RefusalBudget(config.audit.refusalsPerMinute),
         hmac: auditKeys.hmac,
         wake: () => undefined,
       },

@@ -3,6 +3,8 @@ import type { AuditSettings } from "../config.js";
 import type { AuditKeys } from "../crypto/audit-keys.js";
 import type { Database } from "../store/database.js";
 import { integrateOnce, type IntegrationSettings } from "./integrate.js";
+import { recordRefusalSummaries } from "./record-refusal-summaries.js";
+import type { RefusalBudget } from "./refusal-budget.js";
 
 export interface Integrator {
   /** Events were committed: a pass now rather than at the next poll. */
@@ -32,19 +34,26 @@ export function integrationSettings(audit: AuditSettings): IntegrationSettings &
  * The audit log's integrator: every process runs one, and the one holding the lease (src/audit/integrate.ts)
  * integrates for the whole cluster; the others look again each poll and take over when the lease runs out or
  * its holder's session is gone. Between passes it sleeps until woken (this process committed events) or the
- * next poll (another process did, or a checkpoint falls due).
+ * next poll (another process did, or a checkpoint falls due). Each pass first writes the summaries of this
+ * process's refusal budget whose minute is over; the last, as it stops, writes them all.
  */
 export function startIntegrator(
   db: Database,
   keys: AuditKeys,
   settings: IntegrationSettings & IntegratorPacing,
+  refusals: { budget: RefusalBudget; clock: () => Date },
   onError: (error: unknown) => void,
 ): Integrator {
-  const loop = startBackgroundLoop(async () => (await integrateOnce(db, keys, settings)).more, settings, onError);
+  const pass = async () => {
+    await recordRefusalSummaries(db, refusals.budget, refusals.clock());
+    return (await integrateOnce(db, keys, settings)).more;
+  };
+  const loop = startBackgroundLoop(pass, settings, onError);
   return {
     wake: loop.wake,
     async stop() {
       await loop.stop();
+      await recordRefusalSummaries(db, refusals.budget, refusals.clock(), true).catch(onError);
       await integrateOnce(db, keys, { ...settings, checkpointIntervalMs: 0 }).catch(onError);
     },
   };

@@ -1,4 +1,5 @@
 import type { Queryable } from "../store/database.js";
+import type { RefusalBudget } from "./refusal-budget.js";
 import { canonicalJson, type JsonValue } from "./canonical-json.js";
 
 /** What writes events into the log: whether recording is on (STRONGROOM_AUDIT), and the HMAC for free text. */
@@ -10,6 +11,8 @@ export interface AuditRecorder {
   hmac(value: string): string;
   /** Tells the integrator that events were committed (no-op where none runs in this process). */
   wake(): void;
+  /** How many refusals are recorded in full, per organization, requester and minute (src/audit/refusal-budget.ts). */
+  readonly refusals: RefusalBudget;
 }
 
 /** Names the log's entries use for their own fields; an event may not carry them. */
@@ -38,15 +41,20 @@ export async function recordAuditEvent(tx: Queryable, audit: Pick<AuditRecorder,
 
 /**
  * Writes `event` whether recording is on or not (the log's own notes); with `ifOrganizationExists`, only when
- * the organization it belongs to exists.
+ * the organization it belongs to exists. Answers whether it was written.
  */
-export async function insertAuditEvent(tx: Queryable, event: AuditEvent, options: { ifOrganizationExists?: boolean } = {}): Promise<void> {
-  await tx.query(
+export async function insertAuditEvent(
+  tx: Queryable,
+  event: AuditEvent,
+  options: { ifOrganizationExists?: boolean } = {},
+): Promise<boolean> {
+  const written = await tx.query(
     options.ifOrganizationExists
-      ? "INSERT INTO audit_pending (organization_id, event) SELECT id, $2 FROM organizations WHERE id = $1"
-      : "INSERT INTO audit_pending (organization_id, event) VALUES ($1, $2)",
+      ? "INSERT INTO audit_pending (organization_id, event) SELECT id, $2 FROM organizations WHERE id = $1 RETURNING 1"
+      : "INSERT INTO audit_pending (organization_id, event) VALUES ($1, $2) RETURNING 1",
     [event.organizationId, pendingEvent(event)],
   );
+  return written.length > 0;
 }
 
 /** The event's canonical JSON, as it waits for its index (a statement writing it into audit_pending itself takes this). */

@@ -54,6 +54,16 @@ const VARIABLES: [group: string, names: string[]][] = [
     ],
   ],
   [
+    "audit log",
+    [
+      "STRONGROOM_AUDIT",
+      "STRONGROOM_AUDIT_QUERIES",
+      "STRONGROOM_AUDIT_CHECKPOINT_SECONDS",
+      "STRONGROOM_AUDIT_POLL_MS",
+      "STRONGROOM_AUDIT_REFUSALS_PER_MINUTE",
+    ],
+  ],
+  [
     "budgets",
     [
       "OTP_WRONG_GUESSES_PER_CONTACT",

@@ -123,6 +123,7 @@ export async function startServer(
     services.db,
     services.audit.keys,
     integrationSettings(services.audit.settings),
+    { budget: services.audit.refusals, clock: services.clock },
     workerFailed("audit log integrator"),
   );
   services.audit.wake = integrator.wake;

@@ -104,7 +104,8 @@ export async function recordVoteEvent(
 /**
  * A refused submission or query (bad input, a refused stamp, failed authentication, a policy denial, a vote not
  * taken), in a transaction of its own. Recorded only when the organization it names exists: a request naming
- * none is anyone's to send, and recording it would let anyone fill the log.
+ * none is anyone's to send, and recording it would let anyone fill the log. Past the refusal budget of its
+ * organization and requester (src/audit/refusal-budget.ts), only counted: the integrator writes the count.
  */
 export async function recordRefusalEvent(
   services: Services,
@@ -112,26 +113,32 @@ export async function recordRefusalEvent(
   trail: AuditTrail,
   error: unknown,
 ): Promise<void> {
-  if (!services.audit.recording || !trail.organizationId || isConnectionFailure(error)) return;
+  const organizationId = trail.organizationId;
+  if (!services.audit.recording || !organizationId || isConnectionFailure(error)) return;
   const apiError = error instanceof ApiError ? error : undefined;
+  const httpStatus = apiError?.httpStatus ?? 500;
+  const requester = trail.principal ? { key: trail.principal.credential.id, entry: actorOf(trail.principal) } : undefined;
+  const now = services.clock();
+  if (!services.audit.refusals.admit(organizationId, requester, { kind: request.kind, operation: request.operation, httpStatus }, now))
+    return;
   const event: AuditEvent = {
-    organizationId: trail.organizationId,
-    time: services.clock(),
+    organizationId,
+    time: now,
     type: `${request.kind}.refused`,
     details: {
       operation: request.operation,
       activityType: request.type,
       fingerprint: trail.fingerprint,
-      httpStatus: apiError?.httpStatus ?? 500,
+      httpStatus,
       failure: apiError ? failureOf(services, apiError.toBody()) : { code: "INTERNAL" },
-      ...(trail.principal ? { requester: actorOf(trail.principal) } : {}),
+      requester: requester?.entry,
       ...(trail.evaluations ? { evaluations: evaluationsOf(trail.evaluations) } : {}),
       clientIp: request.clientIp,
     },
   };
   try {
-    await insertAuditEvent(services.db, event, { ifOrganizationExists: true });
-    services.audit.wake();
+    if (await insertAuditEvent(services.db, event, { ifOrganizationExists: true })) services.audit.wake();
+    else services.audit.refusals.forget(organizationId, requester?.key);
   } catch (failure) {
     request.onError(failure);
   }
