@@ -1,5 +1,5 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,21 +49,28 @@ describe("the command line on a terminal and in a project", () => {
   const hasScript = existsSync("/usr/bin/script");
   it.skipIf(!hasScript)(
     "logs readable lines on a terminal, JSON lines when piped or with LOG_FORMAT=json",
-    () => {
-      const serve = (dataDir: string, env: NodeJS.ProcessEnv) => {
-        // script(1) gives the server a terminal; `timeout` ends it once it has started.
-        const command = `timeout -s INT 25 ${process.execPath} --import tsx src/cli/main.ts serve --data-dir ${dataDir} --port 0 --auth-proxy-port off`;
-        return spawnSync("script", ["-qec", command, "/dev/null"], {
+    async () => {
+      /** `serve` on a terminal (script(1) gives it one) until it says it started; then SIGINT to its process group. */
+      const serve = async (dataDir: string, env: NodeJS.ProcessEnv) => {
+        // `timeout` ends the server if it never says so.
+        const command = `timeout -s INT 120 ${process.execPath} --import tsx src/cli/main.ts serve --data-dir ${dataDir} --port 0 --auth-proxy-port off`;
+        const child = spawn("script", ["-qec", command, "/dev/null"], {
           cwd: repoRoot,
           env: { ...embeddedCliEnv(), LOG_LEVEL: "info", ...env },
-          encoding: "utf8",
-          timeout: 120_000,
-        }).stdout.replace(/\x1b\[[0-9;]*m/g, ""); // eslint-disable-line no-control-regex
+          detached: true,
+        });
+        let output = "";
+        child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        while (!/started/.test(output) && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+        if (child.exitCode === null) process.kill(-child.pid!, "SIGINT");
+        await exited;
+        return output.replace(/\x1b\[[0-9;]*m/g, ""); // eslint-disable-line no-control-regex
       };
-      const pretty = serve(join(work, "tty"), {});
+      const pretty = await serve(join(work, "tty"), {});
       expect(pretty).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: Strongroom .* started: .*console: http:\/\/localhost:\d+\/console\//m);
       expect(pretty).not.toContain('{"level":30');
-      const json = serve(join(work, "tty-json"), { LOG_FORMAT: "json" });
+      const json = await serve(join(work, "tty-json"), { LOG_FORMAT: "json" });
       expect(json).toMatch(/^\{"level":30,.*"msg":"Strongroom .* started/m);
       // Piped (no terminal), as in every other test: JSON lines.
       const piped = runCli(["serve", "--data-dir", join(work, "bad"), "--port", "0"], { ...embeddedCliEnv(), LOG_FORMAT: "fancy" });
