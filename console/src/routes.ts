@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 export const PAGES = [
   { path: "approvals", title: "Approvals" },
   { path: "activities", title: "Activity log" },
+  { path: "audit", title: "Audit log" },
   { path: "policies", title: "Policies" },
   { path: "users", title: "Users" },
   { path: "credentials", title: "API keys & passkeys" },

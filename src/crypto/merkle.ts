@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256 as sha256Of } from "@noble/hashes/sha2.js";
 
 /**
  * RFC 6962 (RFC 9162 §2.1) Merkle tree hashing: a leaf is SHA-256(0x00 ‖ entry), an inner node SHA-256(0x01 ‖
@@ -15,10 +15,11 @@ export interface NodeId {
   index: number;
 }
 
+// @noble/hashes rather than node:crypto: the console verifies proofs in the browser with this module.
 const sha256 = (...parts: Uint8Array[]): Hash => {
-  const hash = createHash("sha256");
+  const hash = sha256Of.create();
   for (const part of parts) hash.update(part);
-  return new Uint8Array(hash.digest());
+  return hash.digest();
 };
 
 const LEAF = new Uint8Array([0]);

@@ -1,5 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { createHash } from "node:crypto";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { base64 } from "@scure/base";
 
 /**
  * C2SP signed notes (c2sp.org/signed-note) with Ed25519 signatures, and the transparency-log checkpoints
@@ -25,18 +26,19 @@ export function isValidKeyName(name: string): boolean {
 }
 
 export function noteKeyId(name: string, publicKey: Uint8Array): number {
-  const digest = createHash("sha256")
-    .update(name, "utf8")
+  const digest = sha256
+    .create()
+    .update(new TextEncoder().encode(name))
     .update(new Uint8Array([0x0a, ED25519_TYPE]))
     .update(publicKey)
     .digest();
-  return digest.readUInt32BE(0);
+  return new DataView(digest.buffer, digest.byteOffset).getUint32(0);
 }
 
 export function encodeVerifierKey(name: string, publicKey: Uint8Array): string {
   if (!isValidKeyName(name)) throw new Error(`${JSON.stringify(name)} is not a valid note key name`);
   const id = noteKeyId(name, publicKey).toString(16).padStart(8, "0");
-  return `${name}+${id}+${Buffer.from([ED25519_TYPE, ...publicKey]).toString("base64")}`;
+  return `${name}+${id}+${base64.encode(new Uint8Array([ED25519_TYPE, ...publicKey]))}`;
 }
 
 /** Parses `<name>+<hex key ID>+<base64(0x01 ‖ key)>`; throws naming what is wrong. */
@@ -48,8 +50,8 @@ export function parseVerifierKey(text: string): NoteVerifierKey {
   const keyText = parts.slice(2).join("+");
   if (!isValidKeyName(name)) throw new Error(`verifier key: ${JSON.stringify(name)} is not a valid key name`);
   if (!/^[0-9a-f]{8}$/.test(idHex)) throw new Error("verifier key: the key ID must be 8 lowercase hex digits");
-  const key = Buffer.from(keyText, "base64");
-  if (key.toString("base64") !== keyText || key.length !== 33 || key[0] !== ED25519_TYPE)
+  const key = decodeBase64(keyText);
+  if (!key || key.length !== 33 || key[0] !== ED25519_TYPE)
     throw new Error("verifier key: the key must be base64 of 0x01 and a 32-byte Ed25519 public key");
   const publicKey = new Uint8Array(key.subarray(1));
   const keyId = Number.parseInt(idHex, 16);
@@ -62,12 +64,23 @@ export function signNote(text: string, name: string, secretKey: Uint8Array): str
   if (!text.endsWith("\n")) throw new Error("a note's text ends with a newline");
   const publicKey = ed25519.getPublicKey(secretKey);
   const signature = ed25519.sign(new TextEncoder().encode(text), secretKey);
-  const id = Buffer.alloc(4);
-  id.writeUInt32BE(noteKeyId(name, publicKey));
-  return `${text}\n${EM_DASH} ${name} ${Buffer.concat([id, signature]).toString("base64")}\n`;
+  const signed = new Uint8Array(4 + signature.length);
+  new DataView(signed.buffer).setUint32(0, noteKeyId(name, publicKey));
+  signed.set(signature, 4);
+  return `${text}\n${EM_DASH} ${name} ${base64.encode(signed)}\n`;
 }
 
 export class NoteError extends Error {}
+
+/** The bytes of canonical, padded base64 (one encoding per value: what re-encodes to the same text), else undefined. */
+export function decodeBase64(text: string): Uint8Array | undefined {
+  try {
+    const bytes = base64.decode(text);
+    return base64.encode(bytes) === text ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The text of `note` once a signature by `key` on it verifies. Signatures of other keys are ignored (as the
@@ -85,10 +98,11 @@ export function openNote(note: string, key: NoteVerifierKey): string {
   for (const line of lines) {
     const match = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/u.exec(line);
     if (!match) throw new NoteError(`malformed signature line ${JSON.stringify(line)}`);
-    const bytes = Buffer.from(match[2]!, "base64");
+    const bytes = decodeBase64(match[2]!);
+    if (!bytes) throw new NoteError(`malformed signature line ${JSON.stringify(line)}`);
     if (bytes.length < 5) throw new NoteError("a signature is too short");
-    if (match[1] !== key.name || bytes.readUInt32BE(0) !== key.keyId) continue;
-    if (!ed25519.verify(new Uint8Array(bytes.subarray(4)), new TextEncoder().encode(text), key.publicKey))
+    if (match[1] !== key.name || new DataView(bytes.buffer, bytes.byteOffset).getUint32(0) !== key.keyId) continue;
+    if (!ed25519.verify(bytes.subarray(4), new TextEncoder().encode(text), key.publicKey))
       throw new NoteError(`the signature by ${key.name} does not verify`);
     verified = true;
   }
@@ -104,7 +118,7 @@ export interface Checkpoint {
 
 /** The note text of a checkpoint: origin, tree size and root hash, one a line. */
 export function checkpointText(checkpoint: Checkpoint): string {
-  return `${checkpoint.origin}\n${checkpoint.size}\n${Buffer.from(checkpoint.root).toString("base64")}\n`;
+  return `${checkpoint.origin}\n${checkpoint.size}\n${base64.encode(checkpoint.root)}\n`;
 }
 
 /** Parses a checkpoint's note text (extension lines are allowed and ignored). */
@@ -115,9 +129,9 @@ export function parseCheckpointText(text: string): Checkpoint {
   if (!origin) throw new NoteError("the checkpoint's origin is empty");
   if (!/^(0|[1-9][0-9]*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText)))
     throw new NoteError(`the checkpoint's size ${JSON.stringify(sizeText)} is not a decimal number`);
-  const root = Buffer.from(rootText, "base64");
-  if (root.length !== 32 || root.toString("base64") !== rootText) throw new NoteError("the checkpoint's root is not base64 of 32 bytes");
-  return { origin, size: Number(sizeText), root: new Uint8Array(root) };
+  const root = decodeBase64(rootText);
+  if (root?.length !== 32) throw new NoteError("the checkpoint's root is not base64 of 32 bytes");
+  return { origin, size: Number(sizeText), root };
 }
 
 /** A checkpoint note, verified by `key`, whose origin must be the key's name. */

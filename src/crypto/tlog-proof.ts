@@ -1,5 +1,6 @@
 import { leafHash, verifyInclusion, type Hash } from "./merkle.js";
-import { NoteError, openCheckpoint, type Checkpoint, type NoteVerifierKey } from "./signed-note.js";
+import { base64 } from "@scure/base";
+import { decodeBase64, NoteError, openCheckpoint, type Checkpoint, type NoteVerifierKey } from "./signed-note.js";
 
 /**
  * C2SP tlog-proof (c2sp.org/tlog-proof@v1): an offline-verifiable proof that an entry is in a log — the header
@@ -9,7 +10,7 @@ import { NoteError, openCheckpoint, type Checkpoint, type NoteVerifierKey } from
 const HEADER = "c2sp.org/tlog-proof@v1";
 
 export function formatTlogProof(index: number, proof: Hash[], checkpointNote: string): string {
-  const hashes = proof.map((hash) => `${Buffer.from(hash).toString("base64")}\n`).join("");
+  const hashes = proof.map((hash) => `${base64.encode(hash)}\n`).join("");
   return `${HEADER}\nindex ${index}\n${hashes}\n${checkpointNote}`;
 }
 
@@ -29,9 +30,9 @@ export function parseTlogProof(text: string): TlogProof {
   const index = /^index (0|[1-9][0-9]*)$/.exec(lines[at] ?? "");
   if (!index) throw new NoteError("a tlog-proof names its index: index <n>");
   const proof = lines.slice(at + 1).map((line) => {
-    const hash = Buffer.from(line, "base64");
-    if (hash.length !== 32 || hash.toString("base64") !== line) throw new NoteError(`${JSON.stringify(line)} is not a base64 SHA-256 hash`);
-    return new Uint8Array(hash);
+    const hash = decodeBase64(line);
+    if (hash?.length !== 32) throw new NoteError(`${JSON.stringify(line)} is not a base64 SHA-256 hash`);
+    return hash;
   });
   return { index: Number(index[1]), proof, checkpointNote: text.slice(blank + 2) };
 }

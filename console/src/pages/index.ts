@@ -2,6 +2,7 @@ import type { ComponentType } from "react";
 import type { PagePath } from "../routes.js";
 import { Activities } from "./Activities.js";
 import { Approvals } from "./Approvals.js";
+import { Audit } from "./Audit.js";
 import { Credentials } from "./Credentials.js";
 import { Settings } from "./Settings.js";
 import { Users } from "./Users.js";
@@ -14,6 +15,7 @@ import { Webhooks } from "./Webhooks.js";
 export const pageComponents: Record<PagePath, ComponentType<{ id?: string }>> = {
   approvals: Approvals,
   activities: Activities,
+  audit: Audit,
   users: Users,
   credentials: Credentials,
   settings: Settings,
