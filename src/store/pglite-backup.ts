@@ -9,7 +9,7 @@ import { withRelativeNames } from "./tar-relative-names.js";
 /** PGlite's data directory as a gzipped tar whose member names are relative (`PG_VERSION`, `base/1/112`). */
 export async function archiveOf(db: PGlite): Promise<Uint8Array> {
   const tar = new Uint8Array(await (await db.dumpDataDir("none")).arrayBuffer());
-  return new Uint8Array(await promisify(gzip)(withRelativeNames(tar)));
+  return new Uint8Array(await promisify(gzip)(await withRelativeNames(tar)));
 }
 
 /**

@@ -1,21 +1,12 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { dirname, join, normalize, sep } from "node:path";
-
-const BLOCK = 512;
-const DIRECTORY = 0x35; // '5'
-const REGULAR_FILES = new Set([0x30, 0x00]); // '0', and NUL in pre-POSIX archives
-
-const text = (header: Uint8Array, at: number, length: number) =>
-  Buffer.from(header.subarray(at, at + length))
-    .toString("latin1")
-    .replace(/\0.*$/s, "");
+import { Readable } from "node:stream";
+import { extract } from "tar-stream";
 
 /** A member's name made relative to the directory it unpacks into; a name that would leave it is refused. */
-function relativeName(header: Uint8Array): string {
-  const prefix = text(header, 345, 155);
-  const name = text(header, 0, 100);
-  const full = normalize((prefix ? `${prefix}/${name}` : name).replace(/^\/+/, ""));
+function relativeName(name: string): string {
+  const full = normalize(name.replace(/^\/+/, ""));
   if (full === ".." || full.startsWith(`..${sep}`)) throw new Error(`the data-directory archive names a path outside it: ${full}`);
   return full === "." ? "" : full.replace(/\/+$/, "");
 }
@@ -65,32 +56,25 @@ export async function unpackDataDir(archive: Uint8Array, target: string): Promis
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     for (let d = directory; d.length > staging.length && !directories.has(d); d = dirname(d)) directories.add(d);
   };
-  for (let at = 0; at + BLOCK <= archive.length;) {
-    const header = archive.subarray(at, at + BLOCK);
-    if (header.every((byte) => byte === 0)) break;
-    const size = parseInt(text(header, 124, 12).trim() || "0", 8);
-    const type = header[156]!;
-    const name = relativeName(header);
+  for await (const entry of Readable.from([archive]).pipe(extract())) {
+    const name = relativeName(entry.header.name);
     const path = join(staging, name);
-    at += BLOCK;
-    if (type === DIRECTORY) {
+    if (entry.header.type === "directory") {
       made(path);
-    } else if (REGULAR_FILES.has(type)) {
+    } else if (entry.header.type === "file") {
       made(dirname(path));
       files.push(path);
       const fd = openSync(path, "wx", 0o600);
       try {
-        let written = 0;
-        while (written < size) written += writeSync(fd, archive, at + written, size - written);
+        for await (const chunk of entry as AsyncIterable<Buffer>) writeSync(fd, chunk);
       } finally {
         closeSync(fd);
       }
+      continue;
     } else {
-      throw new Error(
-        `the data-directory archive holds ${name}, of tar type ${String.fromCharCode(type)}: only files and directories are expected`,
-      );
+      throw new Error(`the data-directory archive holds ${name}, a ${entry.header.type}: only files and directories are expected`);
     }
-    at += Math.ceil(size / BLOCK) * BLOCK;
+    entry.resume();
   }
   // Written first and flushed together: one fsync after another, as each file is written, takes seconds.
   await fsyncAll(files);
