@@ -8,6 +8,11 @@
  *   BENCH_CLI_A=…  (default: this checkout's dist/)   BENCH_ROUNDS=6   BENCH_REQUESTS=300   BENCH_CONNECTIONS=1
  *   BENCH_SCENARIOS=whoami,rename,sign,wallet   DATABASE_URL=postgres://… (PostgreSQL instead of PGlite)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   (given to both servers)
+ *
+ * One build under two settings instead: BENCH_ENV_B adds environment variables to B's server (B is then A's build
+ * unless BENCH_CLI_B names another), e.g. what the audit log costs an activity:
+ *
+ *   npm run build && BENCH_ENV_B=STRONGROOM_AUDIT=off npx tsx bench/paired.ts
  */
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { randomBytes } from "node:crypto";
@@ -16,8 +21,18 @@ import { join } from "node:path";
 import { cpuMs, ETH, percentile, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
 const CLI_A = process.env.BENCH_CLI_A ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
-const CLI_B = process.env.BENCH_CLI_B;
-if (!CLI_B) throw new Error("BENCH_CLI_B must name the other build's dist/cli/main.js");
+const ENV_B = Object.fromEntries(
+  (process.env.BENCH_ENV_B ?? "")
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((setting) => {
+      const at = setting.indexOf("=");
+      if (at < 1) throw new Error(`BENCH_ENV_B holds NAME=value settings, not ${JSON.stringify(setting)}`);
+      return [setting.slice(0, at), setting.slice(at + 1)];
+    }),
+);
+const CLI_B = process.env.BENCH_CLI_B ?? (Object.keys(ENV_B).length > 0 ? CLI_A : undefined);
+if (!CLI_B) throw new Error("BENCH_CLI_B must name the other build's dist/cli/main.js (or BENCH_ENV_B the settings B runs with)");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
@@ -56,9 +71,9 @@ function post(build: Build, signed: Signed): Promise<{ status: number; body: str
   });
 }
 
-async function prepareBuild(name: Build["name"], cli: string): Promise<Build> {
+async function prepareBuild(name: Build["name"], cli: string, env: Record<string, string> = {}): Promise<Build> {
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
-  const server = await startBuiltServerProcess({}, { cli, nodeArgs });
+  const server = await startBuiltServerProcess(env, { cli, nodeArgs });
   const { organizationId } = server.root;
   const client = server.client();
   const { userIds } = await client.createUsers({
@@ -131,7 +146,7 @@ async function measure(build: Build, scenario: string, count: number): Promise<{
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const builds = [await prepareBuild("A", CLI_A), await prepareBuild("B", CLI_B)];
+const builds = [await prepareBuild("A", CLI_A), await prepareBuild("B", CLI_B, ENV_B)];
 const samples: Record<string, Record<"A" | "B", Array<{ cpuMsPerRequest: number; p50Ms: number }>>> = {};
 try {
   // Warm-up: every statement prepared, every module loaded, the JIT settled.
@@ -172,4 +187,4 @@ const report = Object.fromEntries(
     ];
   }),
 );
-process.stdout.write(`${JSON.stringify({ A: CLI_A, B: CLI_B, connections: CONNECTIONS, report }, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify({ A: CLI_A, B: CLI_B, envB: ENV_B, connections: CONNECTIONS, report }, null, 2)}\n`);
