@@ -1,55 +1,38 @@
-import { createPublicClient, encodeFunctionData, http, parseEther, serializeTransaction, type Hex } from "viem";
+import { encodeFunctionData, parseEther, serializeTransaction, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { TurnkeyClient } from "@turnkey/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anvilBinary, startAnvil, type Anvil } from "../helpers/anvil.js";
+import { anvilBinary, type Anvil } from "../helpers/anvil.js";
 import { deployToken, ERC20_ABI, TOKEN_REVERT_REASON } from "../helpers/evm-token.js";
 import { refusal } from "../helpers/refusal.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import type { TestServer } from "../helpers/server.js";
 import { createUserWithApiKey } from "../helpers/users.js";
 import { controlIntent, createControl, httpClient } from "../helpers/velocity-controls.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
-import { loggedInCoreClient, until } from "./helpers.js";
+import { BASE_SEPOLIA, ETHEREUM_ACCOUNT, loggedInCoreClient, startChainWorld, TOKEN, until, type ChainWorld } from "./helpers.js";
 
-const CAIP2 = "eip155:84532";
-const ACCOUNT = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const CAIP2 = BASE_SEPOLIA;
+const ACCOUNT = ETHEREUM_ACCOUNT;
 const RECIPIENT = "0x1111111111111111111111111111111111111111" as const;
-const TOKEN = "0x2222222222222222222222222222222222222222" as const;
 
 describe.skipIf(!anvilBinary.path)("sending EVM transactions to a real node (anvil, chain 84532)", () => {
+  let world: ChainWorld;
   let anvil: Anvil;
   let server: TestServer;
   let from: Hex;
-  let chain: ReturnType<typeof createPublicClient>;
+  let chain: ChainWorld["chain"];
   const root = () => server.client();
-  const status = (sendTransactionStatusId: string) => root().getSendTransactionStatus({ sendTransactionStatusId });
-  const included = (id: string) =>
-    until(
-      () => status(id),
-      (s) => s.txStatus === "INCLUDED" || s.txStatus === "FAILED",
-    );
+  const included = (id: string) => world.finalStatus(id);
 
   beforeAll(async () => {
-    anvil = await startAnvil({ chainId: 84532 });
-    chain = createPublicClient({ transport: http(anvil.url) });
-    server = await startTestServer({
-      env: {
-        CHAIN_RPC_URLS: `${CAIP2}=${anvil.url}`,
-        CHAIN_ASSETS: JSON.stringify({ [CAIP2]: [{ address: TOKEN, symbol: "TKN", name: "Test token", decimals: 2 }] }),
-        CHAIN_BROADCAST_POLL_MS: "50",
-        STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1",
-        STRONGROOM_WEBHOOK_POLL_MS: "20",
-      },
-    });
+    world = await startChainWorld();
+    ({ anvil, server, chain } = world);
     const { addresses } = await root().createWallet({ walletName: "sender", accounts: [{ ...ACCOUNT, path: "m/44'/60'/0'/0/0" }] });
     from = addresses[0] as Hex;
     await anvil.rpc("anvil_setBalance", [from, `0x${parseEther("100").toString(16)}`]);
   }, 120_000);
-  afterAll(async () => {
-    await server?.close();
-    await anvil?.stop();
-  });
+  afterAll(() => world?.stop());
 
   it("sends ETH through @turnkey/core's ethSendTransaction and pollTransactionStatus; the receipt is the node's", async () => {
     const core = loggedInCoreClient(

@@ -1,10 +1,10 @@
-import { createPublicClient, encodeFunctionData, http, parseEther, type Hex } from "viem";
+import { encodeFunctionData, parseEther, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anvilBinary, startAnvil, type Anvil } from "../helpers/anvil.js";
+import { anvilBinary, type Anvil } from "../helpers/anvil.js";
 import { deployToken, ERC20_ABI } from "../helpers/evm-token.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import type { TestServer } from "../helpers/server.js";
 import { startWebhookReceiver } from "../helpers/webhook-receiver.js";
-import { until } from "./helpers.js";
+import { BASE_SEPOLIA, ETHEREUM_ACCOUNT, startChainWorld, TOKEN, until, type ChainWorld } from "./helpers.js";
 
 /**
  * The flows of two examples in the hosted service's SDK repository, run against Strongroom and a real node:
@@ -13,47 +13,30 @@ import { until } from "./helpers.js";
  * ERC-20 unsponsored, and receive what happened at a local HTTP receiver). Written for this project, through the
  * unchanged @turnkey/sdk-server.
  */
-const CAIP2 = "eip155:84532";
-const TOKEN = "0x2222222222222222222222222222222222222222" as const;
-const ACCOUNT = { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", addressFormat: "ADDRESS_FORMAT_ETHEREUM" } as const;
+const CAIP2 = BASE_SEPOLIA;
+const ACCOUNT = ETHEREUM_ACCOUNT;
 const transferCall = (to: string, amount: bigint) =>
   encodeFunctionData({ abi: ERC20_ABI, functionName: "transfer", args: [to as Hex, amount] });
 
 describe.skipIf(!anvilBinary.path)("the hosted service's sweeper and tx-webhooks examples, on Strongroom and anvil", () => {
+  let world: ChainWorld;
   let anvil: Anvil;
   let server: TestServer;
-  let chain: ReturnType<typeof createPublicClient>;
+  let chain: ChainWorld["chain"];
   const client = () => server.client();
-  const final = (sendTransactionStatusId: string) =>
-    until(
-      () => client().getSendTransactionStatus({ sendTransactionStatusId }),
-      (s) => s.txStatus === "INCLUDED" || s.txStatus === "FAILED",
-    );
+  const final = (sendTransactionStatusId: string) => world.finalStatus(sendTransactionStatusId);
   const tokenBalance = (owner: string) =>
     chain.readContract({ address: TOKEN, abi: ERC20_ABI, functionName: "balanceOf", args: [owner as Hex] });
 
   beforeAll(async () => {
-    anvil = await startAnvil({ chainId: 84532 });
-    chain = createPublicClient({ transport: http(anvil.url) });
-    server = await startTestServer({
-      env: {
-        CHAIN_RPC_URLS: `${CAIP2}=${anvil.url}`,
-        CHAIN_ASSETS: JSON.stringify({ [CAIP2]: [{ address: TOKEN, symbol: "TKN", name: "Test token", decimals: 2 }] }),
-        CHAIN_BROADCAST_POLL_MS: "50",
-        EVM_POLL_MS: "50",
-        STRONGROOM_WEBHOOK_ALLOW_PRIVATE: "1",
-        STRONGROOM_WEBHOOK_POLL_MS: "20",
-      },
-    });
+    world = await startChainWorld({ EVM_POLL_MS: "50" });
+    ({ anvil, server, chain } = world);
     await until(
       () => server.services.db.query("SELECT 1 FROM chain_cursors WHERE chain = $1", [CAIP2]),
       (rows) => rows.length === 1,
     );
   }, 120_000);
-  afterAll(async () => {
-    await server?.close();
-    await anvil?.stop();
-  });
+  afterAll(() => world?.stop());
 
   it("sweeper: each funded account's tokens, then its ETH less the most gas can cost, land at the destination; an empty account is skipped", async () => {
     const { walletId, addresses } = await client().createWallet({
