@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { addKeyVersion, ROTATION_GRACE_POLLS } from "../../src/crypto/keyring/keyring-rows.js";
 import { keyringReport } from "../../src/crypto/keyring/keyring-report.js";
+import { insertAuditEvent } from "../../src/audit/record.js";
 import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { keyringThroughControlSocket } from "../../src/server/control-socket.js";
 import type { RunningServer } from "../../src/server/start.js";
@@ -39,7 +40,7 @@ describe(`the keyring under the file provider: seal status, rotation while servi
     async () => {
       const store = await persistentStore();
       stores.push(store);
-      const env = { STRONGROOM_MASTER_KEY: "3c".repeat(32) };
+      const env = { STRONGROOM_MASTER_KEY: "3c".repeat(32), STRONGROOM_AUDIT_POLL_MS: "50" };
       const first = await store.start(env);
       servers.push(first);
       expect(await sealStatus(first.url)).toEqual({
@@ -125,6 +126,13 @@ describe(`the keyring under the file provider: seal status, rotation while servi
       }
       expect((await fetch(`${first.authProxyUrl}/v1/account`, { method: "POST", body: "{}" })).status).toBe(503);
       expect((await unseal(first.url, { key: "AAAA" })).status).toBe(400);
+      // The workers that need keys stopped with the seal: an event committed now waits for an unsealed integrator.
+      const pending = async (server: RunningServer) =>
+        Number((await server.services.db.query<{ n: string }>("SELECT count(*)::text AS n FROM audit_pending"))[0]!.n);
+      await eventually(async () => (await pending(first)) === 0, "the events before the seal integrated");
+      await insertAuditEvent(first.services.db, { organizationId: null, time: new Date(), type: "test.while-sealed", details: {} });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await pending(first)).toBe(1);
       await first.close();
       servers.pop();
 
@@ -133,6 +141,7 @@ describe(`the keyring under the file provider: seal status, rotation while servi
       servers.push(second);
       expect(await sealStatus(second.url)).toMatchObject({ sealed: false, keyVersion: 2 });
       expect(await sign(second.url)).toBe(signed);
+      await eventually(async () => (await pending(second)) === 0, "the unsealed integrator took the event");
       await second.close();
       servers.pop();
 
