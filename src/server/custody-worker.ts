@@ -49,7 +49,12 @@ export function startCustodyWorker(services: Services, pollMs: number, log: Fast
     timer = setTimeout(() => {
       running = running
         .then(round)
-        .catch((error: unknown) => log.warn({ err: error }, "keyring worker"))
+        .catch((error: unknown) =>
+          // While the database is unavailable each round fails: one line saying so, not a stack each time.
+          error instanceof Error && error.name === "DatabaseUnavailable"
+            ? log.warn(`keyring worker: ${error.message}`)
+            : log.warn({ err: error }, "keyring worker"),
+        )
         .finally(() => schedule(pollMs));
     }, delay);
   };
