@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config.js";
 import { addKeyVersion, ROTATION_GRACE_POLLS } from "../../src/crypto/keyring/keyring-rows.js";
 import { keyringReport } from "../../src/crypto/keyring/keyring-report.js";
 import { insertAuditEvent } from "../../src/audit/record.js";
@@ -32,6 +33,20 @@ describe(`the keyring under the file provider: seal status, rotation while servi
   afterAll(async () => {
     for (const server of servers) await server.close();
     for (const store of stores) await store.drop();
+  });
+
+  it("takes STRONGROOM_SEAL=file (the default) and refuses the providers this version does not have, by name", () => {
+    expect(resolveConfig({}, {}).seal).toEqual({ provider: "file", pollMs: 1000 });
+    expect(resolveConfig({}, { STRONGROOM_SEAL: "file", STRONGROOM_KEYRING_POLL_MS: "250" }).seal).toEqual({
+      provider: "file",
+      pollMs: 250,
+    });
+    for (const provider of ["pkcs11", "shamir", "awskms"])
+      expect(() => resolveConfig({}, { STRONGROOM_SEAL: provider })).toThrow(
+        `STRONGROOM_SEAL=${provider} is not available in this version`,
+      );
+    expect(() => resolveConfig({}, { STRONGROOM_SEAL: "vault" })).toThrow('STRONGROOM_SEAL must be file; not "vault"');
+    expect(() => resolveConfig({}, { STRONGROOM_KEYRING_POLL_MS: "0" })).toThrow("STRONGROOM_KEYRING_POLL_MS must be a positive integer");
   });
 
   it(
