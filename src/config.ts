@@ -20,6 +20,8 @@ export interface Config {
   /** METRICS_PORT: serve Prometheus metrics at /metrics on this port (same host); unset, no metrics endpoint. */
   metricsPort?: number;
   masterKey?: string;
+  /** STRONGROOM_SEAL and its provider's settings: what wraps the keyring's data keys. */
+  seal: SealSettings;
   logLevel: string;
   /** LOG_FORMAT: `json`, `pretty`, or `auto` (the default: pretty on a terminal, JSON otherwise). */
   logFormat: LogFormat;
@@ -54,6 +56,34 @@ export interface AuditSettings {
   checkpointIntervalMs: number;
   /** STRONGROOM_AUDIT_POLL_MS: how often the integrator looks for events committed by other processes (default 500). */
   pollIntervalMs: number;
+}
+
+/**
+ * What may wrap the keyring's data keys (STRONGROOM_SEAL). Only the file provider is in this version; the PKCS#11,
+ * Shamir and AWS KMS providers the keyring is built for (keyring_seal.provider admits them) are refused by name.
+ */
+export const SEAL_PROVIDERS = ["file"] as const;
+export type SealProvider = (typeof SEAL_PROVIDERS)[number];
+const PROVIDERS_TO_COME = ["pkcs11", "shamir", "awskms"];
+
+export interface SealSettings {
+  /** STRONGROOM_SEAL: file (the default, and the only provider of this version). */
+  provider: SealProvider;
+  /**
+   * STRONGROOM_KEYRING_POLL_MS: how often each process reads the keyring (new versions, retirements) and the seal
+   * requests, and moves a batch of values to the newest version after a rotation. A new version is sealed under
+   * from 5 polls after its rotation (every process holds it by then).
+   */
+  pollMs: number;
+}
+
+function sealSettings(env: NodeJS.ProcessEnv, positive: (name: string, fallback: number) => number): SealSettings {
+  const provider = env.STRONGROOM_SEAL || "file";
+  if (PROVIDERS_TO_COME.includes(provider))
+    throw new Error(`STRONGROOM_SEAL=${provider} is not available in this version of Strongroom: only file (the default) is`);
+  if (!(SEAL_PROVIDERS as readonly string[]).includes(provider))
+    throw new Error(`STRONGROOM_SEAL must be ${SEAL_PROVIDERS.join(", ")}; not ${JSON.stringify(env.STRONGROOM_SEAL)}`);
+  return { provider: provider as SealProvider, pollMs: positive("STRONGROOM_KEYRING_POLL_MS", 1000) };
 }
 
 /**
@@ -282,17 +312,18 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   if (databaseSchema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`DATABASE_SCHEMA ${JSON.stringify(databaseSchema)} must be a lowercase name (letters, digits, _)`);
   }
-  const masterKey = secretSetting(env, "STRONGROOM_MASTER_KEY");
-  if (databaseUrl && !masterKey) {
-    throw new Error(
-      "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must seal and open key material with the same key-encryption key",
-    );
-  }
   const positive = (name: string, fallback: number): number => {
     const value = Number(env[name] ?? fallback);
     if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
     return value;
   };
+  const seal = sealSettings(env, positive);
+  const masterKey = secretSetting(env, "STRONGROOM_MASTER_KEY");
+  if (databaseUrl && !masterKey) {
+    throw new Error(
+      "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must open the keyring with the same key",
+    );
+  }
   const waitSeconds = Number(env.DATABASE_WAIT_SECONDS ?? 60);
   if (!Number.isInteger(waitSeconds) || waitSeconds < 0)
     throw new Error("DATABASE_WAIT_SECONDS must be a whole number of seconds (0: do not wait)");
@@ -315,6 +346,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     pgliteSharedBuffers: env.PGLITE_SHARED_BUFFERS || undefined,
     metricsPort,
     masterKey,
+    seal,
     logLevel: env.LOG_LEVEL ?? "info",
     logFormat: parseLogFormat(env.LOG_FORMAT),
     bodyLimitBytes,

@@ -270,6 +270,10 @@ export function errorReply(error: unknown, style: ErrorMessageStyle = "explained
       body: new ApiError(GrpcCode.UNAVAILABLE, "the database is unavailable; retry shortly", undefined, [], 503).toBody(),
     };
   }
+  // src/crypto/keyring/keyring.ts's SealedError, known by name: a key was needed while the process is sealed.
+  if (error instanceof Error && error.name === "Sealed") {
+    return { status: 503, body: new ApiError(GrpcCode.UNAVAILABLE, error.message, undefined, [], 503).toBody() };
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
     return {

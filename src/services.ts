@@ -1,4 +1,5 @@
 import type { KeyEncryptionKey } from "./crypto/key-encryption.js";
+import type { Custody } from "./crypto/keyring/custody.js";
 import type { ServerKey } from "./crypto/server-keys.js";
 import type { AuditSettings, LimitSettings, OAuthSettings, WebhookSettings } from "./config.js";
 import type { AuditKeys } from "./crypto/audit-keys.js";
@@ -17,7 +18,11 @@ export interface Services {
   store: StoreReport;
   /** Prometheus metrics of this process (served on METRICS_PORT). */
   metrics: Metrics;
+  /** The keyring's seal state: sealed or unsealed, unseal shares, the provider (STRONGROOM_SEAL). */
+  custody: Custody;
+  /** The keyring (custody.keyring): seals and opens key material; refuses while sealed (SealedError). */
   kek: KeyEncryptionKey;
+  /** The server's own keys: reading them while sealed throws SealedError (the API answers 503 before that). */
   signer: ServerKey;
   /** A P-256 key of its own that clients encrypt secrets to (and the first half of app proofs' key). */
   encryptionKey: ServerKey;

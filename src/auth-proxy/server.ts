@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createHttpApp, rawBodyOf, type HttpAppOptions } from "../http/fastify-app.js";
+import { SealedError } from "../crypto/keyring/keyring.js";
 import { parseJsonBody } from "../pipeline/steps/parse.js";
 import { permissionDenied, RateLimitedError, unauthenticated } from "../errors.js";
 import { addressKey, RequestBudget } from "../rate-limits/load-shedding.js";
@@ -116,6 +117,10 @@ export async function buildAuthProxyApp(services: Services, options: HttpAppOpti
       ];
       return withholdIdentifiers(body, sent);
     },
+  });
+  // Sealed (src/server/seal-routes.ts): the auth proxy answers nothing but 503 until the API is unsealed.
+  app.addHook("onRequest", async (request) => {
+    if (services.custody.sealed) throw new SealedError(`the auth proxy's ${request.url.split("?", 1)[0]}`);
   });
   const { limits } = services;
   const perAddress = new RequestBudget(limits.proxyRequestsPerAddress, limits.proxyWindowSeconds, (key) => `from client address ${key}`);

@@ -22,6 +22,7 @@ const VARIABLES: [group: string, names: string[]][] = [
       "STRONGROOM_NO_INIT",
     ],
   ],
+  ["seal and keyring", ["STRONGROOM_SEAL", "STRONGROOM_KEYRING_POLL_MS"]],
   ["logs and errors", ["LOG_LEVEL", "LOG_FORMAT", "STRONGROOM_ERROR_MESSAGES", "STRONGROOM_BODY_LIMIT_BYTES"]],
   ["email and SMS", ["SMTP_URL", "SMTP_FROM", "SMS_WEBHOOK_URL"]],
   [

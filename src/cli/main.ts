@@ -5,6 +5,7 @@ import { registerBackup } from "./commands/backup.js";
 import { devCommand } from "./commands/dev.js";
 import { initCommand } from "./commands/init.js";
 import { keysCommand } from "./commands/keys.js";
+import { keyringCommand } from "./commands/keyring.js";
 import { registerRekey } from "./commands/rekey.js";
 import { registerRestore } from "./commands/restore.js";
 import { serveCommand } from "./commands/serve.js";
@@ -23,6 +24,7 @@ const program = new Command()
 program.addCommand(serveCommand().addHelpText("after", environmentHelp));
 program.addCommand(initCommand());
 program.addCommand(keysCommand());
+program.addCommand(keyringCommand());
 program.addCommand(devCommand());
 registerBackup(program);
 registerRestore(program);

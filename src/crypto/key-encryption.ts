@@ -3,10 +3,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 
 /**
- * The key-encryption key (KEK): every mnemonic, private key and server key is sealed under it
- * with AES-256-GCM before it reaches the database. It comes from STRONGROOM_MASTER_KEY (64 hex
- * characters or base64 of 32 bytes) or, in embedded mode, from `<dataDir>/master.key` (mode 0600),
- * created on first start.
+ * The key-encryption key (KEK): every mnemonic, private key and server key is sealed through it with AES-256-GCM
+ * before it reaches the database. A server's is the keyring (src/crypto/keyring/keyring.ts): data keys by version,
+ * themselves wrapped by the seal provider (STRONGROOM_SEAL). The file provider's root key comes from
+ * STRONGROOM_MASTER_KEY (64 hex characters or base64 of 32 bytes) or, in embedded mode, from `<dataDir>/master.key`
+ * (mode 0600), created on first start.
  */
 export interface KeyEncryptionKey {
   /** Seals `plaintext`; `context` (e.g. "wallet:<id>") is bound as additional data. */
@@ -37,25 +38,40 @@ export function loadOrCreateKeyFile(dataDir: string): Buffer {
   return key;
 }
 
+/** AES-256-GCM under `key` with `aad` bound: iv (12 bytes) ‖ ciphertext ‖ tag (16 bytes). */
+export function aesGcmSeal(key: Uint8Array, plaintext: Uint8Array, aad: string): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(aad, "utf8"));
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]);
+}
+
+/** Opens what aesGcmSeal made; throws when the key, the additional data or the bytes are not those it was sealed with. */
+export function aesGcmOpen(key: Uint8Array, bytes: Uint8Array, aad: string): Uint8Array {
+  if (bytes.length < 28) throw new Error("sealed bytes too short");
+  const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12));
+  decipher.setAAD(Buffer.from(aad, "utf8"));
+  decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+  return new Uint8Array(Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]));
+}
+
+/**
+ * A key-encryption key that seals in the first format, `v1:<base64>`, straight under `key`: what every store held
+ * before the keyring (src/crypto/keyring/), and what the keyring still opens, under the file key, until the
+ * background re-seal has moved each such value into the keyring.
+ */
 export function createKeyEncryptionKey(key: Buffer): KeyEncryptionKey {
   if (key.length !== 32) throw new Error("the key-encryption key must be 32 bytes");
   return {
     seal(plaintext, context) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", key, iv);
-      cipher.setAAD(Buffer.from(context, "utf8"));
-      const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-      return `${VERSION}:${Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64")}`;
+      return `${VERSION}:${aesGcmSeal(key, plaintext, context).toString("base64")}`;
     },
     open(sealed, context) {
       const [version, payload] = sealed.split(":");
       if (version !== VERSION || !payload) throw new Error("unknown sealed-secret format");
-      const bytes = Buffer.from(payload, "base64");
-      const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12));
-      decipher.setAAD(Buffer.from(context, "utf8"));
-      decipher.setAuthTag(bytes.subarray(bytes.length - 16));
       try {
-        return new Uint8Array(Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]));
+        return aesGcmOpen(key, Buffer.from(payload, "base64"), context);
       } catch {
         throw new Error("a sealed secret could not be opened: wrong key-encryption key (STRONGROOM_MASTER_KEY)?");
       }

@@ -23,7 +23,8 @@ const STYLESHEET = `html, body { margin: 0; padding: 0; height: 100%; background
 textarea#secret { height: 100%; min-height: 6em; }`;
 
 export interface FrameOptions {
-  signerPublicKey: string;
+  /** Read at each request: a sealed server learns it only at its unseal. */
+  signerPublicKey: () => string;
   /** FRAME_ANCESTORS: the origins allowed to embed the pages (Content-Security-Policy frame-ancestors). */
   frameAncestors: string[];
 }
@@ -46,11 +47,11 @@ export function registerFrameRoutes(app: FastifyInstance, options: FrameOptions)
       .header("cache-control", "no-store");
 
   for (const [name, page] of Object.entries(PAGES)) {
-    const html = `<!doctype html>
+    const html = (signerPublicKey: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="strongroom-signer-public-key" content="${options.signerPublicKey}">
+<meta name="strongroom-signer-public-key" content="${signerPublicKey}">
 <title>${page.title}</title>
 <link rel="stylesheet" href="frame.css">
 <script type="module" src="${name}.js"></script>
@@ -58,7 +59,7 @@ export function registerFrameRoutes(app: FastifyInstance, options: FrameOptions)
 <body>${page.body}</body>
 </html>
 `;
-    app.get(`/frames/${name}`, async (_request, reply) => secure(reply, "text/html; charset=utf-8").send(html));
+    app.get(`/frames/${name}`, async (_request, reply) => secure(reply, "text/html; charset=utf-8").send(html(options.signerPublicKey())));
 
     let script: Promise<string> | undefined;
     app.get(`/frames/${name}.js`, async (_request, reply) => {

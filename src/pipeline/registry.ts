@@ -1,4 +1,5 @@
 import { domains } from "../domains/index.js";
+import { strongroomActivities } from "../domains/custody/index.js";
 import type { ActivityDefinition } from "../operations/activity-definition.js";
 import type { QueryDefinition } from "../operations/query-definition.js";
 import type { VoteDefinition } from "../operations/vote-definition.js";
@@ -17,9 +18,11 @@ export const activityDefinitions: SubmitDefinition[] = domains.flatMap((d) => [.
 
 export const activitiesByOperation = new Map<string, SubmitDefinition>(activityDefinitions.map((d) => [d.operation, d]));
 
-/** The activities a stored activity's type names (votes are never stored as activities). */
+/** The activities a stored activity's type names (votes are never stored as activities), Strongroom's own included. */
 export const activitiesByType = new Map(
-  domains.flatMap((d) => d.activities).flatMap((d) => [d, ...(d.earlierVersions ?? [])].map((version) => [version.type, version] as const)),
+  [...domains.flatMap((d) => d.activities), ...strongroomActivities].flatMap((d) =>
+    [d, ...(d.earlierVersions ?? [])].map((version) => [version.type, version] as const),
+  ),
 );
 
 /** Every query Strongroom serves, from the domains' indexes. */

@@ -15,6 +15,7 @@ import { registerFrameRoutes } from "../frames/routes.js";
 import { registerConsoleRoutes } from "./console-routes.js";
 import { UNSERVED_PATHS, unservedRefusal } from "./unserved.js";
 import { registerStrongroomQueries } from "./strongroom-queries.js";
+import { registerSealRoutes } from "./seal-routes.js";
 
 export interface AppOptions extends HttpAppOptions {
   /** FRAME_ANCESTORS: who may embed the export and import pages (default any origin). */
@@ -56,6 +57,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(cors, {
     delegator: (request, callback) => callback(null, isDevControlsPath(request.url) ? { origin: false } : apiCors),
   });
+
+  // While sealed, only the seal's own routes (and the console's static files, to unseal from) answer: the rest 503.
+  registerSealRoutes(app, services.custody);
 
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
@@ -115,7 +119,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   registerOidcRoutes(app, services);
   registerConsoleRoutes(app);
-  registerFrameRoutes(app, { signerPublicKey: services.signer.publicKeyHex, frameAncestors: options.frameAncestors ?? ["*"] });
+  registerFrameRoutes(app, { signerPublicKey: () => services.signer.publicKeyHex, frameAncestors: options.frameAncestors ?? ["*"] });
 
   const openApi = openApiDocument();
   app.get("/openapi.json", async () => openApi);

@@ -6,14 +6,17 @@ import { initRootOrganization, type InitOptions, type InitResult } from "../doma
 import type { Services } from "../services.js";
 import { exportLog, type ExportRecord } from "../audit/export.js";
 import { integrationSettings } from "../audit/integrator.js";
+import { addKeyVersion, ROTATION_GRACE_POLLS } from "../crypto/keyring/keyring-rows.js";
+import { keyringReport, type KeyringReport } from "../crypto/keyring/keyring-report.js";
 
 /**
  * The embedded store belongs to one process, so `strongroom init` and `strongroom backup` cannot open it while a
  * server runs. The server therefore listens on a Unix socket in its data directory (mode 0600, in a 0700
  * directory): whoever may open it may already read the store's files and its key, and nobody else can reach it.
- * Three requests are served, over HTTP: POST /init (the options of `strongroom init`, answered with what `init`
- * prints), POST /backup (the store's consistent snapshot, a gzipped tar) and POST /audit-export (the audit log, as
- * `strongroom audit export` writes it: one JSON record a line).
+ * Requests served, over HTTP: POST /init (the options of `strongroom init`, answered with what `init` prints),
+ * POST /backup (the store's consistent snapshot, a gzipped tar), POST /audit-export (the audit log, as
+ * `strongroom audit export` writes it: one JSON record a line), and POST /keyring/rotate and /keyring/status
+ * (`strongroom keyring rotate` and `status`).
  */
 export const controlSocketPath = (dataDir: string): string => join(dataDir, "control.sock");
 
@@ -90,12 +93,45 @@ async function auditExport(services: Services, log: FastifyBaseLogger, res: Serv
   }
 }
 
+export interface ControlSocketOptions {
+  /** STRONGROOM_KEYRING_POLL_MS: a rotation's grace is five of them (src/crypto/keyring/keyring-rows.ts). */
+  keyringPollMs: number;
+  /** A version was added: the keyring worker starts moving values to it. */
+  rotated(): void;
+}
+
+/** Adds a keyring version (`strongroom keyring rotate` while this server holds the store); the keyring worker moves the values. */
+async function rotate(services: Services, options: ControlSocketOptions, res: ServerResponse): Promise<void> {
+  try {
+    const wrapper = services.custody.wrapper;
+    if (!wrapper) throw new Error("the server is sealed: unseal it before rotating its keyring");
+    const version = await addKeyVersion(services.db, wrapper, ROTATION_GRACE_POLLS * options.keyringPollMs);
+    options.rotated();
+    answerJson(res, 200, { version });
+  } catch (error) {
+    answerJson(res, 400, { message: (error as Error).message });
+  }
+}
+
+async function keyringStatus(services: Services, res: ServerResponse): Promise<void> {
+  try {
+    answerJson(res, 200, { ...(await keyringReport(services.db)), seal: services.custody.status() });
+  } catch (error) {
+    answerJson(res, 500, { message: (error as Error).message });
+  }
+}
+
 /**
  * Serves the control socket of a server on an embedded store in a directory (one that can take snapshots);
  * undefined for other stores, or, after a warning, when the path is too long for a socket. A socket file left
  * by a process that died is replaced: this process holds the data directory's lock, so no live server owns it.
  */
-export async function serveControlSocket(services: Services, dataDir: string, log: FastifyBaseLogger): Promise<ControlSocket | undefined> {
+export async function serveControlSocket(
+  services: Services,
+  dataDir: string,
+  log: FastifyBaseLogger,
+  options: ControlSocketOptions,
+): Promise<ControlSocket | undefined> {
   if (!services.db.snapshot) return undefined;
   const path = controlSocketPath(dataDir);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
@@ -109,7 +145,11 @@ export async function serveControlSocket(services: Services, dataDir: string, lo
     if (req.method === "POST" && req.url === "/init") return void init(services, req, res);
     if (req.method === "POST" && req.url === "/backup") return void backup(services, log, res);
     if (req.method === "POST" && req.url === "/audit-export") return void auditExport(services, log, res);
-    answerJson(res, 404, { message: "the control socket answers POST /init, /backup and /audit-export only" });
+    if (req.method === "POST" && req.url === "/keyring/rotate") return void rotate(services, options, res);
+    if (req.method === "POST" && req.url === "/keyring/status") return void keyringStatus(services, res);
+    answerJson(res, 404, {
+      message: "the control socket answers POST /init, /backup, /audit-export, /keyring/rotate and /keyring/status only",
+    });
   });
   rmSync(path, { force: true });
   await new Promise<void>((resolve, reject) => {
@@ -211,4 +251,14 @@ export async function auditExportThroughControlSocket(dataDir: string): Promise<
     }
     if (buffered) throw new Error(`the server running on ${dataDir} stopped in the middle of the export`);
   })();
+}
+
+/** A request of `strongroom keyring` to the server running on `dataDir`; undefined when no server answers there. */
+export async function keyringThroughControlSocket(dataDir: string, what: "rotate"): Promise<{ version: number } | undefined>;
+export async function keyringThroughControlSocket(dataDir: string, what: "status"): Promise<KeyringReport | undefined>;
+export async function keyringThroughControlSocket(dataDir: string, what: "rotate" | "status"): Promise<unknown> {
+  const answer = await ask(controlSocketPath(dataDir), `/keyring/${what}`, "");
+  if (!answer) return undefined;
+  if (answer.status !== 200) throw new Error(`the server running on ${dataDir}: ${messageOf(answer.body, answer.status)}`);
+  return JSON.parse(answer.body.toString("utf8")) as unknown;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import pino, { type DestinationStream } from "pino";
 import { logDestination } from "../http/log-destination.js";
 import type { Config } from "../config.js";
@@ -14,6 +14,7 @@ import { buildAuthProxyApp } from "../auth-proxy/server.js";
 import { buildApp } from "./app.js";
 import { DEFAULT_DRAIN_MS, drainOnClose } from "./drain.js";
 import { serveControlSocket } from "./control-socket.js";
+import { startCustodyWorker } from "./custody-worker.js";
 import { serveMetrics, type MetricsServer } from "./serve-metrics.js";
 import { logShutdown, logStartup } from "./startup-log.js";
 
@@ -51,6 +52,52 @@ export interface StartOptions {
 function portInUse(error: unknown, host: string, port: number, flag: string): Error {
   if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") return error as Error;
   return new Error(`${host}:${port} is already in use: choose another port with ${flag}`);
+}
+
+interface Workers {
+  stop(): Promise<void>;
+}
+
+/**
+ * The workers that need the server's keys: the webhook delivery worker (whose loop also prunes budget events no
+ * window counts any more), the audit log's integrator, the transaction broadcaster and the block watcher. While the
+ * database is unavailable they fail each round: one line saying so, not a stack each time.
+ */
+function startWorkers(services: Services, config: Config, log: FastifyBaseLogger): Workers {
+  const workerFailed = (what: string) => (error: unknown) =>
+    error instanceof Error && error.name === "DatabaseUnavailable"
+      ? log.warn(`${what}: ${error.message}`)
+      : log.error({ err: error }, what);
+  const worker = startDeliveryWorker(services, workerFailed("webhook delivery worker"), [periodicSweep(services)]);
+  services.webhooks.wake = worker.wake;
+  // Every process runs the audit log's integrator; the one holding its lease integrates for the cluster.
+  const integrator = startIntegrator(
+    services.db,
+    services.audit.keys,
+    integrationSettings(services.audit.settings),
+    { budget: services.audit.refusals, clock: services.clock },
+    workerFailed("audit log integrator"),
+  );
+  services.audit.wake = integrator.wake;
+  // Every process sends and tracks queued transactions (claimed with SKIP LOCKED), whenever a chain is configured.
+  const broadcaster = services.chains.anyConfigured
+    ? startBroadcaster(services, (error) => log.error({ err: error }, "transaction broadcaster"))
+    : undefined;
+  if (broadcaster) services.broadcaster.wake = broadcaster.wake;
+  const watcher = services.chains.anyEvmConfigured
+    ? startBlockWatcher(services, config.evm, (error) => log.warn({ err: error }, "block watcher"))
+    : undefined;
+  return {
+    async stop() {
+      services.webhooks.wake = () => undefined;
+      services.audit.wake = () => undefined;
+      services.broadcaster.wake = () => undefined;
+      await watcher?.stop();
+      await broadcaster?.stop();
+      await worker.stop();
+      await integrator.stop();
+    },
+  };
 }
 
 /** Opens storage and keys, then serves HTTP until closed. */
@@ -107,34 +154,29 @@ export async function startServer(
   } catch (error) {
     await proxy?.close();
     await app.close();
+    await services.custody.seal();
     await services.db.close();
     throw error;
   }
-  // The delivery worker's loop also prunes budget events no window counts any more.
-  // While the database is unavailable the workers fail each round: one line saying so, not a stack each time.
-  const workerFailed = (what: string) => (error: unknown) =>
-    error instanceof Error && error.name === "DatabaseUnavailable"
-      ? app.log.warn(`${what}: ${error.message}`)
-      : app.log.error({ err: error }, what);
-  const worker = startDeliveryWorker(services, workerFailed("webhook delivery worker"), [periodicSweep(services)]);
-  services.webhooks.wake = worker.wake;
-  // Every process runs the audit log's integrator; the one holding its lease integrates for the cluster.
-  const integrator = startIntegrator(
-    services.db,
-    services.audit.keys,
-    integrationSettings(services.audit.settings),
-    { budget: services.audit.refusals, clock: services.clock },
-    workerFailed("audit log integrator"),
-  );
-  services.audit.wake = integrator.wake;
-  // Every process sends and tracks queued transactions (claimed with SKIP LOCKED), whenever a chain is configured.
-  const broadcaster = services.chains.anyConfigured
-    ? startBroadcaster(services, (error) => app.log.error({ err: error }, "transaction broadcaster"))
-    : undefined;
-  if (broadcaster) services.broadcaster.wake = broadcaster.wake;
-  const watcher = services.chains.anyEvmConfigured
-    ? startBlockWatcher(services, config.evm, (error) => app.log.warn({ err: error }, "block watcher"))
-    : undefined;
+  // The workers need the server's keys: they run while the process is unsealed, and stop when it seals.
+  let workers: Workers | undefined;
+  const startAllWorkers = () => {
+    workers ??= startWorkers(services, config, app.log);
+  };
+  const stopAllWorkers = async () => {
+    const running = workers;
+    workers = undefined;
+    await running?.stop();
+  };
+  if (!services.custody.sealed) startAllWorkers();
+  let closing = false;
+  services.custody.onChange((sealed) => {
+    if (closing) return;
+    if (!sealed) return startAllWorkers();
+    app.log.warn("sealed: every key was dropped from memory; the API answers 503 until the process is unsealed");
+    void stopAllWorkers();
+  });
+  const custodyWorker = startCustodyWorker(services, config.seal.pollMs, app.log);
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const urlOf = (server: FastifyInstance, fallback: number) => {
     const address = server.server.address();
@@ -142,7 +184,10 @@ export async function startServer(
   };
   services.oauth.issuer ||= urlOf(app, config.port);
   // Embedded store in a data directory: `strongroom backup` asks this server for a snapshot while it runs.
-  const control = await serveControlSocket(services, config.dataDir, app.log);
+  const control = await serveControlSocket(services, config.dataDir, app.log, {
+    keyringPollMs: config.seal.pollMs,
+    rotated: () => custodyWorker.wake(),
+  });
   const urls = {
     url: urlOf(app, config.port),
     ...(proxy && config.authProxyPort !== undefined ? { authProxyUrl: urlOf(proxy, config.authProxyPort) } : {}),
@@ -160,11 +205,12 @@ export async function startServer(
       closed ??= (async () => {
         await Promise.all([appDraining.drainAndClose(drainMs), proxyDraining?.drainAndClose(drainMs)]);
         await metricsServer?.close();
-        await watcher?.stop();
-        await broadcaster?.stop();
-        await worker.stop();
-        await integrator.stop();
+        closing = true;
+        await custodyWorker.stop();
+        await stopAllWorkers();
         await control?.close();
+        // The keys leave memory.
+        await services.custody.seal();
         await services.db.close();
         if (options.worker === undefined) logShutdown(app.log, services.store.kind, Date.now() - startedAt);
       })();

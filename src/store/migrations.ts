@@ -29,6 +29,8 @@ import { claimHolders } from "./migrations/0031-claim-holders.js";
 import { noStatisticsOfSealedValues } from "./migrations/0032-no-statistics-of-sealed-values.js";
 import { watchedTransfers } from "./migrations/0033-watched-transfers.js";
 import { auditLog } from "./migrations/0035-audit-log.js";
+import { keyring } from "./migrations/0037-keyring.js";
+import { sealRequests } from "./migrations/0038-seal-requests.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -68,6 +70,8 @@ export const migrations: Migration[] = [
   noStatisticsOfSealedValues,
   watchedTransfers,
   auditLog,
+  keyring,
+  sealRequests,
 ];
 
 /** The newest schema version this code knows. */

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKeyEncryptionKey, parseMasterKey } from "../../src/crypto/key-encryption.js";
+import { Custody } from "../../src/crypto/keyring/custody.js";
+import type { Keyring } from "../../src/crypto/keyring/keyring.js";
 import { SEALED_COLUMNS } from "../../src/crypto/rekey.js";
 import { openStore, type StoreOptions } from "../../src/store/open.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
@@ -41,16 +43,38 @@ async function sealedValues(store: StoreOptions): Promise<{ values: SealedValues
   }
 }
 
-/** The first characters of a sealed value's payload: its random IV, unique to that value. */
-const idOf = (sealed: string) => sealed.slice(0, 3 + 20);
+/** The first characters of a sealed value's payload (`v2:<version>:` and its random IV), unique to that value. */
+const idOf = (sealed: string) => sealed.slice(0, sealed.indexOf(":", 3) + 21);
+
+/** The wrapped data keys of the keyring (base64 whose first 24 characters are the random IV). */
+async function wrappedKeys(store: StoreOptions): Promise<string[]> {
+  const db = await openStore(store);
+  try {
+    return (await db.query<{ wrapped: string }>("SELECT wrapped_key AS wrapped FROM keyring")).map((r) => r.wrapped.slice(0, 24));
+  } finally {
+    await db.close();
+  }
+}
+
+/** The keyring of the store opened with `key` as the file provider's key (throws when the key does not open it). */
+async function keyringOpenedWith(store: StoreOptions, key: Buffer): Promise<Keyring> {
+  const db = await openStore(store);
+  try {
+    return (await Custody.open(db, { provider: "file", pollMs: 1000 }, () => key)).keyring;
+  } finally {
+    await db.close();
+  }
+}
 
 /**
- * Which of `sealed` (by idOf) appear in any file under `dir`, byte for byte: table files, indexes, the write-ahead
- * log, whatever the engine keeps there.
+ * Which of `wanted` (ids of sealed values, found after their `v2:` marker; or wrapped keys, searched for as they are)
+ * appear in any file under `dir`, byte for byte: table files, indexes, the write-ahead log, whatever the engine keeps there.
  */
-function sealedValuesInFiles(dir: string, sealed: Set<string>): Map<string, string[]> {
+function sealedValuesInFiles(dir: string, wanted: Set<string>): Map<string, string[]> {
   const found = new Map<string, string[]>();
-  const marker = Buffer.from("v1:");
+  const note = (id: string, file: string) => found.set(id, [...new Set([...(found.get(id) ?? []), file.slice(dir.length + 1)])]);
+  const marker = Buffer.from("v2:");
+  const unmarked = [...wanted].filter((id) => !id.startsWith("v2:")).map((id) => [id, Buffer.from(id, "latin1")] as const);
   const walk = (path: string) => {
     for (const entry of readdirSync(path)) {
       const file = join(path, entry);
@@ -60,9 +84,12 @@ function sealedValuesInFiles(dir: string, sealed: Set<string>): Map<string, stri
       else if (stat.isFile()) {
         const bytes = readFileSync(file);
         for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + 1)) {
-          const id = bytes.subarray(at, at + 23).toString("latin1");
-          if (sealed.has(id)) found.set(id, [...new Set([...(found.get(id) ?? []), file.slice(dir.length + 1)])]);
+          const colon = bytes.indexOf(":", at + 3);
+          if (colon === -1 || colon - at > 12) continue;
+          const id = bytes.subarray(at, colon + 21).toString("latin1");
+          if (wanted.has(id)) note(id, file);
         }
+        for (const [id, needle] of unmarked) if (bytes.includes(needle)) note(id, file);
       }
     }
   };
@@ -140,7 +167,7 @@ describe("strongroom rekey", { timeout: 600_000 }, () => {
     for (const column of ["private_keys.sealed_private_key", "import_keys.sealed_private_key", "auth_proxy_configs.sealed_private_key"]) {
       expect(old.values.get(column)!.length, column).toBeGreaterThan(0);
     }
-    const oldIds = new Set([...old.values.values()].flat().map((v) => idOf(v.sealed)));
+    const oldIds = new Set([...[...old.values.values()].flat().map((v) => idOf(v.sealed)), ...(await wrappedKeys(store))]);
     const files = await storeFiles(store);
     // The scan finds them before (so finding none after means something).
     if (files) expect(sealedValuesInFiles(files, oldIds).size).toBeGreaterThan(0);
@@ -156,7 +183,7 @@ describe("strongroom rekey", { timeout: 600_000 }, () => {
     };
     // Nothing the old key opens is left in the store: the old row versions are rewritten away.
     expect(output.purged).toMatchObject({ checkpoint: true, warnings: [], walRecycled: !database });
-    expect(output.purged.rewritten.sort()).toEqual([...new Set(SEALED_COLUMNS.map((c) => c.table))].sort());
+    expect(output.purged.rewritten.sort()).toEqual(["keyring", ...new Set(SEALED_COLUMNS.map((c) => c.table))].sort());
     if (files) expect([...sealedValuesInFiles(files, oldIds)], `old ciphertexts left in ${files}`).toEqual([]);
     if (database) {
       const db = await openStore(store);
@@ -187,8 +214,10 @@ describe("strongroom rekey", { timeout: 600_000 }, () => {
     expect(newKey.equals(oldKey)).toBe(false);
 
     const after = await sealedValues(store);
+    // The old key opens no data key of the keyring any more (its versions were deleted); the new one does.
+    await expect(keyringOpenedWith(store, oldKey)).rejects.toThrow(/could not be opened with the master key/);
+    const newKek = await keyringOpenedWith(store, newKey);
     const oldKek = createKeyEncryptionKey(oldKey);
-    const newKek = createKeyEncryptionKey(newKey);
     const oldCiphertexts = new Set([...old.values.values()].flat().map((v) => v.sealed));
     for (const [column, rows] of after.values) {
       expect(rows.length, column).toBe(old.values.get(column)!.length);

@@ -14,7 +14,7 @@ export function registerBackup(program: Command): void {
     .description(
       "write the embedded store (--data-dir) to <file>, a gzipped tar (paths relative to pgdata/). While a server runs on the " +
         "data directory, that server takes the snapshot (through its control socket) and keeps serving; otherwise the store is read directly. " +
-        "The file holds secrets sealed under the master key, not the key: keep master.key (--key-out) apart from it. " +
+        "The file holds the keyring and the secrets sealed under it, not the master key that wraps the keyring: keep master.key (--key-out) apart from it. " +
         "For PostgreSQL use pg_dump -n strongroom (see docs/operations.md, Operate it)",
     )
     .argument("<file>", "the backup file to create (an existing file is not overwritten)")

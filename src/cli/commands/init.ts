@@ -34,6 +34,7 @@ async function createRoot(flags: InitFlags, options: InitOptions & { ifEmpty?: b
     if (options.ifEmpty && (await services.db.query("SELECT 1 FROM organizations LIMIT 1")).length > 0) return undefined;
     return await initRootOrganization(services, options);
   } finally {
+    await services.custody.seal();
     await services.db.close();
   }
 }

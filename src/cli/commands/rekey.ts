@@ -3,8 +3,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveConfig } from "../../config.js";
-import { createKeyEncryptionKey, parseMasterKey, type KeyEncryptionKey } from "../../crypto/key-encryption.js";
-import { resealEverything, SEALED_COLUMNS } from "../../crypto/rekey.js";
+import { createKeyEncryptionKey, parseMasterKey } from "../../crypto/key-encryption.js";
+import { Custody } from "../../crypto/keyring/custody.js";
+import { fileKeyOpensStore, replaceDataKeys } from "../../crypto/keyring/replace-data-keys.js";
+import { localRootWrapper } from "../../crypto/keyring/root-wrapper.js";
+import { SEALED_COLUMNS } from "../../crypto/rekey.js";
 import type { Queryable } from "../../store/database.js";
 import { openStore } from "../../store/open.js";
 import { purgeOldRowVersions, type PurgeReport } from "../../store/purge-old-row-versions.js";
@@ -16,24 +19,16 @@ interface RekeyFlags {
   newKeyFile?: string;
 }
 
-/** Whether `kek` opens the store's signer key: tells which of two keys the store is sealed under. */
-async function opensStore(db: Queryable, kek: KeyEncryptionKey): Promise<boolean> {
-  const [signer] = await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = 'signer'");
-  if (!signer) return true;
-  try {
-    kek.open(signer.sealed, "server-key:signer");
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether `key` opens the store (its keyring, or before the keyring its signer key): tells which of two keys the store is under. */
+const opensStore = (db: Queryable, key: Buffer) =>
+  fileKeyOpensStore(db, key, (sealed) => createKeyEncryptionKey(key).open(sealed, "server-key:signer"));
 
 /**
  * The rows' earlier versions, sealed under the old key, stay in the table files and the write-ahead log until they
  * are purged: rewritten here (docs/operations.md, "Rotate the master key", says what stays elsewhere).
  */
 async function purgeOldCiphertexts(db: Parameters<typeof purgeOldRowVersions>[0]): Promise<PurgeReport> {
-  const purged = await purgeOldRowVersions(db, [...new Set(SEALED_COLUMNS.map((c) => c.table))]);
+  const purged = await purgeOldRowVersions(db, ["keyring", ...new Set(SEALED_COLUMNS.map((c) => c.table))]);
   for (const warning of purged.warnings) process.stderr.write(`strongroom: ${warning}\n`);
   return purged;
 }
@@ -44,8 +39,9 @@ export function registerRekey(program: Command): void {
   program
     .command("rekey")
     .description(
-      "rotate the master key: re-seal every sealed secret (mnemonics, private keys, server keys, OAuth client secrets, " +
-        "one-time-code secrets, auth proxy keys) under a new key, in one transaction; stop every server first. Embedded with a " +
+      "rotate the master key (STRONGROOM_SEAL=file): a new data key wrapped under a new master key, and every sealed secret (mnemonics, " +
+        "private keys, server keys, OAuth client secrets, one-time-code secrets, auth proxy keys) re-sealed under it, in one " +
+        "transaction; stop every server first. Embedded with a " +
         "key file, the new key replaces master.key; with STRONGROOM_MASTER_KEY, the new key is printed (or written to " +
         "--new-key-file) and must replace STRONGROOM_MASTER_KEY on every process. STRONGROOM_NEW_MASTER_KEY chooses the new key",
     )
@@ -67,24 +63,25 @@ export function registerRekey(program: Command): void {
           if (usesKeyFile && existsSync(pendingFile)) {
             // An earlier rekey stopped between its commit and putting the new key in place: finish or undo it.
             const pending = readKey(pendingFile);
-            if (await opensStore(db, createKeyEncryptionKey(pending))) {
+            if (await opensStore(db, pending)) {
               renameSync(pendingFile, keyFile);
               oldKey = pending;
               process.stderr.write(`strongroom: finished an interrupted rekey: ${keyFile} now holds the key the store is sealed under\n`);
             } else unlinkSync(pendingFile);
           }
           if (oldKey.equals(newKey)) throw new Error("the new key is the current key");
-          const from = createKeyEncryptionKey(oldKey);
-          const to = createKeyEncryptionKey(newKey);
-          if (!(await opensStore(db, from))) throw new Error("the current master key does not open this store: nothing was changed");
+          if (!(await opensStore(db, oldKey))) throw new Error("the current master key does not open this store: nothing was changed");
+          // Opens the keyring with the current key (creating it on a store from before the keyring).
+          const custody = await Custody.open(db, config.seal, () => oldKey);
           // The new key is on disk before the commit that makes it the only key that opens the store.
           const hex = newKey.toString("hex");
           const written = usesKeyFile ? pendingFile : flags.newKeyFile;
           if (written) writeFileSync(written, hex + "\n", { mode: 0o600, flag: usesKeyFile ? "w" : "wx" });
           let resealed;
           try {
+            const next = localRootWrapper(newKey, "file");
             resealed = await db.transaction(async (tx) => {
-              const counts = await resealEverything(tx, from, to);
+              const { resealed: counts } = await replaceDataKeys(tx, custody.keyring, next);
               await recordAuditEvent(tx, config.audit, {
                 organizationId: null,
                 time: new Date(),
@@ -93,9 +90,12 @@ export function registerRekey(program: Command): void {
               });
               return counts;
             });
+            await next.close();
           } catch (error) {
             if (written) unlinkSync(written);
             throw error;
+          } finally {
+            await custody.seal();
           }
           if (usesKeyFile) renameSync(pendingFile, keyFile);
           const purged = await purgeOldCiphertexts(db);

@@ -3,6 +3,8 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { resolveConfig } from "../../config.js";
 import { createKeyEncryptionKey, parseMasterKey } from "../../crypto/key-encryption.js";
+import { fileKeyOpensStore } from "../../crypto/keyring/replace-data-keys.js";
+import type { Queryable } from "../../store/database.js";
 import { latestMigration, SchemaTooNewError } from "../../store/migrations.js";
 import { loadEmbeddedStore } from "../../store/pglite-backup.js";
 import { dataDirOption, fail } from "./data-dir-option.js";
@@ -12,6 +14,14 @@ interface RestoreFlags {
   keyFile?: string;
   force?: boolean;
 }
+
+type Pglite = Parameters<Parameters<typeof loadEmbeddedStore>[2]["verify"]>[0];
+
+/** The restored store as the keyring's functions read it. */
+const queryableOf = (db: Pglite): Queryable => ({
+  query: async <Row>(sql: string, params?: unknown[]) => (await db.query<Row>(sql, params)).rows,
+  exec: async (sql: string) => void (await db.exec(sql)),
+});
 
 /** The key the restored store must open with: --key-file, STRONGROOM_MASTER_KEY, or the data directory's master.key. */
 function restoreKey(flags: RestoreFlags, masterKey: string | undefined, dataDir: string): { key: Buffer; install: boolean } {
@@ -27,7 +37,8 @@ export function registerRestore(program: Command): void {
     .command("restore")
     .description(
       "load a backup made by `strongroom backup` into the embedded store (--data-dir), while no server uses it. The backup is " +
-        "checked first: it must open with the master key (--key-file, STRONGROOM_MASTER_KEY or the data directory's master.key) " +
+        "checked first: its keyring (or, from before the keyring, its secrets) must open with the master key (--key-file, " +
+        "STRONGROOM_MASTER_KEY or the data directory's master.key) " +
         "and must not be from a newer Strongroom",
     )
     .argument("<file>", "the backup file")
@@ -45,7 +56,6 @@ export function registerRestore(program: Command): void {
         if (install && existsSync(ownKeyFile) && !parseMasterKey(readFileSync(ownKeyFile, "utf8")).equals(key) && !flags.force) {
           throw new Error(`${ownKeyFile} holds another key: pass --force to replace it (the store sealed under it is set aside too)`);
         }
-        const kek = createKeyEncryptionKey(key);
         const result = await loadEmbeddedStore(config.dataDir, new Uint8Array(readFileSync(file)), {
           replace: flags.force === true,
           async verify(db) {
@@ -54,13 +64,13 @@ export function registerRestore(program: Command): void {
               throw new SchemaTooNewError(schema.version, latestMigration());
             const [signer] = (await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = 'signer'")).rows;
             if (!signer) throw new Error(`${file} holds no Strongroom store (no signer key)`);
-            try {
-              kek.open(signer.sealed, "server-key:signer");
-            } catch {
+            const opens = await fileKeyOpensStore(queryableOf(db), key, (sealed) =>
+              createKeyEncryptionKey(key).open(sealed, "server-key:signer"),
+            );
+            if (!opens)
               throw new Error(
                 `the backup's secrets do not open with this master key: give the master.key saved with the backup (--key-file)`,
               );
-            }
           },
         });
         let keyReplacedTo: string | undefined;

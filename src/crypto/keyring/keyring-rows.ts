@@ -1,0 +1,84 @@
+import { randomBytes } from "node:crypto";
+import type { SealProvider } from "../../config.js";
+import type { Queryable } from "../../store/database.js";
+import type { RootWrapper } from "./root-wrapper.js";
+
+/**
+ * The keyring_seal row: which provider wraps the keyring. (Its other columns, the Shamir parameters and a recovery
+ * key's public half, are for the providers to come: this version leaves them empty.)
+ */
+export interface SealRow {
+  provider: SealProvider;
+}
+
+/** A keyring row, with whether (by the database's clock) values are sealed under it yet and moved to it yet. */
+export interface KeyRow {
+  version: number;
+  wrapped_key: string;
+  wrapped_by: string;
+  sealing: boolean;
+  resealing: boolean;
+}
+
+export async function readSealRow(db: Queryable): Promise<SealRow | undefined> {
+  const [row] = await db.query<SealRow>("SELECT provider FROM keyring_seal");
+  return row;
+}
+
+export async function readKeyRows(db: Queryable): Promise<KeyRow[]> {
+  const rows = await db.query<KeyRow>(
+    `SELECT version, wrapped_key, wrapped_by, seal_from <= now() AS sealing, reseal_from <= now() AS resealing
+     FROM keyring ORDER BY version`,
+  );
+  return rows.map((row) => ({ ...row, version: Number(row.version) }));
+}
+
+/** The version new values go under: the newest whose seal_from has passed (the first, when none has yet). */
+export function sealingVersionOf(rows: readonly KeyRow[]): number {
+  const sealing = rows.filter((r) => r.sealing);
+  return (sealing.length > 0 ? sealing[sealing.length - 1]! : rows[0]!).version;
+}
+
+/**
+ * Creates the keyring: its seal row and data key version 1, wrapped by `wrapper`. Several processes may start at once
+ * on an empty store: the first insert wins, and every process reads back what won.
+ */
+export async function createKeyring(db: Queryable, wrapper: RootWrapper, provider: SealProvider): Promise<void> {
+  const dataKey = randomBytes(32);
+  try {
+    const wrapped = await wrapper.wrap(dataKey, 1);
+    await db.query("INSERT INTO keyring_seal (provider, created_at) VALUES ($1, now()) ON CONFLICT DO NOTHING", [provider]);
+    await db.query(
+      `INSERT INTO keyring (version, wrapped_key, wrapped_by, seal_from, reseal_from, created_at)
+       VALUES (1, $1, $2, now(), now(), now()) ON CONFLICT DO NOTHING`,
+      [wrapped, wrapper.label],
+    );
+  } finally {
+    dataKey.fill(0);
+  }
+}
+
+/** A rotation's grace, in STRONGROOM_KEYRING_POLL_MS: every process reads the keyring well within it. */
+export const ROTATION_GRACE_POLLS = 5;
+
+/**
+ * Adds the next data key version (rotation). Values are sealed under it from `graceMs` on — by then every process,
+ * reading the keyring every STRONGROOM_KEYRING_POLL_MS, holds it — and the values under older versions are moved to
+ * it from twice that on, when no process seals under an older version any more.
+ */
+export async function addKeyVersion(db: Queryable, wrapper: RootWrapper, graceMs: number): Promise<number> {
+  const dataKey = randomBytes(32);
+  try {
+    const [{ next } = { next: 1 }] = await db.query<{ next: number }>("SELECT coalesce(max(version), 0) + 1 AS next FROM keyring");
+    const version = Number(next);
+    const wrapped = await wrapper.wrap(dataKey, version);
+    await db.query(
+      `INSERT INTO keyring (version, wrapped_key, wrapped_by, seal_from, reseal_from, created_at)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4::float8), now() + make_interval(secs => $4::float8 * 2), now())`,
+      [version, wrapped, wrapper.label, graceMs / 1000],
+    );
+    return version;
+  } finally {
+    dataKey.fill(0);
+  }
+}

@@ -1,0 +1,54 @@
+import { randomBytes } from "node:crypto";
+import type { Queryable } from "../../store/database.js";
+import { resealEverything, type RekeyCounts } from "../rekey.js";
+import { Keyring } from "./keyring.js";
+import { readKeyRows } from "./keyring-rows.js";
+import { localRootWrapper, type RootWrapper } from "./root-wrapper.js";
+
+/**
+ * Offline rotation, in the caller's transaction (no server runs on the store): a fresh data key version wrapped by
+ * `wrapper`, every sealed value moved to it from `from` (which opens them all), and every
+ * other version deleted. `rekey` passes the new master key's wrapper; `keyring rotate` without a server, the current
+ * one. All or nothing; the caller purges the old row versions after the commit.
+ */
+export async function replaceDataKeys(
+  tx: Queryable,
+  from: Keyring,
+  wrapper: RootWrapper,
+): Promise<{ version: number; resealed: RekeyCounts }> {
+  await tx.query("SELECT version FROM keyring ORDER BY version FOR UPDATE");
+  const [{ next } = { next: 1 }] = await tx.query<{ next: number }>("SELECT coalesce(max(version), 0) + 1 AS next FROM keyring");
+  const version = Number(next);
+  const dataKey = randomBytes(32);
+  await tx.query(
+    `INSERT INTO keyring (version, wrapped_key, wrapped_by, seal_from, reseal_from, created_at)
+     VALUES ($1, $2, $3, now(), now(), now())`,
+    [version, await wrapper.wrap(dataKey, version), wrapper.label],
+  );
+  const to = new Keyring();
+  to.install({ keys: new Map([[version, dataKey]]), sealingVersion: version });
+  try {
+    const resealed = await resealEverything(tx, from, to);
+    await tx.query("DELETE FROM keyring WHERE version <> $1", [version]);
+    return { version, resealed };
+  } finally {
+    to.drop();
+  }
+}
+
+/** Whether `key`, as the file provider's key, opens the store: its keyring's sealing version, or (before the keyring) its signer key. */
+export async function fileKeyOpensStore(db: Queryable, key: Buffer, openLegacy: (sealed: string) => void): Promise<boolean> {
+  const rows = await readKeyRows(db);
+  try {
+    if (rows.length > 0) {
+      const newest = rows[rows.length - 1]!;
+      (await localRootWrapper(key, "file").unwrap(newest.wrapped_key, newest.version)).fill(0);
+      return true;
+    }
+    const [signer] = await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = 'signer'");
+    if (signer) openLegacy(signer.sealed);
+    return true;
+  } catch {
+    return false;
+  }
+}

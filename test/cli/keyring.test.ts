@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { keyringReport } from "../../src/crypto/keyring/keyring-report.js";
+import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
+import type { RunningServer } from "../../src/server/start.js";
+import { sdkClient } from "../helpers/cluster.js";
+import { runCli } from "../helpers/processes.js";
+import { openStore } from "../../src/store/open.js";
+import { persistentStore } from "../helpers/sealed-server.js";
+
+/**
+ * `strongroom keyring rotate` and `status` with no server running: embedded, the rotation is one transaction (a new
+ * version, every value moved, the old version deleted); on PostgreSQL the command adds the version, waits out the
+ * grace, moves the values itself and retires the old version. Either way the store opens afterwards as before.
+ */
+describe(`strongroom keyring, no server running (${process.env.DATABASE_URL ? "PostgreSQL" : "embedded"})`, () => {
+  const stores: { drop(): Promise<void> }[] = [];
+  const servers: RunningServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    for (const store of stores) await store.drop();
+  });
+
+  it("rotates the keyring and reports it; the store signs as before", { timeout: 120_000 }, async () => {
+    const store = await persistentStore();
+    stores.push(store);
+    const masterKey = "6d".repeat(32);
+    const first = await store.start({ STRONGROOM_MASTER_KEY: masterKey });
+    servers.push(first);
+    const root = await initRootOrganization(first.services, {});
+    const credentials = { apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey! };
+    const client = (url: string) => sdkClient(url, credentials, root.organizationId);
+    const { addresses } = await client(first.url).createWallet({
+      walletName: "rotated offline",
+      accounts: [
+        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+      ],
+    });
+    const sign = async (url: string) =>
+      (
+        await client(url).signRawPayload({
+          signWith: addresses[0]!,
+          payload: "0x" + "6d".repeat(32),
+          encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+          hashFunction: "HASH_FUNCTION_NO_OP",
+        })
+      ).r;
+    const signed = await sign(first.url);
+    await first.close();
+    servers.pop();
+
+    const env = {
+      ...process.env,
+      STRONGROOM_DATA_DIR: store.dataDir,
+      STRONGROOM_MASTER_KEY: masterKey,
+      STRONGROOM_KEYRING_POLL_MS: "100",
+      LOG_LEVEL: "warn",
+      ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
+    };
+    if (!store.databaseUrl) delete env.DATABASE_URL;
+    const rotated = runCli(["keyring", "rotate"], env);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const rotation = JSON.parse(rotated.stdout) as Record<string, unknown>;
+    if (store.databaseUrl) {
+      expect(rotation).toMatchObject({ version: 2, retired: [1] });
+      expect(rotation.moved).toBeGreaterThan(5);
+    } else {
+      expect(rotation).toMatchObject({ version: 2, purged: { warnings: [] } });
+      expect((rotation.resealed as Record<string, number>)["wallets.sealed_mnemonic"]).toBe(1);
+    }
+
+    const status = runCli(["keyring", "status"], env);
+    expect(status.status, status.stderr).toBe(0);
+    const report = JSON.parse(status.stdout) as {
+      provider: string;
+      versions: { version: number; values: number }[];
+      valuesBeforeKeyring: number;
+    };
+    expect(report.provider).toBe("file");
+    expect(report.valuesBeforeKeyring).toBe(0);
+    expect(report.versions.map((v) => v.version)).toEqual([2]);
+    expect(report.versions[0]!.values).toBeGreaterThan(5);
+
+    // Bad input changes nothing: another master key opens no version, and the keyring stays as it was.
+    const wrongKey = runCli(["keyring", "rotate"], { ...env, STRONGROOM_MASTER_KEY: "a1".repeat(32) });
+    expect(wrongKey.status).not.toBe(0);
+    expect(wrongKey.stderr).toContain("could not be opened with the master key");
+    const db = await openStore({ dataDir: store.dataDir, ...(store.databaseUrl ? { databaseUrl: store.databaseUrl } : {}) });
+    try {
+      expect(JSON.parse(JSON.stringify(await keyringReport(db)))).toEqual(report);
+    } finally {
+      await db.close();
+    }
+
+    const second = await store.start({ STRONGROOM_MASTER_KEY: masterKey });
+    servers.push(second);
+    expect(await sign(second.url)).toBe(signed);
+  });
+});

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveConfig } from "../../src/config.js";
+import { startServer, type RunningServer } from "../../src/server/start.js";
+import { freshPostgresDatabase } from "./postgres-database.js";
+
+/**
+ * A store that outlives its server, so a test can stop a server and start another on it: a data directory
+ * (embedded) or, with DATABASE_URL, a fresh PostgreSQL database. `start` runs a server on it with `env` added.
+ */
+export async function persistentStore(): Promise<{
+  start(env: Record<string, string>): Promise<RunningServer>;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  drop(): Promise<void>;
+}> {
+  const dataDir = mkdtempSync(join(tmpdir(), "strongroom-keyring-"));
+  const database = process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL) : undefined;
+  return {
+    dataDir,
+    databaseUrl: database?.url,
+    start: (env) =>
+      startServer(
+        resolveConfig(
+          { dataDir, host: "127.0.0.1", port: 0 },
+          {
+            ...(database ? { DATABASE_URL: database.url } : {}),
+            LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+            AUTH_PROXY_PORT: "0",
+            STRONGROOM_KEYRING_POLL_MS: "100",
+            ...env,
+          },
+        ),
+      ),
+    async drop() {
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface SealStatusBody {
+  type: string;
+  initialized: boolean;
+  sealed: boolean;
+  t: number;
+  n: number;
+  progress: number;
+  keyVersion?: number;
+}
+
+export async function sealStatus(url: string): Promise<SealStatusBody> {
+  return (await (await fetch(`${url}/strongroom/v1/seal-status`)).json()) as SealStatusBody;
+}
+
+export async function unseal(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${url}/strongroom/v1/unseal`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+/** Polls `check` every 50 ms until it holds (at most `timeoutMs`): for what another process's loop does. */
+export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
