@@ -3,7 +3,7 @@
  * whose sessions log every statement with its duration (`log_min_duration_statement = 0`), a few of each
  * operation through the SDK, and the statements the server's log shows for each (BEGIN, SAVEPOINT and COMMIT
  * included) with their median server-side time. The audit log's integrator (src/audit/integrate.ts) runs its own
- * transaction after a commit, shared by the activities committed within 50 ms of one another (one per request
+ * transaction after a commit, shared by the activities committed within 250 ms of one another (one per request
  * here, where they come one at a time): its statements are counted apart (`integratorPerRequest`), and the
  * server runs one process (`STRONGROOM_WORKERS=1`) so no second integrator polls. Needs DATABASE_URL
  * and read access to the server's log (POSTGRES_LOG, default Debian's /var/log/postgresql/postgresql-15-main.log,

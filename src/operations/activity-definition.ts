@@ -204,6 +204,15 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
    */
   validate?(ctx: ValidationContext, params: Static<S>): Promise<unknown>;
   /**
+   * `execute` fails (or refuses) whenever `validate` would refuse, and never reads `ctx.validated`: then a submission
+   * runs `validate` only when its answer matters, saving its reads on the common path. Allowed at once, the activity
+   * goes straight to `execute`, and should that fail, `validate` runs in the same transaction and its refusal (400,
+   * nothing written) replaces the failure; decided otherwise (denied, waiting), `validate` runs in the transaction
+   * before anything is written. Either way the request is answered as if `validate` had run first. Only for a
+   * definition without `prepare` or `fill`, whose steps run before the transaction.
+   */
+  validatedByExecute?: boolean;
+  /**
    * Outside calls (redeeming an authorization code, fetching an issuer's keys, resolving a webhook host) and
    * CPU-heavy work (key generation, HD derivation) that must not run inside the activity's transaction; its
    * result is passed to `execute`. It runs only once the decision allows the activity — at submission, or at

@@ -24,7 +24,7 @@ import { refuseSameBody, sameBodyBehind } from "./steps/fingerprint.js";
 import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/parse.js";
 import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
-import { checkSchema, validateWithDefinition } from "./steps/validate.js";
+import { checkSchema, validateWithDefinition, validationDeferred } from "./steps/validate.js";
 import { newActivityEvent, recordRefusalEvent, type AuditTrail } from "./steps/audit.js";
 import { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 
@@ -112,7 +112,8 @@ async function runSubmission(
   };
   try {
     assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
-    submission.validated = await validateWithDefinition(services, definition, caller, params, submission.parsedTransactions); // validate: the definition's checks
+    if (!validationDeferred(definition))
+      submission.validated = await validateWithDefinition(services, definition, caller, params, submission.parsedTransactions); // validate: the definition's checks
     return await decidePrepareExecute(submission); // look up the fingerprint → decide → prepare → execute → persist → respond
   } catch (error) {
     // look up the fingerprint: the same body again (or a twin that got there first) is answered with its activity.
@@ -195,6 +196,9 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
     first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
     const { decision, requirements, velocity } = await decideSubmission(tx, { definition, params, ...caller, parsedTransactions }, first); // decide, again, in the transaction
     if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
+    // validate, when left to the transaction: before anything is written unless the activity runs now (then only if it fails).
+    const validateNow = () => validateWithDefinition(services, definition, caller, params, parsedTransactions, tx);
+    if (validationDeferred(definition) && decision.outcome !== "allow") await validateNow();
     let outcome: HandlerOutcome | undefined;
     if (decision.outcome === "allow") {
       const allowed = {
@@ -212,6 +216,7 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
       const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
       await velocity.lockCharges(tx);
       outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute
+      if (outcome.status === "ACTIVITY_STATUS_FAILED" && validationDeferred(definition)) await validateNow(); // its refusal, if any, comes first
       if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, activityId); // count it in the velocity controls
     }
     const row = newActivityRow(

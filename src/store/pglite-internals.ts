@@ -19,10 +19,10 @@ export interface PgliteEngine {
   exclusiveTransaction<T>(work: () => Promise<T>): Promise<T>;
   /** The parameter value as PostgreSQL text, by the parameter's type OID (`String` for a type PGlite has no serializer for). */
   serialize(value: unknown, typeOid: number): string;
-  /** The rows of the first result in an answer, each value parsed by its column's type. */
-  rows(messages: EngineMessages): Record<string, unknown>[];
-  /** The command tag of the first result in an answer ("COMMIT", "ROLLBACK", "INSERT" ...). */
-  command(messages: EngineMessages): string | undefined;
+  /** The rows of a result in an answer (the first, or the `index`th), each value parsed by its column's type. */
+  rows(messages: EngineMessages, index?: number): Record<string, unknown>[];
+  /** The command tag of a result in an answer (the first, or the `index`th): "COMMIT", "ROLLBACK", "INSERT" ... */
+  command(messages: EngineMessages, index?: number): string | undefined;
   /** The parameter type OIDs of a described prepared statement. */
   parameterTypes(messages: EngineMessages): number[];
   message: {
@@ -57,8 +57,8 @@ export function pgliteEngine(db: PGlite): PgliteEngine {
   return {
     exclusiveTransaction: (work) => db._runExclusiveTransaction(work),
     serialize: (value, typeOid) => (codecs.serializers[typeOid] ?? String)(value),
-    rows: (messages) => (parse.parseResults(messages, codecs.parsers)[0]?.rows ?? []) as Record<string, unknown>[],
-    command: (messages) => parse.parseResults(messages, codecs.parsers)[0]?.command,
+    rows: (messages, index = 0) => (parse.parseResults(messages, codecs.parsers)[index]?.rows ?? []) as Record<string, unknown>[],
+    command: (messages, index = 0) => parse.parseResults(messages, codecs.parsers)[index]?.command,
     parameterTypes: (messages) => parse.parseDescribeStatementResults(messages),
     message: {
       parse: (name, text) => protocol.serialize.parse({ name, text }),

@@ -11,6 +11,9 @@ import { migratedTemplate } from "./pglite-template.js";
 import { PROCESS_SESSION_NAME } from "./process-session.js";
 import { unpackDataDir } from "./unpack-data-dir.js";
 
+/** A statement whose answer carries nothing: it may go with the next one (see `inOneTransaction`). */
+const SAVEPOINT = /^SAVEPOINT [a-z_]+$/;
+
 /** Statement texts are fixed in the code; the cap only guards against one built from input. */
 const MAX_NAMED_STATEMENTS = 2000;
 
@@ -139,22 +142,37 @@ function wrap(db: PGlite, releaseLock: () => void, options: { snapshots?: boolea
 
   const call = (messages: Uint8Array[]) => db.execProtocolStream(concat(messages), { syncToFs: false });
 
-  async function prepare(sql: string): Promise<Prepared> {
-    const known = prepared.get(sql);
-    if (known) return known;
+  /** The statement prepared, after the simple statements `ahead` in the same engine call. */
+  async function prepare(sql: string, ahead: string[]): Promise<Prepared> {
     const name = prepared.size < MAX_NAMED_STATEMENTS ? `sr${generation}_${prepared.size}` : "";
-    const described = await call([message.parse(name, sql), message.describeStatement(name), message.sync()]);
+    const described = await call([
+      ...ahead.map((statement) => message.query(statement)),
+      message.parse(name, sql),
+      message.describeStatement(name),
+      message.sync(),
+    ]);
     const statement = { name, parameterTypes: engine.parameterTypes(described) };
     if (name) prepared.set(sql, statement);
     return statement;
   }
 
-  /** Runs one statement; the caller holds PGlite's query lock. */
-  async function run<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
-    const { name, parameterTypes } = await prepare(sql);
+  /**
+   * Runs one statement, after the simple statements `takeAhead` answers (BEGIN, SAVEPOINT) in the same engine call —
+   * the call that prepares it, the first time. They are taken just before a call, so none is lost when a value fails to
+   * serialize. The caller holds PGlite's query lock.
+   */
+  async function run<Row>(sql: string, params: unknown[] = [], takeAhead: () => string[] = () => []): Promise<Row[]> {
+    const { name, parameterTypes } = prepared.get(sql) ?? (await prepare(sql, takeAhead()));
     const values = params.map((value, i) => (value === null || value === undefined ? null : engine.serialize(value, parameterTypes[i]!)));
-    const answer = await call([message.bind(name, values), message.describePortal(), message.execute(), message.sync()]);
-    return engine.rows(answer) as Row[];
+    const ahead = takeAhead();
+    const answer = await call([
+      ...ahead.map((statement) => message.query(statement)),
+      message.bind(name, values),
+      message.describePortal(),
+      message.execute(),
+      message.sync(),
+    ]);
+    return engine.rows(answer, ahead.length) as Row[];
   }
 
   /** A statement whose table changed shape since it was prepared: prepare every statement afresh. */
@@ -163,25 +181,43 @@ function wrap(db: PGlite, releaseLock: () => void, options: { snapshots?: boolea
     prepared = new Map();
   };
 
-  const simple = (sql: string) => db.runExclusive(() => call([message.query(sql)]));
-  const inTransaction: Queryable = {
-    query: (sql, params) => db.runExclusive(() => run(sql, params)),
-    exec: async (sql) => void (await simple(sql)),
-  };
+  /** Simple statements in one engine call. */
+  const simple = (...sqls: string[]) => db.runExclusive(() => call(sqls.map((sql) => message.query(sql))));
 
-  /** PGlite's own `transaction` makes two engine calls each for BEGIN and COMMIT; these make one. */
+  /**
+   * PGlite's own `transaction` makes two engine calls each for BEGIN and COMMIT. Here BEGIN, and a SAVEPOINT, go in
+   * the same engine call as the transaction's next statement (as the PostgreSQL adapter puts them in the same socket
+   * write), so a transaction of n statements makes n + 1 calls. Neither can fail where it is sent other than in a
+   * transaction already aborted, and then the statement after it fails too (the engine answers the first error).
+   */
   const inOneTransaction = <T>(work: (tx: Queryable) => Promise<T>): Promise<T> =>
     engine.exclusiveTransaction(async () => {
-      await simple("BEGIN");
+      let ahead = ["BEGIN"];
+      let begun = false;
+      const takeAhead = () => {
+        const taken = ahead;
+        ahead = [];
+        begun = true;
+        return taken;
+      };
+      const tx: Queryable = {
+        query: (sql, params) => db.runExclusive(() => run(sql, params, takeAhead)),
+        exec: async (sql) => {
+          if (SAVEPOINT.test(sql)) ahead.push(sql);
+          else await simple(...takeAhead(), sql);
+        },
+      };
       let result: T;
       try {
-        result = await work(inTransaction);
+        result = await work(tx);
       } catch (error) {
-        await simple("ROLLBACK");
+        if (begun) await simple("ROLLBACK");
         throw error;
       }
+      if (!begun && ahead.length === 1) return result; // no statement: nothing to begin or commit
+      const statements = [...takeAhead(), "COMMIT"];
       // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
-      if (engine.command(await simple("COMMIT")) === "ROLLBACK") throw new TransactionAborted();
+      if (engine.command(await simple(...statements), statements.length - 1) === "ROLLBACK") throw new TransactionAborted();
       await db.syncToFs();
       return result;
     });

@@ -177,6 +177,42 @@ function storeContract(store: StoreUnderTest) {
         expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2, 3]);
       });
 
+      // BEGIN and SAVEPOINT go out with the next statement (in one engine call, or one socket write): a statement that
+      // fails before it runs must not leave them unsent, or what follows would run outside the transaction.
+      it("a first statement that fails to prepare still began the transaction: what follows fails until the rollback", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const work = db.transaction(async (tx) => {
+          await expect(tx.query("SELEC 1")).rejects.toMatchObject({ code: "42601" });
+          await tx.query(`INSERT INTO ${t} VALUES (1)`);
+        });
+        await expect(work).rejects.toMatchObject({ code: "25P02" });
+        expect(await count(t)).toBe(0);
+      });
+
+      it("a first statement whose parameter fails to serialize leaves the transaction whole: the writes after it roll back", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const thrown = new Error("the work gave up");
+        const work = db.transaction(async (tx) => {
+          await expect(tx.query("SELECT $1::jsonb AS value", [[1, 2]])).rejects.toThrow();
+          await tx.query(`INSERT INTO ${t} VALUES (1)`).catch(() => undefined);
+          throw thrown;
+        });
+        await expect(work).rejects.toBe(thrown);
+        expect(await count(t)).toBe(0);
+      });
+
+      it("a rollback to a savepoint recovers from a statement that failed to prepare right after it", async () => {
+        const t = await table("id int PRIMARY KEY");
+        await db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (1)`);
+          await tx.exec("SAVEPOINT handler");
+          await expect(tx.query("SELEC 1")).rejects.toMatchObject({ code: "42601" });
+          await tx.exec("ROLLBACK TO SAVEPOINT handler");
+          await tx.query(`INSERT INTO ${t} VALUES (2)`);
+        });
+        expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2]);
+      });
+
       it("a savepoint first, or last, or rolled back to before any other statement, behaves as if written at once", async () => {
         const t = await table("id int PRIMARY KEY");
         await db.transaction(async (tx) => {

@@ -1,6 +1,7 @@
 import type { TObject, Static } from "@sinclair/typebox";
 import { validate } from "../../schema/validation.js";
 import type { Services } from "../../services.js";
+import type { Queryable } from "../../store/database.js";
 import type { ActivityDefinition } from "../../operations/activity-definition.js";
 import type { Caller } from "./authenticate.js";
 import { ParsedTransactions } from "../../crypto/signing/parsed-transactions.js";
@@ -10,17 +11,21 @@ export function checkSchema<S extends TObject>(schema: S, parameters: unknown): 
   return validate(schema, parameters, "parameters") as Static<S>;
 }
 
-/** Step "validate", second half: the definition's own input checks, on committed rows, outside any transaction. */
+/**
+ * Step "validate", second half: the definition's own input checks, on committed rows, outside any transaction — or,
+ * for a definition `validatedByExecute`, in the activity's transaction (`db`) before it has written anything.
+ */
 export async function validateWithDefinition(
   services: Services,
   definition: ActivityDefinition,
   caller: Caller,
   params: Record<string, unknown>,
   parsedTransactions: ParsedTransactions = new ParsedTransactions(),
+  db: Queryable = services.db,
 ): Promise<unknown> {
   return definition.validate?.(
     {
-      db: services.db,
+      db,
       services,
       organization: caller.organization,
       requesterUserId: caller.principal.user.id,
@@ -31,3 +36,10 @@ export async function validateWithDefinition(
     params,
   );
 }
+
+/**
+ * Whether a submission leaves `validate` to the transaction (ActivityDefinition.validatedByExecute): only a definition
+ * without `prepare` or `fill`, whose decision is taken in the transaction.
+ */
+export const validationDeferred = (definition: ActivityDefinition): boolean =>
+  definition.validatedByExecute === true && !definition.prepare && !definition.fill;

@@ -22,6 +22,8 @@ export const updateUserName = defineActivity({
   async validate({ db, organization }, { userId }) {
     await mustExist(requireUser(db, organization.id, userId));
   },
+  // Its UPDATE finds the user: when it renames nobody, execute looks why and fails (no such user, or the name is taken).
+  validatedByExecute: true,
   async execute({ tx, organization, now, requesterUserId, byRootQuorum }, { userId, userName }) {
     const renamed = await tx.query(
       `UPDATE users SET name = $3, name_self_asserted = ${selfAssertedAfter("name_self_asserted", "$3", "name = $3", "false", "$5::boolean")}, updated_at = $4
