@@ -18,8 +18,10 @@ export interface Draining {
   /**
    * Stops accepting connections, answers every request read with `Connection: close`, and closes connections
    * as they fall idle; once none is left (or `drainMs` passed, when what is left is cut), closes the app.
+   * `othersStopListening` (a worker of `serve --workers`) resolves once every process sharing the port has closed
+   * its listener: until then answers keep their connections open (see below).
    */
-  drainAndClose(drainMs: number): Promise<void>;
+  drainAndClose(drainMs: number, othersStopListening?: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -43,17 +45,25 @@ export function drainOnClose(app: FastifyInstance): Draining {
 
   return {
     inFlight: () => answering.size,
-    async drainAndClose(drainMs) {
+    async drainAndClose(drainMs, othersStopListening) {
       const startedAt = Date.now();
       const deadline = startedAt + drainMs;
-      const idleGraceEnds = startedAt + Math.min(IDLE_GRACE_MS, drainMs);
-      stopping = true;
+      if (!othersStopListening) stopping = true;
       // Connections the kernel completed but the process has not accepted yet are reset when the listener
       // closes: close it right after a poll of the event loop, which accepts every one pending (their requests
       // get answers, with Connection: close), so that only one arriving in that instant can be.
       await new Promise((resolve) => setImmediate(resolve));
       // http.Server's own close() would also cut idle keep-alive connections at once: close the listener only.
       if (app.server.listening) NetServer.prototype.close.call(app.server);
+      if (othersStopListening) {
+        // A worker: the port stays open while another worker listens, and node:cluster's primary resets the
+        // connections it accepted but had not handed to a worker when the last one stops listening. An answer
+        // with Connection: close now would send its client to reconnect into that instant; until every listener
+        // is closed, answers keep their connections, and new connections are refused once it is.
+        await othersStopListening();
+        stopping = true;
+      }
+      const idleGraceEnds = Date.now() + Math.min(IDLE_GRACE_MS, Math.max(0, deadline - Date.now()));
       for (const response of answering) if (!response.headersSent) response.setHeader("connection", "close");
       while (Date.now() < deadline && (await openConnections()) > 0) {
         // Idle: no request begun on it, no answer unfinished (closeIdleConnections checks both).

@@ -46,6 +46,8 @@ export interface StartOptions {
    * primary writes the start-up and shutdown lines for all of them.
    */
   worker?: number;
+  /** A worker: resolves once every worker has closed its listeners, as its drain waits for (src/server/drain.ts). */
+  othersStopListening?: () => Promise<void>;
 }
 
 /** The flag (and variable) that sets a port, for the message when it is taken. */
@@ -203,7 +205,11 @@ export async function startServer(
     ...urls,
     close() {
       closed ??= (async () => {
-        await Promise.all([appDraining.drainAndClose(drainMs), proxyDraining?.drainAndClose(drainMs)]);
+        const othersStopListening = options.othersStopListening;
+        await Promise.all([
+          appDraining.drainAndClose(drainMs, othersStopListening),
+          proxyDraining?.drainAndClose(drainMs, othersStopListening),
+        ]);
         await metricsServer?.close();
         closing = true;
         await custodyWorker.stop();

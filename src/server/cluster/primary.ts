@@ -8,7 +8,7 @@ import { DEFAULT_DRAIN_MS } from "../drain.js";
 import { hasAnyOrganization, NO_ORGANIZATION_YET } from "../first-start.js";
 import { serveMetrics, type MetricsServer } from "../serve-metrics.js";
 import { logShutdown, logStartup, type ServerUrls } from "../startup-log.js";
-import { isFromWorker, WORKER_SLOT_VARIABLE, type FromWorker } from "./messages.js";
+import { isFromWorker, WORKER_SLOT_VARIABLE, type FromWorker, type ToWorker } from "./messages.js";
 
 /** A worker that died is replaced after this long, doubled for each death in a row, up to RESTART_MAX_MS. */
 const RESTART_FIRST_MS = 500;
@@ -32,6 +32,8 @@ interface Slot {
   worker?: Worker;
   startedAt: number;
   ready: boolean;
+  /** While stopping: the worker has closed its listeners. */
+  stoppedListening?: boolean;
   deathsInARow: number;
   restart?: NodeJS.Timeout;
 }
@@ -85,15 +87,35 @@ export async function runPrimary({ config, workers, logs, logFinishMs }: Primary
   const allStopped = new Promise<void>((resolve) => (stopped = resolve));
   let cleanStop = true;
 
+  /**
+   * While stopping: once every worker still running has closed its listeners, tells them all, and their drains go on
+   * (src/server/drain.ts: until then their answers keep connections open, so no client reconnects into the moment the
+   * last listener closes, when node:cluster resets the connections it accepted but had not handed on).
+   */
+  let listenersReleased = false;
+  const releaseWhenAllStoppedListening = () => {
+    const running = slots.filter((s) => s.worker);
+    if (listenersReleased || !running.every((s) => s.stoppedListening)) return;
+    listenersReleased = true;
+    for (const slot of running) slot.worker!.send({ strongroom: "listeners-closed" } satisfies ToWorker);
+  };
+
   const fork = (slot: Slot) => {
     const worker = cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot.number) });
-    Object.assign(slot, { worker, startedAt: Date.now(), ready: false, restart: undefined });
+    Object.assign(slot, { worker, startedAt: Date.now(), ready: false, stoppedListening: false, restart: undefined });
     // A message to a worker that just died fails; its exit is handled below.
     worker.on("error", (error) =>
       log.warn({ slot: slot.number, workerPid: worker.process.pid, err: error }, `worker ${slot.number}: ${error.message}`),
     );
     worker.on("message", (message: unknown) => {
       if (!isFromWorker(message)) return;
+      if (message.strongroom === "stopped-listening") {
+        slot.stoppedListening = true;
+        // A worker stopped alone: the others still listen, nothing to wait for.
+        if (phase !== "stopping") worker.send({ strongroom: "listeners-closed" } satisfies ToWorker);
+        else releaseWhenAllStoppedListening();
+        return;
+      }
       if (message.strongroom === "failed") {
         if (phase === "starting") started.reject(new Error(message.message));
         else log.error({ slot: slot.number, workerPid: worker.process.pid }, `worker ${slot.number} could not start: ${message.message}`);
@@ -117,6 +139,7 @@ export async function runPrimary({ config, workers, logs, logFinishMs }: Primary
         );
         slot.restart = setTimeout(() => fork(slot), delayMs);
       } else {
+        releaseWhenAllStoppedListening();
         // A replacement still starting when the stop came dies of the SIGTERM before it can drain: nothing was lost.
         if (code !== 0 && !(signal === "SIGTERM" && !slot.ready)) cleanStop = false;
         if (slots.every((s) => !s.worker)) stopped();

@@ -2,10 +2,35 @@ import { AggregatorRegistry } from "prom-client";
 import type { Config } from "../../config.js";
 import type { LogDestination } from "../../http/log-destination.js";
 import { startServer, type RunningServer } from "../start.js";
-import { WORKER_SLOT_VARIABLE, type FromWorker } from "./messages.js";
+import { isToWorker, WORKER_SLOT_VARIABLE, type FromWorker } from "./messages.js";
 
 /** Sends `message` to the primary; resolves once it is written (before an exit, so it is not lost). */
 const tell = (message: FromWorker) => new Promise<void>((resolve) => (process.send ? process.send(message, () => resolve()) : resolve()));
+
+/** How long a stopping worker waits for the others to close their listeners (the primary may be gone). */
+const LISTENERS_WAIT_MS = 2000;
+
+/**
+ * Tells the primary this worker closed its listeners, and resolves when it answers that every stopping worker has
+ * (src/server/drain.ts), or after LISTENERS_WAIT_MS. Asked once per listener (the API's and the auth proxy's); both
+ * wait for the one answer.
+ */
+function stoppedListening(): () => Promise<void> {
+  let answered: Promise<void> | undefined;
+  return () =>
+    (answered ??= new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        process.off("message", onMessage);
+        resolve();
+      };
+      const onMessage = (message: unknown) => isToWorker(message) && done();
+      const timer = setTimeout(done, LISTENERS_WAIT_MS);
+      process.on("message", onMessage);
+      // After this poll of the event loop: the other listener (the API's or the auth proxy's) closes in it too.
+      setImmediate(() => void tell({ strongroom: "stopped-listening" }));
+    }));
+}
 
 /**
  * One worker of `serve --workers N`: a whole server in its own process — its store connections, background
@@ -49,7 +74,10 @@ export async function runWorker(config: Config, logs: LogDestination, logFinishM
 
   try {
     // The primary serves the metrics port, for every worker.
-    server = await startServer({ ...config, metricsPort: undefined }, undefined, logs.stream, { worker: slot });
+    server = await startServer({ ...config, metricsPort: undefined }, undefined, logs.stream, {
+      worker: slot,
+      othersStopListening: stoppedListening(),
+    });
   } catch (error) {
     await tell({ strongroom: "failed", message: (error as Error).message });
     await exit(1);
