@@ -320,7 +320,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   };
   const seal = sealSettings(env, positive);
   const masterKey = secretSetting(env, "STRONGROOM_MASTER_KEY");
-  if (databaseUrl && !masterKey) {
+  // Shamir needs no master key: its root exists only as the shares, and a process unseals with its own threshold of them.
+  if (databaseUrl && !masterKey && seal.provider === "file") {
     throw new Error(
       "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must open the keyring with the same key",
     );

@@ -196,6 +196,12 @@ export class Custody {
       if (this.#seal) throw new Error("the keyring exists already: its key shares were printed when it was created (they are not stored)");
       const { shares, threshold } = options.keyShares;
       checkSharing(shares, threshold, "--key-shares", "--key-threshold");
+      const [legacy] = await this.db.query("SELECT 1 FROM server_secrets WHERE sealed LIKE 'v1:%' LIMIT 1");
+      if (legacy)
+        throw new Error(
+          "this store holds values from before the keyring, sealed under the master key: start it once with STRONGROOM_SEAL=file " +
+            "(which moves them into a keyring), then `strongroom keyring recover` moves that keyring to shamir",
+        );
       const rootKey = randomBytes(32);
       answer.keyShares = await splitSecret(rootKey, shares, threshold);
       answer.keyThreshold = threshold;
