@@ -54,6 +54,57 @@ describe(`STRONGROOM_SEAL=shamir: init, sealed start, unseal by shares, seal on 
   });
   const env = { STRONGROOM_SEAL: "shamir" };
 
+  it.runIf(process.env.DATABASE_URL)(
+    "in a cluster each process unseals with its own shares, and a seal on demand seals them all",
+    { timeout: 60_000 },
+    async () => {
+      const store = await persistentStore();
+      stores.push(store);
+      const a = await store.start(env);
+      servers.push(a);
+      const b = await store.start(env);
+      servers.push(b);
+      expect(await sealStatus(b.url)).toMatchObject({ initialized: false, sealed: true });
+      // init through one process (as the control socket or the CLI does): it unseals that process only.
+      const root = await initKeyringAndRoot(a.services, { keyring: { keyShares: { shares: 3, threshold: 2 } } });
+      const shares = root.keyShares!;
+      expect(await sealStatus(a.url)).toMatchObject({ sealed: false, t: 2, n: 3 });
+      expect((await fetch(`${b.url}/health`)).status).toBe(503);
+      expect((await unseal(b.url, { key: shares[2] })).json).toMatchObject({ initialized: true, sealed: true, t: 2, n: 3, progress: 1 });
+      expect((await unseal(b.url, { key: shares[1] })).json).toMatchObject({ sealed: false });
+      const credentials = { apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey! };
+      const { walletId } = await sdkClient(a.url, credentials, root.organizationId).createWallet({
+        walletName: "two processes",
+        accounts: [
+          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+        ],
+      });
+      const { accounts } = await sdkClient(b.url, credentials, root.organizationId).getWalletAccounts({ walletId });
+      const signWith = accounts[0]!.address;
+      const payload = {
+        signWith,
+        payload: "0x" + "77".repeat(32),
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_NO_OP",
+      } as const;
+      expect((await sdkClient(b.url, credentials, root.organizationId).signRawPayload(payload)).r).toBe(
+        (await sdkClient(a.url, credentials, root.organizationId).signRawPayload(payload)).r,
+      );
+
+      const body = activityBody("ACTIVITY_TYPE_SEAL_SERVER", root.organizationId, {});
+      const sealed = await post(`${b.url}/strongroom/v1/submit/seal_server`, body, {
+        "X-Stamp": p256Stamp(body, root.apiPublicKey, root.apiPrivateKey!),
+      });
+      expect(sealed.status, JSON.stringify(sealed.json)).toBe(200);
+      await eventually(async () => (await sealStatus(a.url)).sealed && (await sealStatus(b.url)).sealed, "both processes sealed");
+      await unseal(a.url, { key: shares[0] });
+      await unseal(a.url, { key: shares[1] });
+      expect(await sealStatus(a.url)).toMatchObject({ sealed: false });
+      expect(await sealStatus(b.url)).toMatchObject({ sealed: true, progress: 0 });
+      await expectRefusedWhileSealed(b);
+    },
+  );
+
   it("takes STRONGROOM_SEAL=shamir", () => {
     expect(resolveConfig({}, env).seal).toEqual({ provider: "shamir", pollMs: 1000 });
   });
@@ -117,6 +168,14 @@ describe(`STRONGROOM_SEAL=shamir: init, sealed start, unseal by shares, seal on 
       const again = await unseal(first.url, { key: shares[0] });
       expect(again.status).toBe(400);
       expect(again.json.message).toContain("already given");
+      // An altered share (same x coordinate, another value) cannot belong with the one given: refused, progress reset.
+      const altered = Buffer.from(shares[0]!, "base64");
+      altered[0]! ^= 1;
+      const alteredAnswer = await unseal(first.url, { key: altered.toString("base64") });
+      expect(alteredAnswer.status).toBe(400);
+      expect(alteredAnswer.json.message).toContain("do not combine into this store's root key");
+      expect(await sealStatus(first.url)).toMatchObject({ sealed: true, progress: 0 });
+      expect((await unseal(first.url, { key: shares[0] })).json).toMatchObject({ progress: 1 });
       expect((await unseal(first.url, { key: shares[1] })).json).toMatchObject({ sealed: true, progress: 2 });
       await expectRefusedWhileSealed(first);
 
