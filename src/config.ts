@@ -59,15 +59,16 @@ export interface AuditSettings {
 }
 
 /**
- * What may wrap the keyring's data keys (STRONGROOM_SEAL). Only the file provider is in this version; the PKCS#11,
- * Shamir and AWS KMS providers the keyring is built for (keyring_seal.provider admits them) are refused by name.
+ * What may wrap the keyring's data keys (STRONGROOM_SEAL): the file key (auto-unseal at start), or a root key split
+ * into Shamir shares (the process starts sealed until a threshold of them arrives). The PKCS#11 and AWS KMS providers
+ * the keyring is built for (keyring_seal.provider admits them) are refused by name.
  */
-export const SEAL_PROVIDERS = ["file"] as const;
+export const SEAL_PROVIDERS = ["file", "shamir"] as const;
 export type SealProvider = (typeof SEAL_PROVIDERS)[number];
-const PROVIDERS_TO_COME = ["pkcs11", "shamir", "awskms"];
+const PROVIDERS_TO_COME = ["pkcs11", "awskms"];
 
 export interface SealSettings {
-  /** STRONGROOM_SEAL: file (the default, and the only provider of this version). */
+  /** STRONGROOM_SEAL: file (the default) or shamir. */
   provider: SealProvider;
   /**
    * STRONGROOM_KEYRING_POLL_MS: how often each process reads the keyring (new versions, retirements) and the seal
@@ -80,7 +81,7 @@ export interface SealSettings {
 function sealSettings(env: NodeJS.ProcessEnv, positive: (name: string, fallback: number) => number): SealSettings {
   const provider = env.STRONGROOM_SEAL || "file";
   if (PROVIDERS_TO_COME.includes(provider))
-    throw new Error(`STRONGROOM_SEAL=${provider} is not available in this version of Strongroom: only file (the default) is`);
+    throw new Error(`STRONGROOM_SEAL=${provider} is not available in this version of Strongroom: only file (the default) and shamir are`);
   if (!(SEAL_PROVIDERS as readonly string[]).includes(provider))
     throw new Error(`STRONGROOM_SEAL must be ${SEAL_PROVIDERS.join(", ")}; not ${JSON.stringify(env.STRONGROOM_SEAL)}`);
   return { provider: provider as SealProvider, pollMs: positive("STRONGROOM_KEYRING_POLL_MS", 1000) };
@@ -319,7 +320,8 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   };
   const seal = sealSettings(env, positive);
   const masterKey = secretSetting(env, "STRONGROOM_MASTER_KEY");
-  if (databaseUrl && !masterKey) {
+  // Shamir needs no master key: its root exists only as the shares, and a process unseals with its own threshold of them.
+  if (databaseUrl && !masterKey && seal.provider === "file") {
     throw new Error(
       "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must open the keyring with the same key",
     );

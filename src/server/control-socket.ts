@@ -8,6 +8,7 @@ import { exportLog, type ExportRecord } from "../audit/export.js";
 import { integrationSettings } from "../audit/integrator.js";
 import { addKeyVersion, ROTATION_GRACE_POLLS } from "../crypto/keyring/keyring-rows.js";
 import { keyringReport, type KeyringReport } from "../crypto/keyring/keyring-report.js";
+import type { KeyringInitOptions, KeyringShares } from "../crypto/keyring/custody.js";
 
 /**
  * The embedded store belongs to one process, so `strongroom init` and `strongroom backup` cannot open it while a
@@ -29,7 +30,24 @@ export interface ControlSocket {
   close(): Promise<void>;
 }
 
-export type InitRequest = InitOptions & { ifEmpty?: boolean };
+export type InitRequest = InitOptions & { ifEmpty?: boolean; keyring?: KeyringInitOptions };
+
+/**
+ * What `init` does once the store is open: the keyring's shares first (Shamir: the keyring itself; any provider: a
+ * recovery key), then the root organization. Answers both, the shares to be printed this once.
+ */
+export async function initKeyringAndRoot(services: Services, options: InitRequest): Promise<InitResult & KeyringShares> {
+  const { keyring, ifEmpty: _ifEmpty, ...root } = options;
+  const shares = keyring && (keyring.keyShares || keyring.recovery) ? await services.custody.initialize(keyring) : {};
+  return { ...(await initRootOrganization(services, root)), ...shares };
+}
+
+const sharing = (value: unknown, name: string): { shares: number; threshold: number } | undefined => {
+  if (value === undefined) return undefined;
+  const { shares, threshold } = (value ?? {}) as Record<string, unknown>;
+  if (typeof shares !== "number" || typeof threshold !== "number") throw new Error(`${name} must be {shares, threshold}`);
+  return { shares, threshold };
+};
 
 async function readBody(message: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -51,6 +69,10 @@ function initOptions(body: string): InitRequest {
     if (typeof value !== "string") throw new Error(`${key} must be a string`);
     options[key] = value;
   }
+  const keyring = (parsed.keyring ?? {}) as Record<string, unknown>;
+  const keyShares = sharing(keyring.keyShares, "keyring.keyShares");
+  const recovery = sharing(keyring.recovery, "keyring.recovery");
+  options.keyring = { ...(keyShares ? { keyShares } : {}), ...(recovery ? { recovery } : {}) };
   return options;
 }
 
@@ -63,7 +85,7 @@ async function init(services: Services, req: IncomingMessage, res: ServerRespons
     const options = initOptions((await readBody(req)).toString("utf8"));
     if (options.ifEmpty && (await services.db.query("SELECT 1 FROM organizations LIMIT 1")).length > 0)
       return answerJson(res, 200, { skipped: true });
-    answerJson(res, 200, await initRootOrganization(services, options));
+    answerJson(res, 200, await initKeyringAndRoot(services, options));
   } catch (error) {
     answerJson(res, 400, { message: (error as Error).message });
   }
@@ -196,12 +218,12 @@ const messageOf = (body: Buffer, status: number) => {
 };
 
 /** `strongroom init` through a running server's control socket: undefined when `ifEmpty` found an organization. */
-export async function initThroughControlSocket(path: string, options: InitRequest): Promise<InitResult | undefined> {
+export async function initThroughControlSocket(path: string, options: InitRequest): Promise<(InitResult & KeyringShares) | undefined> {
   const answer = await ask(path, "/init", JSON.stringify(options));
   if (!answer)
     throw new Error(`could not reach the server holding the data directory through ${path}; stop it and run \`strongroom init\` again`);
   if (answer.status !== 200) throw new Error(messageOf(answer.body, answer.status));
-  const result = JSON.parse(answer.body.toString("utf8")) as InitResult & { skipped?: boolean };
+  const result = JSON.parse(answer.body.toString("utf8")) as InitResult & KeyringShares & { skipped?: boolean };
   return result.skipped ? undefined : result;
 }
 

@@ -10,18 +10,19 @@ export const UNSEAL_ROUTE = "/strongroom/v1/unseal";
 /** The console's static files: served while sealed too, so an operator can unseal from it (as Vault's UI does). */
 const CONSOLE_ROUTES = new Set(["/", "/console", "/console/", "/console/assets/:name"]);
 
-/** The body of POST /strongroom/v1/unseal, as Vault's: {"key": "<one key share>"}. */
-function unsealBody(raw: Buffer): { key: string } {
+/** The body of POST /strongroom/v1/unseal, as Vault's: {"key": "<one key share>"}, or {"reset": true}. */
+function unsealBody(raw: Buffer): { key?: string; reset?: boolean } {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString("utf8") || "null");
   } catch {
     body = undefined;
   }
-  const violation = { field: "key", description: 'the body is {"key": "<one key share>"}' };
+  const violation = { field: "key", description: 'the body is {"key": "<one key share>"}, or {"reset": true} to forget the shares given' };
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw invalidArgument("the body must be a JSON object", [violation]);
-  const { key } = body as Record<string, unknown>;
+  const { key, reset } = body as Record<string, unknown>;
+  if (reset === true) return { reset: true };
   if (typeof key !== "string") throw invalidArgument('key: a key share (a string) is required: {"key": "<share>"}', [violation]);
   return { key };
 }
@@ -40,7 +41,7 @@ export function registerSealRoutes(app: FastifyInstance, custody: Custody): void
   });
   app.get(SEAL_STATUS_ROUTE, async () => custody.status());
   app.post(UNSEAL_ROUTE, async (request) => {
-    unsealBody(rawBodyOf(request));
-    return custody.submitShare();
+    const body = unsealBody(rawBodyOf(request));
+    return body.reset ? custody.resetProgress() : custody.submitShare(body.key!);
   });
 }

@@ -195,7 +195,12 @@ export async function startServer(
     ...(proxy && config.authProxyPort !== undefined ? { authProxyUrl: urlOf(proxy, config.authProxyPort) } : {}),
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
   };
-  if (options.worker === undefined) logStartup(app.log, { store: services.store, signerPublicKeyHex: services.signer.publicKeyHex }, urls);
+  if (options.worker === undefined)
+    logStartup(
+      app.log,
+      { store: services.store, signerPublicKeyHex: services.custody.sealed ? undefined : services.signer.publicKeyHex },
+      urls,
+    );
   const startedAt = Date.now();
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   let closed: Promise<void> | undefined;

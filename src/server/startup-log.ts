@@ -26,7 +26,7 @@ export interface WorkerSummary {
  */
 export function logStartup(
   log: FastifyBaseLogger | Logger,
-  started: { store: StoreReport; signerPublicKeyHex: string },
+  started: { store: StoreReport; signerPublicKeyHex: string | undefined },
   urls: ServerUrls,
   cluster?: WorkerSummary,
 ): void {
@@ -45,7 +45,7 @@ export function logStartup(
       authProxy: urls.authProxyUrl,
       ...(urls.metricsUrl ? { metrics: urls.metricsUrl } : {}),
       ...cluster,
-      signerPublicKey: started.signerPublicKeyHex,
+      ...(started.signerPublicKeyHex ? { signerPublicKey: started.signerPublicKeyHex } : { sealed: true }),
     },
     `Strongroom ${VERSION} started${cluster ? ` (${cluster.workers} workers)` : ""}: ${where}, schema version ${store.schemaVersion}` +
       `${applied.length ? ` (applied ${applied.length} migration${applied.length === 1 ? "" : "s"})` : ""}; ` +
@@ -53,6 +53,11 @@ export function logStartup(
       `${urls.metricsUrl ? `, metrics on ${urls.metricsUrl}` : ""}; console: ${consoleAddress(urls.url)}`,
   );
   for (const warning of store.warnings) log.warn(warning);
+  if (!started.signerPublicKeyHex)
+    log.warn(
+      "sealed: the API answers 503 until a threshold of the key shares is given (POST /strongroom/v1/unseal); a store without " +
+        "a keyring yet needs `strongroom init --key-shares N --key-threshold T` (STRONGROOM_SEAL=shamir)",
+    );
 }
 
 /** The shutdown line, once every listener, worker and the store are closed. */

@@ -41,11 +41,11 @@ describe(`the keyring under the file provider: seal status, rotation while servi
       provider: "file",
       pollMs: 250,
     });
-    for (const provider of ["pkcs11", "shamir", "awskms"])
+    for (const provider of ["pkcs11", "awskms"])
       expect(() => resolveConfig({}, { STRONGROOM_SEAL: provider })).toThrow(
         `STRONGROOM_SEAL=${provider} is not available in this version`,
       );
-    expect(() => resolveConfig({}, { STRONGROOM_SEAL: "vault" })).toThrow('STRONGROOM_SEAL must be file; not "vault"');
+    expect(() => resolveConfig({}, { STRONGROOM_SEAL: "vault" })).toThrow('STRONGROOM_SEAL must be file, shamir; not "vault"');
     expect(() => resolveConfig({}, { STRONGROOM_KEYRING_POLL_MS: "0" })).toThrow("STRONGROOM_KEYRING_POLL_MS must be a positive integer");
   });
 

@@ -1,18 +1,23 @@
 import { Command } from "commander";
+import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { resolveConfig, type Config } from "../../config.js";
 import { loadOrCreateKeyFile, parseMasterKey } from "../../crypto/key-encryption.js";
 import { Custody } from "../../crypto/keyring/custody.js";
 import { keyringReport } from "../../crypto/keyring/keyring-report.js";
-import { addKeyVersion, ROTATION_GRACE_POLLS } from "../../crypto/keyring/keyring-rows.js";
+import { addKeyVersion, readKeyRows, readSealRow, ROTATION_GRACE_POLLS } from "../../crypto/keyring/keyring-rows.js";
+import { recoveryPrivateKey, unwrapWithRecovery } from "../../crypto/keyring/recovery.js";
 import { replaceDataKeys } from "../../crypto/keyring/replace-data-keys.js";
 import { resealBatch, retireOlderVersions } from "../../crypto/keyring/reseal.js";
+import { localRootWrapper, type RootWrapper } from "../../crypto/keyring/root-wrapper.js";
+import { checkSharing, parseShare, splitSecret } from "../../crypto/keyring/shares.js";
 import { SEALED_COLUMNS } from "../../crypto/rekey.js";
 import { keyringThroughControlSocket } from "../../server/control-socket.js";
 import type { Database } from "../../store/database.js";
 import { DataDirInUseError } from "../../store/data-dir-lock.js";
 import { openStore } from "../../store/open.js";
 import { purgeOldRowVersions } from "../../store/purge-old-row-versions.js";
+import { readSharesFile } from "../shares-file.js";
 import { dataDirOption, fail } from "./data-dir-option.js";
 
 const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + "\n");
@@ -36,6 +41,14 @@ async function openOrInUse(config: Config): Promise<Database | undefined> {
   }
 }
 
+/** The keyring unsealed in this process: by the provider, or (Shamir) with --unseal-shares-file. */
+async function unsealHere(db: Database, config: Config, sharesFile: string | undefined): Promise<Custody> {
+  const custody = await Custody.open(db, config.seal, fileKeyOf(config));
+  if (custody.sealed && sharesFile) for (const share of readSharesFile(sharesFile, "keyShares")) await custody.submitShare(share);
+  if (custody.sealed) throw new Error("the keyring is sealed by Shamir shares: give a quorum of them with --unseal-shares-file");
+  return custody;
+}
+
 async function status(flags: { dataDir: string }): Promise<void> {
   const config = resolveConfig({ dataDir: flags.dataDir });
   const db = await openOrInUse(config);
@@ -57,7 +70,7 @@ async function status(flags: { dataDir: string }): Promise<void> {
  * the new version) and moves the values itself, with any running server, and retires and purges. Embedded with no
  * server: all of it at once, in one transaction.
  */
-async function rotate(flags: { dataDir: string; background?: boolean }): Promise<void> {
+async function rotate(flags: { dataDir: string; background?: boolean; unsealSharesFile?: string }): Promise<void> {
   const config = resolveConfig({ dataDir: flags.dataDir });
   if (config.dataDir.startsWith("memory://") && !config.databaseUrl) throw new Error("an in-memory store has no keyring to rotate");
   const db = await openOrInUse(config);
@@ -67,7 +80,7 @@ async function rotate(flags: { dataDir: string; background?: boolean }): Promise
     return print({ ...answer, background: true });
   }
   try {
-    const custody = await Custody.open(db, config.seal, fileKeyOf(config));
+    const custody = await unsealHere(db, config, flags.unsealSharesFile);
     try {
       const wrapper = custody.wrapper!;
       if (!config.databaseUrl) {
@@ -91,9 +104,83 @@ async function rotate(flags: { dataDir: string; background?: boolean }): Promise
   }
 }
 
+/** The wrapper the keyring moves to in a recovery: the file key, or for Shamir a new root key and its shares. */
+async function targetWrapper(
+  config: Config,
+  flags: RecoverFlags,
+): Promise<{ wrapper: RootWrapper; keyShares?: string[]; sharing?: [number, number] }> {
+  if (config.seal.provider === "file") return { wrapper: localRootWrapper(fileKeyOf(config)(), "file") };
+  const shares = Number(flags.keyShares);
+  const threshold = Number(flags.keyThreshold);
+  checkSharing(shares, threshold, "--key-shares", "--key-threshold");
+  const rootKey = randomBytes(32);
+  const keyShares = await splitSecret(rootKey, shares, threshold);
+  const wrapper = localRootWrapper(rootKey, "shamir");
+  rootKey.fill(0);
+  return { wrapper, keyShares, sharing: [shares, threshold] };
+}
+
+interface RecoverFlags {
+  dataDir: string;
+  recoverySharesFile: string;
+  keyShares?: string;
+  keyThreshold?: string;
+}
+
+/**
+ * The recovery path: a quorum of the recovery shares opens every data key (wrapped to the recovery key beside the
+ * provider's wrapping), and the keyring is wrapped anew by the configured provider (STRONGROOM_SEAL: the file key, or
+ * Shamir with a new root key and new shares). The root that wrapped it before (lost shares, a lost master key) is not
+ * needed. Stop every server first.
+ */
+async function recover(flags: RecoverFlags): Promise<void> {
+  const config = resolveConfig({ dataDir: flags.dataDir });
+  const db = await open(config);
+  try {
+    const seal = await readSealRow(db);
+    if (!seal?.recovery_public_key) throw new Error("this store's keyring has no recovery key (init --recovery-shares adds one)");
+    const shares = readSharesFile(flags.recoverySharesFile, "recoveryShares").map((s) => parseShare(s));
+    const privateKey = await recoveryPrivateKey(shares, seal.recovery_public_key);
+    const { wrapper, keyShares, sharing } = await targetWrapper(config, flags);
+    try {
+      const rows = await readKeyRows(db);
+      const rewrapped: { version: number; wrapped: string }[] = [];
+      for (const row of rows) {
+        if (!row.recovery_wrapped_key) throw new Error(`key version ${row.version} is not wrapped to the recovery key`);
+        const dataKey = await unwrapWithRecovery(row.recovery_wrapped_key, row.version, privateKey, seal.recovery_public_key);
+        rewrapped.push({ version: row.version, wrapped: await wrapper.wrap(dataKey, row.version) });
+        dataKey.fill(0);
+      }
+      await db.transaction(async (tx) => {
+        for (const { version, wrapped } of rewrapped) {
+          await tx.query("UPDATE keyring SET wrapped_key = $2, wrapped_by = $3 WHERE version = $1", [version, wrapped, wrapper.label]);
+        }
+        await tx.query("UPDATE keyring_seal SET provider = $1, key_shares = $2, key_threshold = $3", [
+          config.seal.provider,
+          sharing?.[0] ?? null,
+          sharing?.[1] ?? null,
+        ]);
+      });
+      // The versions wrapped by the lost provider stay readable to it in dead row versions: rewritten away.
+      const purged = await purgeOldRowVersions(db, ["keyring", "keyring_seal"]);
+      print({
+        recovered: rewrapped.map((r) => r.version),
+        wrappedBy: wrapper.label,
+        purged,
+        ...(keyShares ? { keyShares, keyThreshold: sharing![1] } : {}),
+      });
+    } finally {
+      privateKey.fill(0);
+      await wrapper.close();
+    }
+  } finally {
+    await db.close();
+  }
+}
+
 export function keyringCommand(): Command {
   const keyring = new Command("keyring").description(
-    'the keyring of data-encryption keys under the seal provider (STRONGROOM_SEAL): status and rotation. See docs/operations.md, "The keyring"',
+    'the keyring of data-encryption keys under the seal provider (STRONGROOM_SEAL): status, rotation, recovery. See docs/operations.md, "The keyring"',
   );
   keyring
     .command("status")
@@ -108,6 +195,18 @@ export function keyringCommand(): Command {
     )
     .addOption(dataDirOption())
     .option("--background", "PostgreSQL: add the version and return; the running servers move the values")
-    .action((flags: { dataDir: string; background?: boolean }) => rotate(flags).catch(fail));
+    .option("--unseal-shares-file <file>", "STRONGROOM_SEAL=shamir: a quorum of the key shares (a JSON array, or init's output)")
+    .action((flags: { dataDir: string; background?: boolean; unsealSharesFile?: string }) => rotate(flags).catch(fail));
+  keyring
+    .command("recover")
+    .description(
+      "open the keyring with a quorum of its recovery shares and wrap it under the configured provider (STRONGROOM_SEAL), " +
+        "when the root that wrapped it (the Shamir shares, the master key) is lost. Stop every server first",
+    )
+    .addOption(dataDirOption())
+    .requiredOption("--recovery-shares-file <file>", "a quorum of the recovery shares (a JSON array, or init's output)")
+    .option("--key-shares <n>", "to STRONGROOM_SEAL=shamir: split the new root key into this many shares (printed once)")
+    .option("--key-threshold <t>", "to STRONGROOM_SEAL=shamir: how many shares unseal")
+    .action((flags: RecoverFlags) => recover(flags).catch(fail));
   return keyring;
 }

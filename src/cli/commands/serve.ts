@@ -58,6 +58,18 @@ async function initializeOnFirstStart(server: RunningServer, config: Config): Pr
   );
 }
 
+/**
+ * Each process unseals with its own shares, and the worker processes of one `serve` share its ports: an unseal would
+ * reach whichever worker the kernel picked. With Shamir, one process per `serve` (a cluster runs several `serve`s).
+ */
+function shamirWorkerCount(setting: string | undefined): number {
+  if (setting === undefined || setting.trim() === "" || setting.trim() === "1") return 1;
+  throw new Error(
+    `--workers ${setting.trim()}: with STRONGROOM_SEAL=shamir each process is unsealed with its own shares, so \`serve\` runs one ` +
+      "process; for several, run several `strongroom serve` (each on its own port) behind the load balancer and unseal each",
+  );
+}
+
 type ServeFlags = ConfigFlags & { init: boolean; workers?: string };
 
 export function serveCommand(): Command {
@@ -85,7 +97,10 @@ export function serveCommand(): Command {
       try {
         const config = resolveConfig(flags);
         if (cluster.isWorker) return await runWorker(config, logs, LOG_FINISH_MS);
-        const workers = resolveWorkerCount(flags.workers, config.databaseUrl !== undefined);
+        const workers =
+          config.seal.provider === "shamir"
+            ? shamirWorkerCount(flags.workers)
+            : resolveWorkerCount(flags.workers, config.databaseUrl !== undefined);
         if (workers > 1) return await runPrimary({ config, workers, logs, logFinishMs: LOG_FINISH_MS });
         const server = await startServer(config, undefined, logs.stream);
         stopOnSignals(
@@ -93,7 +108,8 @@ export function serveCommand(): Command {
           (message) => server.app.log.info(message),
           logs,
         );
-        if (embeddedOnDisk(config) && flags.init) await initializeOnFirstStart(server, config);
+        // A Shamir keyring is created by `strongroom init --key-shares`, which prints the shares: never at first start.
+        if (embeddedOnDisk(config) && flags.init && !server.services.custody.sealed) await initializeOnFirstStart(server, config);
         if (!(await hasAnyOrganization(server.services.db))) server.app.log.warn(NO_ORGANIZATION_YET);
       } catch (error) {
         await logs.finish(LOG_FINISH_MS);

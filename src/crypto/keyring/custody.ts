@@ -2,19 +2,22 @@ import type { SealProvider, SealSettings } from "../../config.js";
 import { ApiError, GrpcCode } from "../../errors.js";
 import type { Database } from "../../store/database.js";
 import { createKeyEncryptionKey } from "../key-encryption.js";
-import { Keyring } from "./keyring.js";
+import { Keyring, SealedError } from "./keyring.js";
 import { createKeyring, readKeyRows, readSealRow, sealingVersionOf, type KeyRow, type SealRow } from "./keyring-rows.js";
 import { localRootWrapper, type RootWrapper } from "./root-wrapper.js";
+import { checkSharing, combineShares, parseShare, shareIndex, splitSecret } from "./shares.js";
+import { createRecoveryKey, wrapForRecovery } from "./recovery.js";
+import { randomBytes } from "node:crypto";
 
 /** What GET /strongroom/v1/seal-status answers (Vault's fields: t, n and progress of the unseal shares). */
 export interface SealStatus {
   type: SealProvider;
-  /** A keyring exists. */
+  /** A keyring exists (Shamir: `strongroom init --key-shares` has run). */
   initialized: boolean;
   sealed: boolean;
-  /** Unseal shares needed: 0, as the file provider unseals when the process starts. */
+  /** Unseal shares needed (Shamir); 0 with the file provider, which unseals when the process starts. */
   t: number;
-  /** Unseal shares there are: 0 (file provider). */
+  /** Unseal shares printed at init (Shamir); 0 with the file provider. */
   n: number;
   /** Unseal shares given so far towards `t`. */
   progress: number;
@@ -29,24 +32,49 @@ export interface CustodyHooks {
   afterSeal(): void;
 }
 
+export interface KeyringInitOptions {
+  /** Shamir: the root key's shares and threshold. */
+  keyShares?: { shares: number; threshold: number };
+  /** Any provider: a recovery key's shares and threshold (its private half exists only as these shares). */
+  recovery?: { shares: number; threshold: number };
+}
+
+/** What init prints once. */
+export interface KeyringShares {
+  keyShares?: string[];
+  keyThreshold?: number;
+  recoveryShares?: string[];
+  recoveryThreshold?: number;
+}
+
 const NO_HOOKS: CustodyHooks = { afterUnseal: async () => undefined, afterSeal: () => undefined };
 
+const isAutoUnseal = (provider: SealProvider) => provider === "file";
+
+const invalid = (message: string) =>
+  new ApiError(GrpcCode.INVALID_ARGUMENT, message, "REQUEST_INVALID", [{ field: "key", description: message }]);
+const WRONG_COMBINATION =
+  "the key shares given do not combine into this store's root key (a share is wrong, altered or from another store): " +
+  "the unseal progress is reset; give the shares again";
 const refused = (message: string) => new ApiError(GrpcCode.FAILED_PRECONDITION, message, "REQUEST_INVALID");
 
 /**
- * One process's custody of the keyring: sealed or unsealed, the root wrapper while unsealed, and what it last read of
- * the keyring (versions, retirements, seal requests). The file provider unseals at open; a seal on demand drops every
- * key until the process restarts.
+ * One process's custody of the keyring: sealed or unsealed, the unseal shares given so far, the root wrapper while
+ * unsealed, and what it last read of the keyring (versions, retirements, seal requests). The file provider unseals at
+ * open; Shamir stays sealed until a threshold of shares arrives. A seal on demand drops every key: the file provider
+ * then unseals when the process restarts, Shamir when a threshold of shares arrives again.
  */
 export class Custody {
   readonly keyring = new Keyring();
   #seal: SealRow | undefined;
   #wrapper: RootWrapper | undefined;
+  #shares: Uint8Array[] = [];
   #ready = false;
   /** The database's time at this process's unseal: a seal request after it seals this process. */
   #unsealedAt: Date | undefined;
   /** Data keys by version as unwrapped, so a refresh unwraps only versions it has not seen. */
   #unwrapped = new Map<number, Uint8Array>();
+  #unsealing: Promise<unknown> = Promise.resolve();
   #listeners: ((sealed: boolean) => void)[] = [];
 
   private constructor(
@@ -57,9 +85,9 @@ export class Custody {
   ) {}
 
   /**
-   * Opens custody of the store's keyring with the configured provider and unseals it, creating the keyring on a store
-   * that has none (a store from before the keyring: its values stay `v1:` until the background re-seal moves them).
-   * A store whose keyring another provider wraps is refused, naming both.
+   * Opens custody of the store's keyring with the configured provider. The file provider unseals now, creating the
+   * keyring on a store that has none (a store from before the keyring: its values stay `v1:` until the background
+   * re-seal moves them). Shamir stays sealed. A store whose keyring another provider wraps is refused, naming both.
    */
   static async open(db: Database, settings: SealSettings, fileKey: () => Buffer, hooks: CustodyHooks = NO_HOOKS): Promise<Custody> {
     const custody = new Custody(db, settings, fileKey, hooks);
@@ -67,10 +95,10 @@ export class Custody {
     if (custody.#seal && custody.#seal.provider !== settings.provider) {
       throw new Error(
         `this store's keyring is wrapped by the ${custody.#seal.provider} seal provider, but STRONGROOM_SEAL=${settings.provider}: ` +
-          `set STRONGROOM_SEAL=${custody.#seal.provider}`,
+          `set STRONGROOM_SEAL=${custody.#seal.provider} (to move it to another provider, see "The keyring" in docs/operations.md)`,
       );
     }
-    await custody.#autoUnseal();
+    if (isAutoUnseal(settings.provider)) await custody.#autoUnseal();
     return custody;
   }
 
@@ -88,22 +116,138 @@ export class Custody {
   }
 
   status(): SealStatus {
+    const seal = this.#seal;
     return {
       type: this.settings.provider,
-      initialized: this.#seal !== undefined,
+      initialized: seal !== undefined,
       sealed: !this.#ready,
-      t: 0,
-      n: 0,
-      progress: 0,
+      t: seal?.key_threshold ?? 0,
+      n: seal?.key_shares ?? 0,
+      progress: this.#shares.length,
       ...(this.#ready ? { keyVersion: this.keyring.sealingVersion! } : {}),
     };
   }
 
-  /** POST /strongroom/v1/unseal: the file provider takes no shares, it unseals when the process starts. */
-  submitShare(): Promise<SealStatus> {
-    return Promise.reject(
-      refused(`this process unseals through its ${this.settings.provider} seal provider when it starts, not with shares: restart it`),
-    );
+  /**
+   * One unseal share (Shamir). At the threshold the shares are combined and the root key must open every data key
+   * version: otherwise the combination is refused and the progress starts again.
+   */
+  async submitShare(text: string): Promise<SealStatus> {
+    const next = this.#unsealing.then(() => this.#submitShare(text));
+    this.#unsealing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #submitShare(text: string): Promise<SealStatus> {
+    if (isAutoUnseal(this.settings.provider)) {
+      throw refused(`this process unseals through its ${this.settings.provider} seal provider when it starts, not with shares: restart it`);
+    }
+    this.#seal ??= await readSealRow(this.db);
+    const seal = this.#seal;
+    if (!seal?.key_threshold) throw refused("the keyring is not initialized: run `strongroom init --key-shares N --key-threshold T` first");
+    if (this.#ready) return this.status();
+    let share: Uint8Array;
+    try {
+      share = parseShare(text);
+    } catch (error) {
+      throw invalid((error as Error).message);
+    }
+    const sameIndex = this.#shares.find((s) => shareIndex(s) === shareIndex(share));
+    if (sameIndex && Buffer.from(sameIndex).equals(share)) throw invalid("this key share was already given: give another one");
+    if (sameIndex) {
+      // Two different shares at one x coordinate cannot be of one split: a wrong combination, whatever else is given.
+      this.resetProgress();
+      throw invalid(WRONG_COMBINATION);
+    }
+    this.#shares.push(share);
+    if (this.#shares.length < seal.key_threshold) return this.status();
+    const shares = this.#shares;
+    this.#shares = [];
+    let rootKey: Uint8Array;
+    try {
+      rootKey = await combineShares(shares);
+    } catch {
+      throw invalid(WRONG_COMBINATION);
+    } finally {
+      for (const s of shares) s.fill(0);
+    }
+    const wrapper = localRootWrapper(rootKey, "shamir");
+    rootKey.fill(0);
+    try {
+      await this.#unsealWith(wrapper);
+    } catch (error) {
+      await wrapper.close();
+      if (error instanceof WrongRootKey) throw invalid(WRONG_COMBINATION);
+      throw error;
+    }
+    return this.status();
+  }
+
+  /**
+   * `strongroom init`'s part: with Shamir, creates the keyring under a fresh root key split into `keyShares` (and
+   * unseals this process with it); with any provider, `recovery` adds a recovery key to the keyring (every version
+   * wrapped to it). Answers the shares, to be printed once: the root and recovery keys themselves are never stored.
+   */
+  async initialize(options: KeyringInitOptions): Promise<KeyringShares> {
+    const answer: KeyringShares = {};
+    if (this.settings.provider === "shamir") {
+      if (!options.keyShares) throw new Error("STRONGROOM_SEAL=shamir: give --key-shares and --key-threshold to create the keyring");
+      this.#seal ??= await readSealRow(this.db);
+      if (this.#seal) throw new Error("the keyring exists already: its key shares were printed when it was created (they are not stored)");
+      const { shares, threshold } = options.keyShares;
+      checkSharing(shares, threshold, "--key-shares", "--key-threshold");
+      const [legacy] = await this.db.query("SELECT 1 FROM server_secrets WHERE sealed LIKE 'v1:%' LIMIT 1");
+      if (legacy)
+        throw new Error(
+          "this store holds values from before the keyring, sealed under the master key: start it once with STRONGROOM_SEAL=file " +
+            "(which moves them into a keyring), then `strongroom keyring recover` moves that keyring to shamir",
+        );
+      const rootKey = randomBytes(32);
+      answer.keyShares = await splitSecret(rootKey, shares, threshold);
+      answer.keyThreshold = threshold;
+      const wrapper = localRootWrapper(rootKey, "shamir");
+      rootKey.fill(0);
+      await createKeyring(this.db, wrapper, { provider: "shamir", keyShares: { shares, threshold } });
+      this.#seal = await readSealRow(this.db);
+      await this.#unsealWith(wrapper);
+    } else if (options.keyShares) {
+      throw new Error(`--key-shares is for STRONGROOM_SEAL=shamir; with ${this.settings.provider}, --recovery-shares adds a recovery key`);
+    }
+    if (options.recovery) {
+      if (!this.#ready) throw new SealedError("adding a recovery key");
+      const { shares, threshold } = options.recovery;
+      checkSharing(shares, threshold, "--recovery-shares", "--recovery-threshold");
+      this.#seal = await readSealRow(this.db);
+      if (this.#seal?.recovery_public_key)
+        throw new Error("the keyring has a recovery key already: its shares were printed when it was added");
+      const recovery = await createRecoveryKey(shares, threshold);
+      const rows = await readKeyRows(this.db);
+      await this.db.transaction(async (tx) => {
+        for (const row of rows) {
+          const dataKey = this.#unwrapped.get(row.version)!;
+          await tx.query("UPDATE keyring SET recovery_wrapped_key = $2 WHERE version = $1", [
+            row.version,
+            await wrapForRecovery(dataKey, row.version, recovery.publicKeyHex),
+          ]);
+        }
+        await tx.query("UPDATE keyring_seal SET recovery_public_key = $1, recovery_shares = $2, recovery_threshold = $3", [
+          recovery.publicKeyHex,
+          shares,
+          threshold,
+        ]);
+      });
+      this.#seal = await readSealRow(this.db);
+      answer.recoveryShares = recovery.shares;
+      answer.recoveryThreshold = threshold;
+    }
+    return answer;
+  }
+
+  /** Forgets the shares given so far (Vault's unseal reset). */
+  resetProgress(): SealStatus {
+    for (const share of this.#shares) share.fill(0);
+    this.#shares = [];
+    return this.status();
   }
 
   /** Drops every key from memory (the data keys, the server's own keys, the root key). */
@@ -146,7 +290,7 @@ export class Custody {
     try {
       if (!this.#seal) {
         await this.#checkLegacyValues();
-        await createKeyring(this.db, wrapper, this.settings.provider);
+        await createKeyring(this.db, wrapper, { provider: this.settings.provider });
         this.#seal = await readSealRow(this.db);
       }
       await this.#unsealWith(wrapper);
@@ -191,10 +335,10 @@ export class Custody {
     this.keyring.install({
       keys,
       sealingVersion: sealingVersionOf(rows),
-      legacy: createKeyEncryptionKey(this.fileKey()),
+      ...(this.settings.provider === "file" ? { legacy: createKeyEncryptionKey(this.fileKey()) } : {}),
     });
   }
 }
 
-/** The root key does not open the keyring's data keys. */
+/** The root key (from a provider or from shares) does not open the keyring's data keys. */
 class WrongRootKey extends Error {}

@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import type { Queryable } from "../../store/database.js";
 import { resealEverything, type RekeyCounts } from "../rekey.js";
 import { Keyring } from "./keyring.js";
-import { readKeyRows } from "./keyring-rows.js";
+import { readKeyRows, readSealRow } from "./keyring-rows.js";
+import { wrapForRecovery } from "./recovery.js";
 import { localRootWrapper, type RootWrapper } from "./root-wrapper.js";
 
 /**
  * Offline rotation, in the caller's transaction (no server runs on the store): a fresh data key version wrapped by
- * `wrapper`, every sealed value moved to it from `from` (which opens them all), and every
+ * `wrapper` (and to the recovery key, when the keyring has one), every sealed value moved to it from `from` (which opens them all), and every
  * other version deleted. `rekey` passes the new master key's wrapper; `keyring rotate` without a server, the current
  * one. All or nothing; the caller purges the old row versions after the commit.
  */
@@ -20,10 +21,16 @@ export async function replaceDataKeys(
   const [{ next } = { next: 1 }] = await tx.query<{ next: number }>("SELECT coalesce(max(version), 0) + 1 AS next FROM keyring");
   const version = Number(next);
   const dataKey = randomBytes(32);
+  const seal = await readSealRow(tx);
   await tx.query(
-    `INSERT INTO keyring (version, wrapped_key, wrapped_by, seal_from, reseal_from, created_at)
-     VALUES ($1, $2, $3, now(), now(), now())`,
-    [version, await wrapper.wrap(dataKey, version), wrapper.label],
+    `INSERT INTO keyring (version, wrapped_key, wrapped_by, recovery_wrapped_key, seal_from, reseal_from, created_at)
+     VALUES ($1, $2, $3, $4, now(), now(), now())`,
+    [
+      version,
+      await wrapper.wrap(dataKey, version),
+      wrapper.label,
+      seal?.recovery_public_key ? await wrapForRecovery(dataKey, version, seal.recovery_public_key) : null,
+    ],
   );
   const to = new Keyring();
   to.install({ keys: new Map([[version, dataKey]]), sealingVersion: version });

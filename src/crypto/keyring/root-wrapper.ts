@@ -1,11 +1,12 @@
 import { aesGcmOpen, aesGcmSeal } from "../key-encryption.js";
 
 /**
- * What wraps the keyring's data keys: the seal provider's root (in this version the file provider's key; a key
- * inside an HSM or a KMS would be another wrapper of the same shape). Each wrapped key is bound to its version.
+ * What wraps the keyring's data keys: the seal provider's root (the file provider's key, or the root key the Shamir
+ * shares combine into; a key inside an HSM or a KMS would be another wrapper of the same shape). Each wrapped key is
+ * bound to its version.
  */
 export interface RootWrapper {
-  /** What wraps, stored beside each wrapped key (`keyring.wrapped_by`): `file`. */
+  /** What wraps, stored beside each wrapped key (`keyring.wrapped_by`): `file` or `shamir`. */
   readonly label: string;
   wrap(dataKey: Uint8Array, version: number): Promise<string>;
   unwrap(wrapped: string, version: number): Promise<Uint8Array>;
@@ -16,8 +17,8 @@ export interface RootWrapper {
 /** The additional data a data key is wrapped with: its version, so a wrapped key cannot stand in for another version. */
 export const wrapContext = (version: number) => `strongroom-keyring:${version}`;
 
-/** A root key held in this process's memory (the file provider's key): AES-256-GCM. */
-export function localRootWrapper(rootKey: Uint8Array, label: "file"): RootWrapper {
+/** A root key held in this process's memory (the file key, or the key the Shamir shares combine into): AES-256-GCM. */
+export function localRootWrapper(rootKey: Uint8Array, label: "file" | "shamir"): RootWrapper {
   const key = Uint8Array.from(rootKey);
   return {
     label,
@@ -26,7 +27,7 @@ export function localRootWrapper(rootKey: Uint8Array, label: "file"): RootWrappe
       try {
         return aesGcmOpen(key, Buffer.from(wrapped, "base64"), wrapContext(version));
       } catch {
-        throw new Error(`key version ${version} could not be opened with the master key`);
+        throw new Error(`key version ${version} could not be opened with the ${label === "file" ? "master key" : "root key"}`);
       }
     },
     close: async () => void key.fill(0),
