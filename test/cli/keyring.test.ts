@@ -5,7 +5,7 @@ import type { RunningServer } from "../../src/server/start.js";
 import { sdkClient } from "../helpers/cluster.js";
 import { runCli } from "../helpers/processes.js";
 import { openStore } from "../../src/store/open.js";
-import { persistentStore } from "../helpers/sealed-server.js";
+import { persistentStore, signatureR } from "../helpers/sealed-server.js";
 
 /**
  * `strongroom keyring rotate` and `status` with no server running: embedded, the rotation is one transaction (a new
@@ -35,15 +35,7 @@ describe(`strongroom keyring, no server running (${process.env.DATABASE_URL ? "P
         { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
       ],
     });
-    const sign = async (url: string) =>
-      (
-        await client(url).signRawPayload({
-          signWith: addresses[0]!,
-          payload: "0x" + "6d".repeat(32),
-          encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-          hashFunction: "HASH_FUNCTION_NO_OP",
-        })
-      ).r;
+    const sign = (url: string) => signatureR(client(url), addresses[0]!, "0x" + "6d".repeat(32));
     const signed = await sign(first.url);
     await first.close();
     servers.pop();

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config.js";
+import type { SealStatus } from "../../src/crypto/keyring/custody.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
+import type { sdkClient } from "./cluster.js";
 import { freshPostgresDatabase } from "./postgres-database.js";
 
 /**
@@ -40,14 +42,18 @@ export async function persistentStore(): Promise<{
   };
 }
 
-export interface SealStatusBody {
-  type: string;
-  initialized: boolean;
-  sealed: boolean;
-  t: number;
-  n: number;
-  progress: number;
-  keyVersion?: number;
+/** What GET /strongroom/v1/seal-status answers. */
+export type SealStatusBody = SealStatus;
+
+/** The r of a signature by `signWith` over a fixed payload: the same key signs again after a restart, or not. */
+export async function signatureR(client: ReturnType<typeof sdkClient>, signWith: string, payload: string): Promise<string> {
+  const signed = await client.signRawPayload({
+    signWith,
+    payload,
+    encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+    hashFunction: "HASH_FUNCTION_NO_OP",
+  });
+  return signed.r;
 }
 
 export async function sealStatus(url: string): Promise<SealStatusBody> {

@@ -9,7 +9,7 @@ import type { RunningServer } from "../../src/server/start.js";
 import { sdkClient } from "../helpers/cluster.js";
 import { runCli } from "../helpers/processes.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
-import { eventually, persistentStore, sealStatus, unseal } from "../helpers/sealed-server.js";
+import { eventually, persistentStore, sealStatus, signatureR, unseal } from "../helpers/sealed-server.js";
 
 interface Printed {
   organizationId: string;
@@ -207,15 +207,7 @@ describe(`STRONGROOM_SEAL=shamir: init, sealed start, unseal by shares, seal on 
         ],
       });
       const address = (await client(first.url).getWalletAccounts({ walletId })).accounts[0]!.address;
-      const sign = async (url: string) =>
-        (
-          await client(url).signRawPayload({
-            signWith: address,
-            payload: "0x" + "5a".repeat(32),
-            encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-            hashFunction: "HASH_FUNCTION_NO_OP",
-          })
-        ).r;
+      const sign = (url: string) => signatureR(client(url), address, "0x" + "5a".repeat(32));
       const signed = await sign(first.url);
       await first.close();
       servers.pop();
