@@ -226,7 +226,7 @@ describe("verification tokens are proofs for one key, once, in one organization,
         [waiting.activity.id],
       );
       expect(JSON.stringify(row!.intent)).toContain('"verificationToken":"<redacted>"');
-      expect(row!.sealed_secret_params).toMatch(/^v1:/);
+      expect(row!.sealed_secret_params).toMatch(/^v2:\d+:/); // sealed under the keyring's data key
       expect(row!.sealed_secret_params!.includes(token)).toBe(false);
 
       const approved = await second.as().approveActivity({ fingerprint: waiting.activity.fingerprint });
