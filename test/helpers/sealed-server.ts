@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import type { SealStatus } from "../../src/crypto/keyring/custody.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
@@ -76,4 +77,24 @@ export async function eventually(check: () => Promise<boolean>, what: string, ti
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs / 1000} s: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Every route but seal-status and unseal answers 503 in the API's error shape. */
+export async function expectRefusedWhileSealed(server: RunningServer): Promise<void> {
+  for (const [method, path] of [
+    ["POST", "/public/v1/query/get_whoami"],
+    ["POST", "/public/v1/submit/create_wallet"],
+    ["GET", "/health"],
+    ["GET", "/public/v1/discovery/keys"],
+    ["POST", "/strongroom/v1/query/dry_run_activity"],
+    ["POST", "/strongroom/v1/submit/seal_server"],
+  ] as const) {
+    const response = await fetch(`${server.url}${path}`, { method, ...(method === "POST" ? { body: "{}" } : {}) });
+    expect(response.status, path).toBe(503);
+    const answer = (await response.json()) as { code: number; message: string; details: unknown[] };
+    expect(answer.code, path).toBe(14);
+    expect(answer.message).toContain("Strongroom is sealed");
+    expect(answer.details).toEqual([]);
+  }
+  expect((await fetch(`${server.authProxyUrl}/v1/account`, { method: "POST", body: "{}" })).status).toBe(503);
 }

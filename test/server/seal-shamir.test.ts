@@ -9,7 +9,7 @@ import type { RunningServer } from "../../src/server/start.js";
 import { sdkClient } from "../helpers/cluster.js";
 import { runCli } from "../helpers/processes.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
-import { eventually, persistentStore, sealStatus, signatureR, unseal } from "../helpers/sealed-server.js";
+import { eventually, expectRefusedWhileSealed, persistentStore, sealStatus, signatureR, unseal } from "../helpers/sealed-server.js";
 
 interface Printed {
   organizationId: string;
@@ -19,26 +19,6 @@ interface Printed {
   keyThreshold?: number;
   recoveryShares?: string[];
   recoveryThreshold?: number;
-}
-
-/** Every route but seal-status and unseal answers 503 in the API's error shape. */
-async function expectRefusedWhileSealed(server: RunningServer): Promise<void> {
-  for (const [method, path] of [
-    ["POST", "/public/v1/query/get_whoami"],
-    ["POST", "/public/v1/submit/create_wallet"],
-    ["GET", "/health"],
-    ["GET", "/public/v1/discovery/keys"],
-    ["POST", "/strongroom/v1/query/dry_run_activity"],
-    ["POST", "/strongroom/v1/submit/seal_server"],
-  ] as const) {
-    const response = await fetch(`${server.url}${path}`, { method, ...(method === "POST" ? { body: "{}" } : {}) });
-    expect(response.status, path).toBe(503);
-    const answer = (await response.json()) as { code: number; message: string; details: unknown[] };
-    expect(answer.code, path).toBe(14);
-    expect(answer.message).toContain("Strongroom is sealed");
-    expect(answer.details).toEqual([]);
-  }
-  expect((await fetch(`${server.authProxyUrl}/v1/account`, { method: "POST", body: "{}" })).status).toBe(503);
 }
 
 /**

@@ -10,7 +10,7 @@ import { keyringThroughControlSocket } from "../../src/server/control-socket.js"
 import type { RunningServer } from "../../src/server/start.js";
 import { sdkClient } from "../helpers/cluster.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
-import { eventually, persistentStore, sealStatus, unseal } from "../helpers/sealed-server.js";
+import { eventually, expectRefusedWhileSealed, persistentStore, sealStatus, unseal } from "../helpers/sealed-server.js";
 
 /** Whether any file under `dir` holds `needle`, byte for byte. */
 function anyFileHolds(dir: string, needle: Buffer): string | undefined {
@@ -125,21 +125,7 @@ describe(`the keyring under the file provider: seal status, rotation while servi
       expect(() => first.services.signer).toThrow(/sealed/);
       expect(() => first.services.audit.keys).toThrow(/sealed/);
       expect(() => first.services.webhooks.signingKey).toThrow(/sealed/);
-      for (const [method, path] of [
-        ["POST", "/public/v1/query/get_whoami"],
-        ["GET", "/health"],
-        ["GET", "/public/v1/discovery/keys"],
-        ["POST", "/strongroom/v1/query/dry_run_activity"],
-        ["POST", "/strongroom/v1/submit/seal_server"],
-      ] as const) {
-        const response = await fetch(`${first.url}${path}`, { method, ...(method === "POST" ? { body: "{}" } : {}) });
-        expect(response.status, path).toBe(503);
-        const answer = (await response.json()) as { code: number; message: string; details: unknown[] };
-        expect(answer.code).toBe(14);
-        expect(answer.message).toContain("Strongroom is sealed");
-        expect(answer.details).toEqual([]);
-      }
-      expect((await fetch(`${first.authProxyUrl}/v1/account`, { method: "POST", body: "{}" })).status).toBe(503);
+      await expectRefusedWhileSealed(first);
       expect((await unseal(first.url, { key: "AAAA" })).status).toBe(400);
       // The workers that need keys stopped with the seal: an event committed now waits for an unsealed integrator.
       const pending = async (server: RunningServer) =>
