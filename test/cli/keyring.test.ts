@@ -2,10 +2,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { keyringReport } from "../../src/crypto/keyring/keyring-report.js";
 import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import type { RunningServer } from "../../src/server/start.js";
-import { sdkClient } from "../helpers/cluster.js";
 import { runCli } from "../helpers/processes.js";
 import { openStore } from "../../src/store/open.js";
-import { persistentStore, signatureR } from "../helpers/sealed-server.js";
+import { ethereumWallet, persistentStore } from "../helpers/sealed-server.js";
 
 /**
  * `strongroom keyring rotate` and `status` with no server running: embedded, the rotation is one transaction (a new
@@ -26,16 +25,7 @@ describe(`strongroom keyring, no server running (${process.env.DATABASE_URL ? "P
     const masterKey = "6d".repeat(32);
     const first = await store.start({ STRONGROOM_MASTER_KEY: masterKey });
     servers.push(first);
-    const root = await initRootOrganization(first.services, {});
-    const credentials = { apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey! };
-    const client = (url: string) => sdkClient(url, credentials, root.organizationId);
-    const { addresses } = await client(first.url).createWallet({
-      walletName: "rotated offline",
-      accounts: [
-        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-      ],
-    });
-    const sign = (url: string) => signatureR(client(url), addresses[0]!, "0x" + "6d".repeat(32));
+    const { sign } = await ethereumWallet(first.url, await initRootOrganization(first.services, {}), "rotated offline");
     const signed = await sign(first.url);
     await first.close();
     servers.pop();
