@@ -54,7 +54,6 @@ async function checkProvider(db: Queryable, provider: SealProvider): Promise<Sea
  * checked with a quorum of its key shares before it takes the directory's place; without, at the first unseal.
  */
 async function checkShamirBackup(db: Queryable, seal: SealRow | undefined, flags: RestoreFlags): Promise<boolean> {
-  if (flags.keyFile) throw new Error("--key-file is the file seal provider's master key: a shamir store's root key is in its key shares");
   if (!flags.unsealSharesFile) return false;
   const shares = readQuorumFile(flags.unsealSharesFile, seal?.key_threshold ?? 0);
   if (!(await sharesOpenKeyring(db, shares)))
@@ -89,6 +88,8 @@ export function registerRestore(program: Command): void {
         if (config.dataDir.startsWith("memory://")) throw new Error("cannot restore into an in-memory store");
         const shamir = config.seal.provider === "shamir";
         if (!shamir && flags.unsealSharesFile) throw new Error("--unseal-shares-file is for STRONGROOM_SEAL=shamir");
+        if (shamir && flags.keyFile)
+          throw new Error("--key-file is the file seal provider's master key: a shamir store's root key is in its key shares");
         let key: { key: Buffer; install: boolean } | undefined;
         let sharesChecked = false;
         const ownKeyFile = join(config.dataDir, "master.key");
