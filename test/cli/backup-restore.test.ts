@@ -217,6 +217,9 @@ describe("strongroom backup and restore (embedded store)", { timeout: 600_000 },
     const asFile = strongroom(["restore", shamirBackup, "--data-dir", restoredDir]);
     expect(asFile.status).not.toBe(0);
     expect(asFile.stderr).toContain("wrapped by the shamir seal provider, but STRONGROOM_SEAL=file");
+    const withKey = strongroom(["restore", shamirBackup, "--data-dir", restoredDir, "--key-file", savedKey], { STRONGROOM_SEAL: "shamir" });
+    expect(withKey.status).not.toBe(0);
+    expect(withKey.stderr).toContain("a shamir store's root key is in its key shares");
     expect(existsSync(join(restoredDir, "pgdata"))).toBe(false);
 
     const restored = restore(quorum);
