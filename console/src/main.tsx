@@ -2,10 +2,12 @@ import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { resumeSession, signOut, type Connection } from "./api/connection.js";
 import { query } from "./api/requests.js";
+import { getSealStatus, type SealStatus } from "./api/seal.js";
 import { NamesProvider } from "./components/names.js";
 import { useLoader } from "./components/use-loader.js";
 import { pageComponents } from "./pages/index.js";
 import { SignIn } from "./pages/SignIn.js";
+import { Unseal } from "./pages/Unseal.js";
 import { href, PAGES, useRoute } from "./routes.js";
 import { SessionContext } from "./session-context.js";
 import "./styles.css";
@@ -85,13 +87,20 @@ function Console({ connection, onSignOut }: { connection: Connection; onSignOut:
 
 function App() {
   const [connection, setConnection] = useState<Connection | null | undefined>(undefined);
+  // A sealed server answers only its seal status and the unseal: the console offers the unseal before anything else.
+  const [sealed, setSealed] = useState<SealStatus | false | undefined>(undefined);
   useEffect(() => {
     resumeSession().then(
       (resumed) => setConnection(resumed ?? null),
       () => setConnection(null),
     );
+    getSealStatus().then(
+      (status) => setSealed(status.sealed ? status : false),
+      () => setSealed(false),
+    );
   }, []);
-  if (connection === undefined) return <p className="muted">Loading…</p>;
+  if (connection === undefined || sealed === undefined) return <p className="muted">Loading…</p>;
+  if (sealed) return <Unseal initial={sealed} onUnsealed={() => setSealed(false)} />;
   if (connection === null) return <SignIn onSignedIn={setConnection} />;
   return <Console connection={connection} onSignOut={() => void signOut().finally(() => setConnection(null))} />;
 }

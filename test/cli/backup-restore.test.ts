@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,8 @@ import { ETH_ACCOUNT, clientOf, organizationWithWallet, serve, signature, strong
 import { findCheckpoint } from "../../src/audit/read.js";
 import { verifyExportDirectory } from "../../src/audit/export-directory.js";
 import { exportTo, settled } from "../audit/helpers.js";
+import { splitSecret } from "../../src/crypto/keyring/shares.js";
+import { ethereumWallet, sealStatus, unseal, type EthereumWallet, type RootKey } from "../helpers/sealed-server.js";
 
 /** The member names of a gzipped tar, as the system's tar lists them. */
 const membersOf = (archive: string) => spawnSync("tar", ["-tzf", archive], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
@@ -166,6 +169,73 @@ describe("strongroom backup and restore (embedded store)", { timeout: 600_000 },
     expect(refused.stderr).toContain("do not open with this master key");
     expect(existsSync(join(other, "pgdata"))).toBe(false);
     expect(existsSync(join(other, "master.key"))).toBe(false);
+  });
+
+  it("restores a Shamir store: checked with a quorum of its key shares, then served, unsealed and signing as before", async () => {
+    const shamirDir = join(work, "shamir");
+    const shamirBackup = join(work, "shamir.tgz");
+    const shamir = { STRONGROOM_SEAL: "shamir", STRONGROOM_DATA_DIR: shamirDir };
+    const init = strongroom(["init", "--key-shares", "3", "--key-threshold", "2"], shamir);
+    expect(init.status, init.stderr).toBe(0);
+    const printed = JSON.parse(init.stdout) as RootKey & { keyShares: string[] };
+    const shares = printed.keyShares;
+    const server = await serve(shamirDir, { STRONGROOM_SEAL: "shamir" });
+    let wallet: EthereumWallet;
+    let signed: string;
+    try {
+      for (const share of shares.slice(0, 2)) await unseal(server.url, { key: share });
+      wallet = await ethereumWallet(server.url, printed, "before the backup");
+      signed = await wallet.sign(server.url);
+    } finally {
+      await server.close();
+    }
+    const made = strongroom(["backup", shamirBackup], shamir);
+    expect(made.status, made.stderr).toBe(0);
+    expect(made.stderr).toContain("opens with a quorum of the store's key shares");
+    for (const share of shares) expect(readFileSync(shamirBackup).includes(share)).toBe(false);
+
+    const restoredDir = join(work, "shamir-restored");
+    const restore = (sharesFile: string) =>
+      strongroom(["restore", shamirBackup, "--data-dir", restoredDir, "--unseal-shares-file", sharesFile], { STRONGROOM_SEAL: "shamir" });
+    const sharesFile = (name: string, content: string[]) => {
+      const path = join(work, name);
+      writeFileSync(path, JSON.stringify(content), { mode: 0o600 });
+      return path;
+    };
+    // Refused, leaving the directory empty: too few shares (the error names how many, never a share), shares of
+    // another split, and the file provider configured for a Shamir backup.
+    const few = restore(sharesFile("one-share.json", [shares[1]!]));
+    expect(few.status).not.toBe(0);
+    expect(few.stderr).toContain("holds 1 key share: the keyring needs 2 to unseal");
+    for (const share of shares) expect(few.stderr + few.stdout).not.toContain(share);
+    const other = await splitSecret(randomBytes(32), 3, 2);
+    const foreign = restore(sharesFile("other-shares.json", other.slice(0, 2)));
+    expect(foreign.status).not.toBe(0);
+    expect(foreign.stderr).toContain("do not combine into the backup's root key");
+    for (const share of other) expect(foreign.stderr).not.toContain(share);
+    const quorum = sharesFile("quorum.json", [shares[2]!, shares[0]!]);
+    const asFile = strongroom(["restore", shamirBackup, "--data-dir", restoredDir]);
+    expect(asFile.status).not.toBe(0);
+    expect(asFile.stderr).toContain("wrapped by the shamir seal provider, but STRONGROOM_SEAL=file");
+    const withKey = strongroom(["restore", shamirBackup, "--data-dir", restoredDir, "--key-file", savedKey], { STRONGROOM_SEAL: "shamir" });
+    expect(withKey.status).not.toBe(0);
+    expect(withKey.stderr).toContain("a shamir store's root key is in its key shares");
+    expect(existsSync(join(restoredDir, "pgdata"))).toBe(false);
+
+    const restored = restore(quorum);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ restored: shamirBackup, seal: "shamir", sharesChecked: true });
+    expect(existsSync(join(restoredDir, "master.key"))).toBe(false);
+
+    const again = await serve(restoredDir, { STRONGROOM_SEAL: "shamir" });
+    try {
+      expect(await sealStatus(again.url)).toMatchObject({ sealed: true, t: 2, n: 3, progress: 0 });
+      await unseal(again.url, { key: shares[1] });
+      expect((await unseal(again.url, { key: shares[2] })).json).toMatchObject({ sealed: false });
+      expect(await wallet.sign(again.url)).toBe(signed);
+    } finally {
+      await again.close();
+    }
   });
 
   it("points PostgreSQL users at pg_dump", () => {

@@ -1,9 +1,9 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { initRoot, sdkClient, sharedPostgres } from "../helpers/cluster.js";
+import { initRoot, sharedPostgres } from "../helpers/cluster.js";
 import { runCli, startServerProcess, type ServerProcess } from "../helpers/processes.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
-import { eventually, sealStatus } from "../helpers/sealed-server.js";
+import { ethereumWallet, eventually, sealStatus } from "../helpers/sealed-server.js";
 
 /**
  * Two `strongroom serve` processes on one PostgreSQL, the keyring under the file provider (STRONGROOM_MASTER_KEY): a
@@ -25,23 +25,8 @@ describe.skipIf(!process.env.DATABASE_URL)("the keyring in a cluster of two proc
     const started = await Promise.all([0, 1].map(() => startServerProcess(env)));
     processes.push(...started);
     for (const p of processes) expect(await sealStatus(p.url)).toMatchObject({ type: "file", sealed: false, keyVersion: 1 });
-    const client = (i: number) => sdkClient(processes[i]!.url, root, root.organizationId);
-    const { walletId } = await client(0).createWallet({
-      walletName: "cluster",
-      accounts: [
-        { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-      ],
-    });
-    const { accounts } = await client(1).getWalletAccounts({ walletId });
-    const sign = async (i: number) =>
-      (
-        await client(i).signRawPayload({
-          signWith: accounts[0]!.address,
-          payload: "0x" + "cd".repeat(32),
-          encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-          hashFunction: "HASH_FUNCTION_NO_OP",
-        })
-      ).r;
+    const wallet = await ethereumWallet(processes[0]!.url, root, "cluster");
+    const sign = (i: number) => wallet.sign(processes[i]!.url);
     const signed = await sign(0);
     expect(await sign(1)).toBe(signed);
 

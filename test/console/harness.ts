@@ -31,7 +31,10 @@ export async function startConsoleWorld(env: Record<string, string> = {}): Promi
 }
 
 /** A tab on the console, with a virtual passkey authenticator unless told otherwise; page errors go to the test output. */
-export async function openConsole(world: ConsoleWorld, options: { authenticator?: boolean; width?: number } = {}): Promise<Page> {
+export async function openConsole(
+  world: Pick<ConsoleWorld, "browser" | "consoleUrl">,
+  options: { authenticator?: boolean; width?: number } = {},
+): Promise<Page> {
   const page = await world.browser.context.newPage();
   page.on("pageerror", (error) => console.error(`console page error: ${error.message}`));
   if (options.width) await page.setViewportSize({ width: options.width, height: 800 });
@@ -46,7 +49,7 @@ const signedInView = (page: Page) => page.getByRole("button", { name: "Sign out"
 /** Signs in with an API key of `user` (by default the root user's), as a person would type it. */
 export async function signInWithApiKey(
   page: Page,
-  world: ConsoleWorld,
+  world: { server: Pick<TestServer, "root"> },
   key: { organizationId: string; apiPublicKey: string; apiPrivateKey: string } = {
     organizationId: world.server.root.organizationId,
     apiPublicKey: world.server.root.apiPublicKey,

@@ -8,9 +8,8 @@ import { keyringReport } from "../../src/crypto/keyring/keyring-report.js";
 import { SEALED_COLUMNS } from "../../src/crypto/rekey.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { openStore, type StoreOptions } from "../../src/store/open.js";
-import { sdkClient } from "../helpers/cluster.js";
 import { freshPostgresDatabase } from "../helpers/postgres-database.js";
-import { eventually } from "../helpers/sealed-server.js";
+import { ethereumWallet, eventually } from "../helpers/sealed-server.js";
 
 /**
  * The last main before the keyring: every value sealed straight under the master key (`v1:`), schema version 35.
@@ -107,19 +106,7 @@ describe.skipIf(!hasHistory)(
         const before = await old.startServer(old.resolveConfig(flags, env()));
         servers.push(before);
         const root = await old.initRootOrganization(before.services, {});
-        const credentials = { apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey! };
-        const client = (url: string) => sdkClient(url, credentials, root.organizationId);
-        const { walletId, addresses } = await client(before.url).createWallet({
-          walletName: "from before the keyring",
-          accounts: [
-            {
-              curve: "CURVE_SECP256K1",
-              pathFormat: "PATH_FORMAT_BIP32",
-              path: "m/44'/60'/0'/0/0",
-              addressFormat: "ADDRESS_FORMAT_ETHEREUM",
-            },
-          ],
-        });
+        const { walletId, address, client } = await ethereumWallet(before.url, root, "from before the keyring");
         const { privateKeys } = await client(before.url).createPrivateKeys({
           privateKeys: [{ privateKeyName: "from before the keyring", curve: "CURVE_SECP256K1", privateKeyTags: [], addressFormats: [] }],
         });
@@ -132,7 +119,7 @@ describe.skipIf(!hasHistory)(
               encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
               hashFunction: "HASH_FUNCTION_NO_OP",
             });
-          const [account, key] = await Promise.all([sign(addresses[0]!), sign(privateKeyId)]);
+          const [account, key] = await Promise.all([sign(address), sign(privateKeyId)]);
           return { account: account.r + account.s, key: key.r + key.s };
         };
         const signedBefore = await signatures(before.url);

@@ -5,7 +5,7 @@ import { expect } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import type { SealStatus } from "../../src/crypto/keyring/custody.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
-import type { sdkClient } from "./cluster.js";
+import { sdkClient } from "./cluster.js";
 import { freshPostgresDatabase } from "./postgres-database.js";
 
 /**
@@ -46,15 +46,45 @@ export async function persistentStore(): Promise<{
 /** What GET /strongroom/v1/seal-status answers. */
 export type SealStatusBody = SealStatus;
 
-/** The r of a signature by `signWith` over a fixed payload: the same key signs again after a restart, or not. */
-export async function signatureR(client: ReturnType<typeof sdkClient>, signWith: string, payload: string): Promise<string> {
-  const signed = await client.signRawPayload({
-    signWith,
-    payload,
-    encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-    hashFunction: "HASH_FUNCTION_NO_OP",
+/** A root user's API key in its organization: what `init` prints, or initRootOrganization answers. */
+export interface RootKey {
+  organizationId: string;
+  apiPublicKey: string;
+  apiPrivateKey?: string;
+}
+
+/** A wallet of one Ethereum account, made by a root user; `sign` signs a fixed payload with it on any server of the store. */
+export interface EthereumWallet {
+  walletId: string;
+  address: string;
+  /** An SDK client of the root user against `url`. */
+  client(url: string): ReturnType<typeof sdkClient>;
+  /** The r of the account's signature over a fixed payload: the same key signs again after a restart, or not. */
+  sign(url: string): Promise<string>;
+}
+
+/** What every keyring and seal test makes first: a wallet whose key must keep signing across rotations, seals and restores. */
+export async function ethereumWallet(url: string, root: RootKey, walletName = "sealed"): Promise<EthereumWallet> {
+  if (!root.apiPrivateKey) throw new Error("the root user's API private key is needed to sign");
+  const credentials = { apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey };
+  const client = (at: string) => sdkClient(at, credentials, root.organizationId);
+  const { walletId, addresses } = await client(url).createWallet({
+    walletName,
+    accounts: [
+      { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
+    ],
   });
-  return signed.r;
+  const address = addresses[0]!;
+  const sign = async (at: string) =>
+    (
+      await client(at).signRawPayload({
+        signWith: address,
+        payload: "0x" + "5a".repeat(32),
+        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+        hashFunction: "HASH_FUNCTION_NO_OP",
+      })
+    ).r;
+  return { walletId, address, client, sign };
 }
 
 export async function sealStatus(url: string): Promise<SealStatusBody> {

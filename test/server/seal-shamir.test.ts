@@ -6,10 +6,9 @@ import { resolveConfig } from "../../src/config.js";
 import { splitSecret } from "../../src/crypto/keyring/shares.js";
 import { initKeyringAndRoot } from "../../src/server/control-socket.js";
 import type { RunningServer } from "../../src/server/start.js";
-import { sdkClient } from "../helpers/cluster.js";
 import { runCli } from "../helpers/processes.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
-import { eventually, expectRefusedWhileSealed, persistentStore, sealStatus, signatureR, unseal } from "../helpers/sealed-server.js";
+import { ethereumWallet, eventually, expectRefusedWhileSealed, persistentStore, sealStatus, unseal } from "../helpers/sealed-server.js";
 
 interface Printed {
   organizationId: string;
@@ -52,24 +51,8 @@ describe(`STRONGROOM_SEAL=shamir: init, sealed start, unseal by shares, seal on 
       expect((await fetch(`${b.url}/health`)).status).toBe(503);
       expect((await unseal(b.url, { key: shares[2] })).json).toMatchObject({ initialized: true, sealed: true, t: 2, n: 3, progress: 1 });
       expect((await unseal(b.url, { key: shares[1] })).json).toMatchObject({ sealed: false });
-      const credentials = { apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey! };
-      const { walletId } = await sdkClient(a.url, credentials, root.organizationId).createWallet({
-        walletName: "two processes",
-        accounts: [
-          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-        ],
-      });
-      const { accounts } = await sdkClient(b.url, credentials, root.organizationId).getWalletAccounts({ walletId });
-      const signWith = accounts[0]!.address;
-      const payload = {
-        signWith,
-        payload: "0x" + "77".repeat(32),
-        encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-        hashFunction: "HASH_FUNCTION_NO_OP",
-      } as const;
-      expect((await sdkClient(b.url, credentials, root.organizationId).signRawPayload(payload)).r).toBe(
-        (await sdkClient(a.url, credentials, root.organizationId).signRawPayload(payload)).r,
-      );
+      const wallet = await ethereumWallet(a.url, root, "two processes");
+      expect(await wallet.sign(b.url)).toBe(await wallet.sign(a.url));
 
       const body = activityBody("ACTIVITY_TYPE_SEAL_SERVER", root.organizationId, {});
       const sealed = await post(`${b.url}/strongroom/v1/submit/seal_server`, body, {
@@ -117,7 +100,6 @@ describe(`STRONGROOM_SEAL=shamir: init, sealed start, unseal by shares, seal on 
       expect(printed.recoveryShares).toHaveLength(3);
       expect(printed.recoveryThreshold).toBe(2);
       const shares = printed.keyShares!;
-      const client = (url: string) => sdkClient(url, printed, printed.organizationId);
 
       // A server on the store starts sealed: Vault's fields, and 503 everywhere else.
       const first = await store.start(env);
@@ -180,14 +162,7 @@ describe(`STRONGROOM_SEAL=shamir: init, sealed start, unseal by shares, seal on 
       expect(unsealed.status).toBe(200);
       expect(unsealed.json).toEqual({ type: "shamir", initialized: true, sealed: false, t: 3, n: 5, progress: 0, keyVersion: 1 });
       expect((await fetch(`${first.url}/health`)).status).toBe(200);
-      const { walletId } = await client(first.url).createWallet({
-        walletName: "behind shares",
-        accounts: [
-          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-        ],
-      });
-      const address = (await client(first.url).getWalletAccounts({ walletId })).accounts[0]!.address;
-      const sign = (url: string) => signatureR(client(url), address, "0x" + "5a".repeat(32));
+      const { sign } = await ethereumWallet(first.url, printed, "behind shares");
       const signed = await sign(first.url);
       await first.close();
       servers.pop();

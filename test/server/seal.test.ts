@@ -8,9 +8,8 @@ import { insertAuditEvent } from "../../src/audit/record.js";
 import { initRootOrganization } from "../../src/domains/organizations/init-root-organization.js";
 import { keyringThroughControlSocket } from "../../src/server/control-socket.js";
 import type { RunningServer } from "../../src/server/start.js";
-import { sdkClient } from "../helpers/cluster.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
-import { eventually, expectRefusedWhileSealed, persistentStore, sealStatus, unseal } from "../helpers/sealed-server.js";
+import { ethereumWallet, eventually, expectRefusedWhileSealed, persistentStore, sealStatus, unseal } from "../helpers/sealed-server.js";
 
 /** Whether any file under `dir` holds `needle`, byte for byte. */
 function anyFileHolds(dir: string, needle: Buffer): string | undefined {
@@ -79,23 +78,7 @@ describe(`the keyring under the file provider: seal status, rotation while servi
       expect(await sealStatus(first.url)).toMatchObject({ sealed: false, keyVersion: 1 });
 
       const root = await initRootOrganization(first.services, {});
-      const credentials = { apiPublicKey: root.apiPublicKey, apiPrivateKey: root.apiPrivateKey! };
-      const client = (url: string) => sdkClient(url, credentials, root.organizationId);
-      const { addresses } = await client(first.url).createWallet({
-        walletName: "sealed",
-        accounts: [
-          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-        ],
-      });
-      const sign = async (url: string) =>
-        (
-          await client(url).signRawPayload({
-            signWith: addresses[0]!,
-            payload: "0x" + "ab".repeat(32),
-            encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-            hashFunction: "HASH_FUNCTION_NO_OP",
-          })
-        ).r;
+      const { sign } = await ethereumWallet(first.url, root);
       const signed = await sign(first.url);
 
       // Rotation while serving: embedded through the server's control socket (what `strongroom keyring rotate` does

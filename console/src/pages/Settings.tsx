@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { getRootQuorum, listUsers, type Quorum, type User } from "../api/identity.js";
 import { query, submit } from "../api/requests.js";
+import { getSealStatus } from "../api/seal.js";
 import { ActivityOutcome, useActivity } from "../components/ActivityOutcome.js";
 import { DeleteButton, ErrorNote, Loading, Section } from "../components/common.js";
 import { Checklist } from "../components/choices.js";
@@ -53,7 +54,35 @@ export function Settings() {
       {configs.data && users.data && <RootQuorum quorum={configs.data.quorum} users={users.data} onChanged={configs.reload} />}
       {configs.data && <Features features={configs.data.features} onChanged={configs.reload} />}
       <IpAllowlist />
+      <ServerSeal />
     </>
+  );
+}
+
+/** How the server's keys are sealed (GET /strongroom/v1/seal-status): the whole server's, not the organization's. */
+function ServerSeal() {
+  const seal = useLoader(getSealStatus, []);
+  return (
+    <Section title="Server seal">
+      <ErrorNote error={seal.error} />
+      {seal.data && (
+        <dl className="facts" aria-label="Server seal">
+          <dt>Seal provider</dt>
+          <dd>
+            <code>{seal.data.type}</code>
+            {seal.data.t > 0 && ` (${seal.data.t} of ${seal.data.n} key shares unseal it)`}
+          </dd>
+          <dt>State</dt>
+          <dd>{seal.data.sealed ? "sealed" : "unsealed"}</dd>
+          {seal.data.keyVersion !== undefined && (
+            <>
+              <dt>Data key version</dt>
+              <dd>{seal.data.keyVersion}</dd>
+            </>
+          )}
+        </dl>
+      )}
+    </Section>
   );
 }
 

@@ -30,6 +30,9 @@ export function registerBackup(program: Command): void {
         }
         if (config.dataDir.startsWith("memory://")) throw new Error("an in-memory store has nothing to back up");
         if (existsSync(file)) throw exists(file);
+        const shamir = config.seal.provider === "shamir";
+        if (shamir && flags.keyOut)
+          throw new Error("STRONGROOM_SEAL=shamir: the store has no master key to copy; its root key is in its key shares");
         const fromServer = await backupThroughControlSocket(config.dataDir);
         const dump = fromServer ?? (await dumpEmbeddedStore(config.dataDir));
         try {
@@ -52,9 +55,11 @@ export function registerBackup(program: Command): void {
         );
         if (!flags.keyOut) {
           process.stderr.write(
-            config.masterKey
-              ? "strongroom: the backup is sealed under STRONGROOM_MASTER_KEY; restoring it needs that key\n"
-              : `strongroom: the backup does not hold the master key; without ${existsSync(keyFile) ? keyFile : "the data directory's master.key"} ` +
+            shamir
+              ? "strongroom: the backup opens with a quorum of the store's key shares (STRONGROOM_SEAL=shamir), which it does not hold\n"
+              : config.masterKey
+                ? "strongroom: the backup is sealed under STRONGROOM_MASTER_KEY; restoring it needs that key\n"
+                : `strongroom: the backup does not hold the master key; without ${existsSync(keyFile) ? keyFile : "the data directory's master.key"} ` +
                   "it cannot be opened. Keep a copy of that file (or pass --key-out), stored apart from the backup\n",
           );
         }

@@ -5,7 +5,7 @@ import type { InitResult } from "../../domains/organizations/init-root-organizat
 import type { KeyringInitOptions, KeyringShares } from "../../crypto/keyring/custody.js";
 import { openServices } from "../../open-services.js";
 import { controlSocketPath, initKeyringAndRoot, initThroughControlSocket, type InitRequest } from "../../server/control-socket.js";
-import { readSharesFile } from "../shares-file.js";
+import { unsealWithSharesFile } from "../shares-file.js";
 import { DataDirInUseError } from "../../store/data-dir-lock.js";
 import { fail, withStoreOptions } from "../common-options.js";
 
@@ -40,7 +40,7 @@ async function createRoot(flags: InitFlags, options: InitRequest): Promise<(Init
   try {
     if (options.ifEmpty && (await services.db.query("SELECT 1 FROM organizations LIMIT 1")).length > 0) return undefined;
     if (flags.unsealSharesFile && services.custody.sealed) {
-      for (const share of readSharesFile(flags.unsealSharesFile, "keyShares")) await services.custody.submitShare(share);
+      await unsealWithSharesFile(services.custody, flags.unsealSharesFile);
     }
     return await initKeyringAndRoot(services, options);
   } finally {

@@ -17,7 +17,7 @@ import type { Database } from "../../store/database.js";
 import { DataDirInUseError } from "../../store/data-dir-lock.js";
 import { openStore } from "../../store/open.js";
 import { purgeOldRowVersions } from "../../store/purge-old-row-versions.js";
-import { readSharesFile } from "../shares-file.js";
+import { readSharesFile, unsealWithSharesFile } from "../shares-file.js";
 import { dataDirOption, fail } from "./data-dir-option.js";
 
 const print = (value: unknown): void => void process.stdout.write(JSON.stringify(value, null, 2) + "\n");
@@ -44,7 +44,7 @@ async function openOrInUse(config: Config): Promise<Database | undefined> {
 /** The keyring unsealed in this process: by the provider, or (Shamir) with --unseal-shares-file. */
 async function unsealHere(db: Database, config: Config, sharesFile: string | undefined): Promise<Custody> {
   const custody = await Custody.open(db, config.seal, fileKeyOf(config));
-  if (custody.sealed && sharesFile) for (const share of readSharesFile(sharesFile, "keyShares")) await custody.submitShare(share);
+  if (custody.sealed && sharesFile) await unsealWithSharesFile(custody, sharesFile);
   if (custody.sealed) throw new Error("the keyring is sealed by Shamir shares: give a quorum of them with --unseal-shares-file");
   return custody;
 }
