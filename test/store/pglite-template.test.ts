@@ -75,6 +75,8 @@ describe("in-memory stores from the migrated template", () => {
 
 describe("the template cache file", () => {
   const dir = mkdtempSync(join(tmpdir(), "strongroom-template-test-"));
+  // What these cases look at is the cache: a template shipped by a build (dist/store/pglite-template) would come first.
+  const nothingShipped = join(dir, "nothing-shipped");
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const tarOf = (text: string) => {
     // A minimal tar header: the "ustar" magic at offset 257 is what a cache file must show.
@@ -88,10 +90,14 @@ describe("the template cache file", () => {
     const path = join(dir, templateCacheKey());
     writeFileSync(path, "not a gzip of a tar");
     let builds = 0;
-    const template = await migratedTemplate(async () => {
-      builds++;
-      return tarOf("rebuilt");
-    }, dir);
+    const template = await migratedTemplate(
+      async () => {
+        builds++;
+        return tarOf("rebuilt");
+      },
+      dir,
+      nothingShipped,
+    );
     expect(builds).toBe(1);
     expect(Buffer.from(await template.arrayBuffer()).toString("latin1", 600, 607)).toBe("rebuilt");
     expect(gunzipSync(readFileSync(path)).toString("latin1", 600, 607)).toBe("rebuilt");
@@ -100,7 +106,7 @@ describe("the template cache file", () => {
   it("is loaded, not rebuilt, by a process that finds it; a process builds once", async () => {
     const found = mkdtempSync(join(dir, "found-"));
     writeFileSync(join(found, templateCacheKey()), gzipSync(Buffer.from(await tarOf("from-file").arrayBuffer())));
-    const loaded = await migratedTemplate(() => Promise.reject(new Error("built though a cache file was there")), found);
+    const loaded = await migratedTemplate(() => Promise.reject(new Error("built though a cache file was there")), found, nothingShipped);
     expect(Buffer.from(await loaded.arrayBuffer()).toString("latin1", 600, 609)).toBe("from-file");
 
     const empty = mkdtempSync(join(dir, "empty-"));
@@ -109,7 +115,7 @@ describe("the template cache file", () => {
       builds++;
       return tarOf("from-build");
     };
-    const [one, two] = await Promise.all([migratedTemplate(build, empty), migratedTemplate(build, empty)]);
+    const [one, two] = await Promise.all([migratedTemplate(build, empty, nothingShipped), migratedTemplate(build, empty, nothingShipped)]);
     expect(builds).toBe(1);
     expect(one).toBe(two);
   });
