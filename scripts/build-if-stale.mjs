@@ -53,10 +53,10 @@ const started = Date.now();
 say("building dist/ (once after a clone or a change; about a minute): 1/5 compiling src/ with TypeScript…");
 const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 if (run.status !== 0) process.exit(run.status ?? 1);
-// The CLI in one file (esbuild); the browser parts: the export and import frames (esbuild) and the console (Vite);
+// The command line and the test kit, each in one file (esbuild); the browser parts: the export and import frames (esbuild) and the console (Vite);
 // then the embedded store's template.
 const parts = [
-  ["build-cli-bundle.mjs", "2/5 bundling the command line (esbuild)…"],
+  ["build-node-bundles.mjs", "2/5 bundling the command line and the test kit (esbuild)…"],
   ["build-frames.mjs", "3/5 bundling the export and import pages (esbuild)…"],
   ["build-console.mjs", "4/5 building the web console (Vite)…"],
   ["build-pglite-template.mjs", "5/5 preparing the embedded store's migrated template (PGlite)…"],

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/cli/main.js and every module it imports, dependencies included) into one file,
-// dist/cli/strongroom.js, which `strongroom` and `npm start` run. Node loads a module per file: the compiled server
-// is about 1,300 of them (a third of them @sinclair/typebox's, one file per function), and loading them was most of
-// the start-up time; one file loads in a fraction of it. Part of `npm run build`, after TypeScript.
+// Bundles the compiled command line and test kit, each with every module it imports (dependencies included), into
+// one file: dist/cli/strongroom.js, which `strongroom` and `npm start` run, and dist/testing/strongroom-testing.js,
+// which `strongroom/testing` resolves to. Node loads a module per file: the compiled server is about 1,300 of them (a
+// third of them @sinclair/typebox's, one file per function), and loading them was most of the start-up time; one
+// file loads in a fraction of it. Part of `npm run build`, after TypeScript.
 import { build } from "esbuild";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -30,10 +31,13 @@ const loadedOnFirstUse = {
   },
 };
 
-export async function buildCliBundle() {
+export async function buildNodeBundles() {
   await build({
-    entryPoints: [join(root, "dist/cli/main.js")],
-    outfile: join(root, "dist/cli/strongroom.js"),
+    entryPoints: {
+      "cli/strongroom": join(root, "dist/cli/main.js"),
+      "testing/strongroom-testing": join(root, "dist/testing/index.js"),
+    },
+    outdir: join(root, "dist"),
     bundle: true,
     platform: "node",
     format: "esm",
@@ -50,4 +54,4 @@ export async function buildCliBundle() {
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildCliBundle();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildNodeBundles();
