@@ -17,8 +17,11 @@ import { latestMigration, migrations } from "./migrations.js";
  * (src/open-services.ts).
  */
 const TAR_MAGIC_OFFSET = 257;
-/** Changes when the way a template is built changes (2: checkpointed before the dump), so older cache files are not used. */
-const TEMPLATE_FORMAT = 2;
+/**
+ * Changes when the way a template is built changes (2: checkpointed before the dump; 3: without template0 and
+ * template1), so older cache files are not used.
+ */
+const TEMPLATE_FORMAT = 3;
 
 function pgliteVersion(): string {
   const require = createRequire(import.meta.url);

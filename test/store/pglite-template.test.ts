@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -58,6 +58,9 @@ describe("in-memory stores from the migrated template", () => {
       expect(await appliedVersions(onDisk)).toEqual(migrations.map((m) => m.version));
       expect(statSync(join(dataDir, "pgdata", "PG_VERSION")).mode & 0o077).toBe(0);
       expect(statSync(join(dataDir, "pgdata", "base")).mode & 0o077).toBe(0);
+      // Only the database Strongroom uses: initdb's template0 and template1 are not unpacked into every new store.
+      expect(await onDisk.query("SELECT datname FROM pg_database")).toEqual([{ datname: "postgres" }]);
+      expect(readdirSync(join(dataDir, "pgdata", "base"))).toEqual(["5"]);
       expect(existsSync(join(dataDir, "pgdata.unpacking"))).toBe(false);
     } finally {
       await opened.pop()!.close();
