@@ -4,7 +4,7 @@
 #   docker run -d --name strongroom --read-only --tmpfs /tmp -v strongroom-data:/data \
 #     -p 127.0.0.1:8080:8080 -p 127.0.0.1:8090:8090 strongroom                      # serve (first start: root organization)
 #   docker exec strongroom cat /data/initial-credentials.json                         # its credentials
-#   docker exec strongroom node /app/dist/cli/main.js init                             # another root organization, while it runs
+#   docker exec strongroom node /app/dist/cli/strongroom.js init                             # another root organization, while it runs
 #   docker run --rm -p 127.0.0.1:8080:8080 strongroom dev --host 0.0.0.0 --auth-proxy-port off   # throwaway dev server
 #
 # The base image is pinned by digest: the node:20-bookworm-slim index digest below is the one several public
@@ -45,5 +45,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself: it drains requests in flight, then exits (docker stop).
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "/app/dist/cli/main.js"]
+ENTRYPOINT ["node", "/app/dist/cli/strongroom.js"]
 CMD ["serve", "--host", "0.0.0.0"]

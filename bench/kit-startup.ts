@@ -12,13 +12,15 @@
  *   npx tsx bench/kit-startup.ts            (BENCH_RUNS=8 starts per process by default; BENCH_KIT_DIST=<dist/> for another build)
  */
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadAverageSampler } from "./support.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 8);
 /** The build the "built" process measures: this checkout's dist/, or BENCH_KIT_DIST (another build's dist/, to compare). */
 const BUILT = resolve(process.env.BENCH_KIT_DIST ?? join(import.meta.dirname, "..", "dist"));
+/** What `strongroom/testing` resolves to in that build: the bundled kit, or (builds before it) the compiled modules. */
+const BUILT_KIT = ["strongroom-testing.js", "index.js"].map((file) => join(BUILT, "testing", file)).find((path) => existsSync(path))!;
 
 interface ChildResult {
   importMs: number;
@@ -30,9 +32,7 @@ interface ChildResult {
 
 async function child(built: boolean): Promise<void> {
   const loading = performance.now();
-  const { startStrongroom } = (await import(
-    built ? join(BUILT, "testing", "index.js") : "../src/testing/index.js"
-  )) as typeof import("../src/testing/index.js");
+  const { startStrongroom } = (await import(built ? BUILT_KIT : "../src/testing/index.js")) as typeof import("../src/testing/index.js");
   const importMs = performance.now() - loading;
   const startMs: number[] = [];
   const startCpuMs: number[] = [];

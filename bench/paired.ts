@@ -4,7 +4,7 @@
  * speed drifts slows both alike. What is compared is the server's CPU time per request (steadier than wall time on
  * a shared machine) and the latency p50; the answer is each build's median over the rounds and the ratio B ÷ A.
  *
- *   npm run build && BENCH_CLI_B=/tmp/old/dist/cli/main.js npx tsx bench/paired.ts
+ *   npm run build && BENCH_CLI_B=/tmp/old/dist/cli/strongroom.js npx tsx bench/paired.ts
  *   BENCH_CLI_A=…  (default: this checkout's dist/)   BENCH_ROUNDS=6   BENCH_REQUESTS=300   BENCH_CONNECTIONS=1
  *   BENCH_SCENARIOS=whoami,rename,sign,wallet   DATABASE_URL=postgres://… (PostgreSQL instead of PGlite)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   (given to both servers)
@@ -20,7 +20,7 @@ import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { cpuMs, ETH, percentile, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
-const CLI_A = process.env.BENCH_CLI_A ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
+const CLI_A = process.env.BENCH_CLI_A ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
 const ENV_B = Object.fromEntries(
   (process.env.BENCH_ENV_B ?? "")
     .split(/\s+/)
@@ -32,7 +32,7 @@ const ENV_B = Object.fromEntries(
     }),
 );
 const CLI_B = process.env.BENCH_CLI_B ?? (Object.keys(ENV_B).length > 0 ? CLI_A : undefined);
-if (!CLI_B) throw new Error("BENCH_CLI_B must name the other build's dist/cli/main.js (or BENCH_ENV_B the settings B runs with)");
+if (!CLI_B) throw new Error("BENCH_CLI_B must name the other build's dist/cli/strongroom.js (or BENCH_ENV_B the settings B runs with)");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);

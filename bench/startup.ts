@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpuMs, loadAverageSampler, writeResult } from "./support.js";
 
-const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
+const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 interface Sample {

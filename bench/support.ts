@@ -8,7 +8,7 @@ import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
 import { freePort, waitUntilHealthy } from "../test/helpers/processes.js";
 
 /** BENCH_CLI points at another build (e.g. of an earlier commit) to compare against. */
-const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "main.js");
+const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
 
 /** A built Strongroom serving in a process of its own (not the in-process test kit of `strongroom/testing`). */
 export interface BuiltServerProcess {
@@ -31,7 +31,7 @@ export async function startBuiltServerProcess(
     databaseUrl?: string | null;
     nodeArgs?: string[];
     beforeStart?: (databaseUrl: string) => Promise<void>;
-    /** The build's CLI (`dist/cli/main.js`); BENCH_CLI or this checkout's by default. */
+    /** The build's CLI (`dist/cli/strongroom.js`); BENCH_CLI or this checkout's by default. */
     cli?: string;
   } = {},
 ): Promise<BuiltServerProcess> {

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = join(root, "dist", "cli", "main.js");
+const bundle = join(root, "dist", "cli", "strongroom.js");
 
 function newestSource(dir) {
   let newest = 0;
@@ -25,6 +26,8 @@ const sources = join(root, "src");
 if (!existsSync(sources)) process.exit(0); // an installed package: dist/ is all there is
 const fresh =
   existsSync(stamp) &&
+  existsSync(bundle) &&
+  statSync(bundle).mtimeMs >= statSync(stamp).mtimeMs &&
   existsSync(join(root, "dist", "browser-frames", "import.js")) &&
   existsSync(join(root, "dist", "console", "index.html")) &&
   existsSync(join(root, "dist", "store", "pglite-template")) &&
@@ -47,14 +50,16 @@ try {
 // repository's .npmrc sets foreground-scripts) instead of a silent spinner.
 const say = (text) => process.stderr.write(`strongroom: ${text}\n`);
 const started = Date.now();
-say("building dist/ (once after a clone or a change; about a minute): 1/4 compiling src/ with TypeScript…");
+say("building dist/ (once after a clone or a change; about a minute): 1/5 compiling src/ with TypeScript…");
 const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 if (run.status !== 0) process.exit(run.status ?? 1);
-// The browser parts: the export and import frames (esbuild) and the console (Vite); then the embedded store's template.
+// The command line and the test kit, each in one file (esbuild); the browser parts: the export and import frames (esbuild) and the console (Vite);
+// then the embedded store's template.
 const parts = [
-  ["build-frames.mjs", "2/4 bundling the export and import pages (esbuild)…"],
-  ["build-console.mjs", "3/4 building the web console (Vite)…"],
-  ["build-pglite-template.mjs", "4/4 preparing the embedded store's migrated template (PGlite)…"],
+  ["build-node-bundles.mjs", "2/5 bundling the command line and the test kit (esbuild)…"],
+  ["build-frames.mjs", "3/5 bundling the export and import pages (esbuild)…"],
+  ["build-console.mjs", "4/5 building the web console (Vite)…"],
+  ["build-pglite-template.mjs", "5/5 preparing the embedded store's migrated template (PGlite)…"],
 ];
 for (const [script, what] of parts) {
   say(what);

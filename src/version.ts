@@ -1,8 +1,4 @@
-import { readFileSync } from "node:fs";
+import { packageJson } from "./package-root.js";
 
-/**
- * Strongroom's version, read from package.json at run time: `../package.json` from this module is the package
- * root both in the sources (src/version.ts) and in the compiled package (dist/version.js).
- */
-export const VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
-  .version;
+/** Strongroom's version, from its package.json. */
+export const VERSION: string = packageJson.version ?? "unknown";

@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import { builtPath } from "../package-root.js";
 
 /**
  * Strongroom's own export and import pages, for the `exportIframeUrl` / `importIframeUrl` of the wallet kit (and
  * @turnkey/iframe-stamper): /frames/export and /frames/import. They trust this server's signer key, which the page
  * carries, and load only their own script and stylesheet. The scripts are bundled from src/frames/browser by
- * `npm run build` into dist/browser-frames/ (the path below resolves from src/frames and from dist/frames alike).
+ * `npm run build` into dist/browser-frames/.
  */
-const BUNDLE_DIR = new URL("../../dist/browser-frames/", import.meta.url);
+const BUNDLE_DIR = pathToFileURL(builtPath("browser-frames") + "/");
 
 const PAGES = {
   export: { title: "Strongroom export", body: '<pre id="secret" hidden></pre>' },

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
+import { pathToFileURL } from "node:url";
+import { builtPath } from "../package-root.js";
 
 /**
  * The console (console/, built into dist/console/ by `npm run build`) at /console: static files only. It is a client
  * of the public API on this same origin, so its policy allows scripts, styles, images and requests to 'self' only.
- * The path resolves from src/server and from dist/server alike.
  */
-const CONSOLE_DIR = new URL("../../dist/console/", import.meta.url);
+const CONSOLE_DIR = pathToFileURL(builtPath("console") + "/");
 
 const POLICY = [
   "default-src 'none'",

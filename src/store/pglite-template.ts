@@ -3,8 +3,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } 
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { builtPath } from "../package-root.js";
 import { latestMigration, migrations } from "./migrations.js";
 
 /**
@@ -17,8 +17,11 @@ import { latestMigration, migrations } from "./migrations.js";
  * (src/open-services.ts).
  */
 const TAR_MAGIC_OFFSET = 257;
-/** Changes when the way a template is built changes (2: checkpointed before the dump), so older cache files are not used. */
-const TEMPLATE_FORMAT = 2;
+/**
+ * Changes when the way a template is built changes (2: checkpointed before the dump; 3: without template0 and
+ * template1), so older cache files are not used.
+ */
+const TEMPLATE_FORMAT = 3;
 
 function pgliteVersion(): string {
   const require = createRequire(import.meta.url);
@@ -46,7 +49,7 @@ export function templateCacheKey(): string {
 export const defaultTemplateCacheDir = (): string => join(tmpdir(), "strongroom-pglite-templates");
 
 /** Where the build puts the template: dist/store/pglite-template/, part of the installed code. */
-export const shippedTemplateDir = (): string => join(dirname(fileURLToPath(import.meta.url)), "pglite-template");
+export const shippedTemplateDir = (): string => builtPath("store", "pglite-template");
 
 /**
  * The cache directory is trusted only if this user owns it and no one else can write to it: in a shared temporary

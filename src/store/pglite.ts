@@ -82,13 +82,19 @@ function startOptions(sharedBuffers: string): Pick<PGliteOptions, "startParams">
 type Settings = Pick<PGliteOptions, "parsers" | "serializers" | "startParams">;
 
 /**
- * A fresh in-memory store, migrated and dumped: the template new stores load (pglite-template.ts). The checkpoint
- * first leaves the dump's WAL with nothing to replay: a store that loads it starts without redoing the migrations.
+ * A fresh in-memory store, migrated and dumped: the template new stores load (pglite-template.ts). Strongroom uses the
+ * `postgres` database only; `initdb`'s template0 and template1 (there for CREATE DATABASE, which an embedded store never
+ * runs) are dropped: half the template's files, which every new store would otherwise unpack. The checkpoint then
+ * leaves the dump's WAL with nothing to replay: a store that loads it starts without redoing the migrations.
  */
 async function buildTemplate(settings: Settings): Promise<Blob> {
   const fresh = await PGlite.create(settings);
   try {
     await migrate(wrap(fresh, () => {}));
+    for (const database of ["template0", "template1"]) {
+      await fresh.exec(`ALTER DATABASE ${database} IS_TEMPLATE false`);
+      await fresh.exec(`DROP DATABASE ${database}`); // a statement of its own: DROP DATABASE runs outside a transaction
+    }
     await fresh.exec("CHECKPOINT");
     return await fresh.dumpDataDir("none");
   } finally {

@@ -27,7 +27,7 @@ export async function freePort(): Promise<number> {
  * compiled build, which starts in a fraction of the time (long crash runs restart the server hundreds of times).
  */
 export const cliEntry = process.env.STRONGROOM_TEST_BUILT_CLI
-  ? [join(repoRoot, "dist/cli/main.js")]
+  ? [join(repoRoot, "dist/cli/strongroom.js")]
   : ["--import", "tsx", "src/cli/main.ts"];
 
 /** `strongroom <args>` run to completion. */

@@ -94,7 +94,7 @@ describe("examples/github-actions.yml", () => {
     expect(build.status, build.stderr).toBe(0);
     mkdirSync(join(project, "node_modules/.bin"), { recursive: true });
     const bin = join(project, "node_modules/.bin/strongroom");
-    writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${join(repoRoot, "dist/cli/main.js")}" "$@"\n`);
+    writeFileSync(bin, `#!/bin/sh\nexec "${process.execPath}" "${join(repoRoot, "dist/cli/strongroom.js")}" "$@"\n`);
     chmodSync(bin, 0o755);
     ports = { api: await freePort(), proxy: await freePort() };
   }, 320_000);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -58,6 +58,9 @@ describe("in-memory stores from the migrated template", () => {
       expect(await appliedVersions(onDisk)).toEqual(migrations.map((m) => m.version));
       expect(statSync(join(dataDir, "pgdata", "PG_VERSION")).mode & 0o077).toBe(0);
       expect(statSync(join(dataDir, "pgdata", "base")).mode & 0o077).toBe(0);
+      // Only the database Strongroom uses: initdb's template0 and template1 are not unpacked into every new store.
+      expect(await onDisk.query("SELECT datname FROM pg_database")).toEqual([{ datname: "postgres" }]);
+      expect(readdirSync(join(dataDir, "pgdata", "base"))).toEqual(["5"]);
       expect(existsSync(join(dataDir, "pgdata.unpacking"))).toBe(false);
     } finally {
       await opened.pop()!.close();
@@ -75,6 +78,8 @@ describe("in-memory stores from the migrated template", () => {
 
 describe("the template cache file", () => {
   const dir = mkdtempSync(join(tmpdir(), "strongroom-template-test-"));
+  // What these cases look at is the cache: a template shipped by a build (dist/store/pglite-template) would come first.
+  const nothingShipped = join(dir, "nothing-shipped");
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const tarOf = (text: string) => {
     // A minimal tar header: the "ustar" magic at offset 257 is what a cache file must show.
@@ -88,10 +93,14 @@ describe("the template cache file", () => {
     const path = join(dir, templateCacheKey());
     writeFileSync(path, "not a gzip of a tar");
     let builds = 0;
-    const template = await migratedTemplate(async () => {
-      builds++;
-      return tarOf("rebuilt");
-    }, dir);
+    const template = await migratedTemplate(
+      async () => {
+        builds++;
+        return tarOf("rebuilt");
+      },
+      dir,
+      nothingShipped,
+    );
     expect(builds).toBe(1);
     expect(Buffer.from(await template.arrayBuffer()).toString("latin1", 600, 607)).toBe("rebuilt");
     expect(gunzipSync(readFileSync(path)).toString("latin1", 600, 607)).toBe("rebuilt");
@@ -100,7 +109,7 @@ describe("the template cache file", () => {
   it("is loaded, not rebuilt, by a process that finds it; a process builds once", async () => {
     const found = mkdtempSync(join(dir, "found-"));
     writeFileSync(join(found, templateCacheKey()), gzipSync(Buffer.from(await tarOf("from-file").arrayBuffer())));
-    const loaded = await migratedTemplate(() => Promise.reject(new Error("built though a cache file was there")), found);
+    const loaded = await migratedTemplate(() => Promise.reject(new Error("built though a cache file was there")), found, nothingShipped);
     expect(Buffer.from(await loaded.arrayBuffer()).toString("latin1", 600, 609)).toBe("from-file");
 
     const empty = mkdtempSync(join(dir, "empty-"));
@@ -109,7 +118,7 @@ describe("the template cache file", () => {
       builds++;
       return tarOf("from-build");
     };
-    const [one, two] = await Promise.all([migratedTemplate(build, empty), migratedTemplate(build, empty)]);
+    const [one, two] = await Promise.all([migratedTemplate(build, empty, nothingShipped), migratedTemplate(build, empty, nothingShipped)]);
     expect(builds).toBe(1);
     expect(one).toBe(two);
   });
