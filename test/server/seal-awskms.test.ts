@@ -64,7 +64,14 @@ describe.skipIf(kmsMissing)(
       const port = await freePort();
       moto = spawn("moto_server", ["-H", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
       const endpoint = `http://127.0.0.1:${port}`;
-      await eventually(async () => (await fetch(`${endpoint}/moto-api/`).then((r) => r.ok, () => false)) === true, "moto_server answers");
+      await eventually(
+        async () =>
+          (await fetch(`${endpoint}/moto-api/`).then(
+            (r) => r.ok,
+            () => false,
+          )) === true,
+        "moto_server answers",
+      );
       const aws = { AWS_REGION: "us-east-1", AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test", AWS_ENDPOINT_URL_KMS: endpoint };
       for (const [name, value] of Object.entries(aws)) {
         const before = process.env[name];
@@ -99,7 +106,15 @@ describe.skipIf(kmsMissing)(
 
       const first = await store.start(env);
       servers.push(first);
-      expect(await sealStatus(first.url)).toEqual({ type: "awskms", initialized: true, sealed: false, t: 0, n: 0, progress: 0, keyVersion: 1 });
+      expect(await sealStatus(first.url)).toEqual({
+        type: "awskms",
+        initialized: true,
+        sealed: false,
+        t: 0,
+        n: 0,
+        progress: 0,
+        keyVersion: 1,
+      });
       const client = (url: string) => sdkClient(url, printed, printed.organizationId);
       const { walletId } = await client(first.url).createWallet({
         walletName: "under KMS",

@@ -95,7 +95,15 @@ describe.skipIf(softhsmMissing)(
 
       const first = await store.start(env);
       servers.push(first);
-      expect(await sealStatus(first.url)).toEqual({ type: "pkcs11", initialized: true, sealed: false, t: 0, n: 0, progress: 0, keyVersion: 1 });
+      expect(await sealStatus(first.url)).toEqual({
+        type: "pkcs11",
+        initialized: true,
+        sealed: false,
+        t: 0,
+        n: 0,
+        progress: 0,
+        keyVersion: 1,
+      });
       const client = (url: string) => sdkClient(url, printed, printed.organizationId);
       const { walletId } = await client(first.url).createWallet({
         walletName: "in the token's keyring",
@@ -112,7 +120,8 @@ describe.skipIf(softhsmMissing)(
       const rotation = await runCliAsync(["keyring", "rotate", "--background"], cliEnv);
       expect(rotation.status, rotation.stderr).toBe(0);
       expect(JSON.parse(rotation.stdout)).toEqual({ version: 2, background: true });
-      const keyring = () => first.services.db.query<{ version: number; wrapped_by: string }>("SELECT version, wrapped_by FROM keyring ORDER BY version");
+      const keyring = () =>
+        first.services.db.query<{ version: number; wrapped_by: string }>("SELECT version, wrapped_by FROM keyring ORDER BY version");
       await eventually(async () => (await keyring()).length === 1, "version 1 retired once its values moved to version 2");
       expect((await keyring()).map((r) => ({ ...r, version: Number(r.version) }))).toEqual([
         { version: 2, wrapped_by: `pkcs11:${TOKEN}/strongroom-root` },

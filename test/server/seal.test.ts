@@ -41,7 +41,9 @@ describe(`the keyring under the file provider: seal status, rotation while servi
       provider: "file",
       pollMs: 250,
     });
-    expect(() => resolveConfig({}, { STRONGROOM_SEAL: "vault" })).toThrow('STRONGROOM_SEAL must be file, pkcs11, shamir, awskms; not "vault"');
+    expect(() => resolveConfig({}, { STRONGROOM_SEAL: "vault" })).toThrow(
+      'STRONGROOM_SEAL must be file, pkcs11, shamir, awskms; not "vault"',
+    );
     expect(() => resolveConfig({}, { STRONGROOM_KEYRING_POLL_MS: "0" })).toThrow("STRONGROOM_KEYRING_POLL_MS must be a positive integer");
   });
 

@@ -1,12 +1,25 @@
 import type { AwsKmsSettings } from "../../config.js";
 import type { RootWrapper } from "./root-wrapper.js";
 
-type KmsSdk = typeof import("@aws-sdk/client-kms");
+type EncryptionContext = Record<string, string>;
+
+/** What Strongroom uses of @aws-sdk/client-kms (typed here: the package is optional, and the build must not need it). */
+interface KmsSdk {
+  KMSClient: new (config: object) => {
+    send(command: object): Promise<{ CiphertextBlob?: Uint8Array; Plaintext?: Uint8Array }>;
+    destroy(): void;
+  };
+  EncryptCommand: new (input: { KeyId: string; Plaintext: Uint8Array; EncryptionContext: EncryptionContext }) => object;
+  DecryptCommand: new (input: { KeyId: string; CiphertextBlob: Uint8Array; EncryptionContext: EncryptionContext }) => object;
+}
+
+/** The package's name in a variable: the compiler does not resolve it (the build needs no optional package). */
+const CLIENT_KMS: string = "@aws-sdk/client-kms";
 
 /** @aws-sdk/client-kms is an optional dependency: loaded only when STRONGROOM_SEAL=awskms. */
 async function loadSdk(): Promise<KmsSdk> {
   try {
-    return await import("@aws-sdk/client-kms");
+    return (await import(CLIENT_KMS)) as KmsSdk;
   } catch (error) {
     throw new Error(
       "STRONGROOM_SEAL=awskms needs the optional dependency @aws-sdk/client-kms, which is not installed " +
@@ -16,7 +29,11 @@ async function loadSdk(): Promise<KmsSdk> {
 }
 
 /** What KMS binds each wrapped data key to (and CloudTrail records with each Decrypt): a key offered as another version does not open. */
-export const kmsEncryptionContext = (version: number) => ({ service: "strongroom", purpose: "keyring", version: String(version) });
+export const kmsEncryptionContext = (version: number): EncryptionContext => ({
+  service: "strongroom",
+  purpose: "keyring",
+  version: String(version),
+});
 
 /**
  * An AWS KMS key (symmetric) wraps the data keys: Encrypt and Decrypt with the key id and an encryption context naming

@@ -1,14 +1,62 @@
 import { randomBytes } from "node:crypto";
-import type { PKCS11 } from "pkcs11js";
 import type { Pkcs11Settings } from "../../config.js";
 import { wrapContext, type RootWrapper } from "./root-wrapper.js";
 
-type Binding = typeof import("pkcs11js");
+type Handle = Buffer;
+type Attribute = { type: number; value?: number | boolean | string | Buffer };
+type Mechanism = { mechanism: number; parameter?: unknown };
+
+/** What Strongroom uses of a pkcs11js library object (typed here: the package is optional, and the build must not need it). */
+interface PKCS11 {
+  load(path: string): void;
+  close(): void;
+  C_Initialize(): void;
+  C_Finalize(): void;
+  C_GetSlotList(tokenPresent: boolean): Handle[];
+  C_GetTokenInfo(slot: Handle): { label: string };
+  C_OpenSession(slot: Handle, flags: number): Handle;
+  C_CloseSession(session: Handle): void;
+  C_Login(session: Handle, userType: number, pin: string): void;
+  C_FindObjectsInit(session: Handle, template: Attribute[]): void;
+  C_FindObjects(session: Handle, max: number): Handle[];
+  C_FindObjectsFinal(session: Handle): void;
+  C_GenerateKey(session: Handle, mechanism: Mechanism, template: Attribute[]): Handle;
+  C_EncryptInit(session: Handle, mechanism: Mechanism, key: Handle): void;
+  C_Encrypt(session: Handle, data: Buffer, out: Buffer): Buffer;
+  C_DecryptInit(session: Handle, mechanism: Mechanism, key: Handle): void;
+  C_Decrypt(session: Handle, data: Buffer, out: Buffer): Buffer;
+}
+
+/** pkcs11js's exports that Strongroom uses: the library class and the PKCS#11 constants. */
+type Binding = { PKCS11: new () => PKCS11 } & Record<
+  | "CKF_SERIAL_SESSION"
+  | "CKF_RW_SESSION"
+  | "CKU_USER"
+  | "CKA_CLASS"
+  | "CKO_SECRET_KEY"
+  | "CKA_KEY_TYPE"
+  | "CKK_AES"
+  | "CKA_LABEL"
+  | "CKM_AES_KEY_GEN"
+  | "CKA_VALUE_LEN"
+  | "CKA_TOKEN"
+  | "CKA_PRIVATE"
+  | "CKA_SENSITIVE"
+  | "CKA_EXTRACTABLE"
+  | "CKA_ENCRYPT"
+  | "CKA_DECRYPT"
+  | "CKM_AES_GCM"
+  | "CK_PARAMS_AES_GCM",
+  number
+>;
+
+/** The package's name in a variable: the compiler does not resolve it (the build needs no optional package). */
+const PKCS11JS: string = "pkcs11js";
 
 /** pkcs11js is an optional dependency (a native build): loaded only when STRONGROOM_SEAL=pkcs11. */
 async function loadBinding(): Promise<Binding> {
   try {
-    const loaded = (await import("pkcs11js")) as Binding & { default?: Binding };
+    const loaded = (await import(PKCS11JS)) as Binding & { default?: Binding };
     return loaded.default ?? loaded;
   } catch (error) {
     throw new Error(
@@ -62,7 +110,7 @@ export async function pkcs11RootWrapper(settings: Pkcs11Settings, options: { cre
   const module = acquireLibrary(lib, settings.module);
   const token = JSON.stringify(settings.tokenLabel);
   const keyLabel = JSON.stringify(settings.keyLabel);
-  let session: Buffer | undefined;
+  let session: Handle | undefined;
   try {
     const slot = module.C_GetSlotList(true).find((s) => module.C_GetTokenInfo(s).label.trim() === settings.tokenLabel);
     if (!slot) throw new Error(`STRONGROOM_PKCS11_TOKEN_LABEL: no token labelled ${token} in ${settings.module}`);
@@ -114,7 +162,7 @@ export async function pkcs11RootWrapper(settings: Pkcs11Settings, options: { cre
   }
 }
 
-function findOrCreateKey(lib: Binding, module: PKCS11, session: Buffer, settings: Pkcs11Settings, create: boolean): Buffer {
+function findOrCreateKey(lib: Binding, module: PKCS11, session: Handle, settings: Pkcs11Settings, create: boolean): Handle {
   const template = [
     { type: lib.CKA_CLASS, value: lib.CKO_SECRET_KEY },
     { type: lib.CKA_KEY_TYPE, value: lib.CKK_AES },
@@ -124,7 +172,8 @@ function findOrCreateKey(lib: Binding, module: PKCS11, session: Buffer, settings
   const found = module.C_FindObjects(session, 2);
   module.C_FindObjectsFinal(session);
   const where = `token ${JSON.stringify(settings.tokenLabel)}`;
-  if (found.length > 1) throw new Error(`STRONGROOM_PKCS11_KEY_LABEL: ${where} holds several AES keys labelled ${JSON.stringify(settings.keyLabel)}`);
+  if (found.length > 1)
+    throw new Error(`STRONGROOM_PKCS11_KEY_LABEL: ${where} holds several AES keys labelled ${JSON.stringify(settings.keyLabel)}`);
   if (found[0]) return found[0];
   if (!create) {
     throw new Error(
