@@ -6,7 +6,7 @@ import { awsKmsRootWrapper, kmsEncryptionContext } from "../../src/crypto/keyrin
 import type { RunningServer } from "../../src/server/start.js";
 import { sdkClient } from "../helpers/cluster.js";
 import { freePort, runCli } from "../helpers/processes.js";
-import { eventually, persistentStore, sealStatus, signatureR } from "../helpers/sealed-server.js";
+import { cliEnvOn, eventually, persistentStore, sealStatus, signatureR } from "../helpers/sealed-server.js";
 
 interface Printed {
   organizationId: string;
@@ -91,15 +91,7 @@ describe.skipIf(kmsMissing)(
 
       const store = await persistentStore();
       stores.push(store);
-      const cliEnv: NodeJS.ProcessEnv = {
-        ...process.env,
-        ...env,
-        STRONGROOM_DATA_DIR: store.dataDir,
-        LOG_LEVEL: "warn",
-        ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
-      };
-      if (!store.databaseUrl) delete cliEnv.DATABASE_URL;
-      delete cliEnv.STRONGROOM_MASTER_KEY;
+      const cliEnv = cliEnvOn(store, env);
       const init = runCli(["init"], cliEnv);
       expect(init.status, init.stderr).toBe(0);
       const printed = JSON.parse(init.stdout) as Printed;

@@ -5,7 +5,7 @@ import { resolveConfig } from "../../src/config.js";
 import type { RunningServer } from "../../src/server/start.js";
 import { sdkClient } from "../helpers/cluster.js";
 import { runCli, runCliAsync } from "../helpers/processes.js";
-import { eventually, persistentStore, sealStatus, signatureR } from "../helpers/sealed-server.js";
+import { cliEnvOn, eventually, persistentStore, sealStatus, signatureR } from "../helpers/sealed-server.js";
 import { keyAttributes, SOFTHSM_MODULE, softhsmDirectory, softhsmMissing, TOKEN_PIN } from "../helpers/softhsm.js";
 
 interface Printed {
@@ -69,15 +69,7 @@ describe.skipIf(softhsmMissing)(
       hsm!.newToken(TOKEN);
       const store = await persistentStore();
       stores.push(store);
-      const cliEnv: NodeJS.ProcessEnv = {
-        ...process.env,
-        ...env,
-        STRONGROOM_DATA_DIR: store.dataDir,
-        LOG_LEVEL: "warn",
-        ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
-      };
-      if (!store.databaseUrl) delete cliEnv.DATABASE_URL;
-      delete cliEnv.STRONGROOM_MASTER_KEY;
+      const cliEnv = cliEnvOn(store, env);
 
       // init creates the keyring, and the root key in the token (which has none), with a recovery key.
       const init = runCli(["init", "--recovery-shares", "3", "--recovery-threshold", "2"], cliEnv);
