@@ -59,17 +59,35 @@ export interface AuditSettings {
 }
 
 /**
- * What may wrap the keyring's data keys (STRONGROOM_SEAL): the file key (auto-unseal at start), or a root key split
- * into Shamir shares (the process starts sealed until a threshold of them arrives). The PKCS#11 and AWS KMS providers
- * the keyring is built for (keyring_seal.provider admits them) are refused by name.
+ * What may wrap the keyring's data keys (STRONGROOM_SEAL): the file key, an AES key inside a PKCS#11 token, or an
+ * AWS KMS key (each process unseals at start), or a root key split into Shamir shares (the process starts sealed until
+ * a threshold of them arrives).
  */
-export const SEAL_PROVIDERS = ["file", "shamir"] as const;
+export const SEAL_PROVIDERS = ["file", "pkcs11", "shamir", "awskms"] as const;
 export type SealProvider = (typeof SEAL_PROVIDERS)[number];
-const PROVIDERS_TO_COME = ["pkcs11", "awskms"];
+
+/** STRONGROOM_PKCS11_*: the token holding the root key, and the key's label there. */
+export interface Pkcs11Settings {
+  /** STRONGROOM_PKCS11_MODULE: the token's PKCS#11 library (SoftHSM2: /usr/lib/softhsm/libsofthsm2.so). */
+  module: string;
+  /** STRONGROOM_PKCS11_TOKEN_LABEL */
+  tokenLabel: string;
+  /** STRONGROOM_PKCS11_PIN (or STRONGROOM_PKCS11_PIN_FILE): the user PIN. */
+  pin: string;
+  /** STRONGROOM_PKCS11_KEY_LABEL: the AES key's label (default strongroom-root). */
+  keyLabel: string;
+}
+
+/** STRONGROOM_AWSKMS_KEY_ID; region, credentials and endpoint are the AWS SDK's own settings (AWS_REGION, …). */
+export interface AwsKmsSettings {
+  keyId: string;
+}
 
 export interface SealSettings {
-  /** STRONGROOM_SEAL: file (the default) or shamir. */
+  /** STRONGROOM_SEAL: file (the default), pkcs11, shamir or awskms. */
   provider: SealProvider;
+  pkcs11?: Pkcs11Settings;
+  awskms?: AwsKmsSettings;
   /**
    * STRONGROOM_KEYRING_POLL_MS: how often each process reads the keyring (new versions, retirements) and the seal
    * requests, and moves a batch of values to the newest version after a rotation. A new version is sealed under
@@ -80,11 +98,23 @@ export interface SealSettings {
 
 function sealSettings(env: NodeJS.ProcessEnv, positive: (name: string, fallback: number) => number): SealSettings {
   const provider = env.STRONGROOM_SEAL || "file";
-  if (PROVIDERS_TO_COME.includes(provider))
-    throw new Error(`STRONGROOM_SEAL=${provider} is not available in this version of Strongroom: only file (the default) and shamir are`);
   if (!(SEAL_PROVIDERS as readonly string[]).includes(provider))
     throw new Error(`STRONGROOM_SEAL must be ${SEAL_PROVIDERS.join(", ")}; not ${JSON.stringify(env.STRONGROOM_SEAL)}`);
-  return { provider: provider as SealProvider, pollMs: positive("STRONGROOM_KEYRING_POLL_MS", 1000) };
+  const required = (name: string, value = env[name] || undefined) => {
+    if (!value) throw new Error(`STRONGROOM_SEAL=${provider} needs ${name}`);
+    return value;
+  };
+  const settings: SealSettings = { provider: provider as SealProvider, pollMs: positive("STRONGROOM_KEYRING_POLL_MS", 1000) };
+  if (provider === "pkcs11") {
+    settings.pkcs11 = {
+      module: required("STRONGROOM_PKCS11_MODULE"),
+      tokenLabel: required("STRONGROOM_PKCS11_TOKEN_LABEL"),
+      pin: required("STRONGROOM_PKCS11_PIN", secretSetting(env, "STRONGROOM_PKCS11_PIN")),
+      keyLabel: env.STRONGROOM_PKCS11_KEY_LABEL || "strongroom-root",
+    };
+  }
+  if (provider === "awskms") settings.awskms = { keyId: required("STRONGROOM_AWSKMS_KEY_ID") };
+  return settings;
 }
 
 /**
@@ -320,7 +350,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
   };
   const seal = sealSettings(env, positive);
   const masterKey = secretSetting(env, "STRONGROOM_MASTER_KEY");
-  // Shamir needs no master key: its root exists only as the shares, and a process unseals with its own threshold of them.
+  // Only the file provider needs a master key: the others' roots are in the token, in KMS, or in the shares.
   if (databaseUrl && !masterKey && seal.provider === "file") {
     throw new Error(
       "STRONGROOM_MASTER_KEY is required with DATABASE_URL: every process of a cluster must open the keyring with the same key",

@@ -22,7 +22,19 @@ const VARIABLES: [group: string, names: string[]][] = [
       "STRONGROOM_NO_INIT",
     ],
   ],
-  ["seal and keyring", ["STRONGROOM_SEAL", "STRONGROOM_KEYRING_POLL_MS"]],
+  [
+    "seal and keyring",
+    [
+      "STRONGROOM_SEAL",
+      "STRONGROOM_PKCS11_MODULE",
+      "STRONGROOM_PKCS11_TOKEN_LABEL",
+      "STRONGROOM_PKCS11_PIN",
+      "STRONGROOM_PKCS11_PIN_FILE",
+      "STRONGROOM_PKCS11_KEY_LABEL",
+      "STRONGROOM_AWSKMS_KEY_ID",
+      "STRONGROOM_KEYRING_POLL_MS",
+    ],
+  ],
   ["logs and errors", ["LOG_LEVEL", "LOG_FORMAT", "STRONGROOM_ERROR_MESSAGES", "STRONGROOM_BODY_LIMIT_BYTES"]],
   ["email and SMS", ["SMTP_URL", "SMTP_FROM", "SMS_WEBHOOK_URL"]],
   [

@@ -4,6 +4,7 @@ import { initRoot, sharedPostgres } from "../helpers/cluster.js";
 import { runCli, startServerProcess, type ServerProcess } from "../helpers/processes.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { ethereumWallet, eventually, sealStatus } from "../helpers/sealed-server.js";
+import { keyAttributes, SOFTHSM_MODULE, softhsmDirectory, softhsmMissing, TOKEN_PIN } from "../helpers/softhsm.js";
 
 /**
  * Two `strongroom serve` processes on one PostgreSQL, the keyring under the file provider (STRONGROOM_MASTER_KEY): a
@@ -67,3 +68,42 @@ describe.skipIf(!process.env.DATABASE_URL)("the keyring in a cluster of two proc
     expect(await sealStatus(processes[1]!.url)).toMatchObject({ sealed: true });
   });
 });
+
+if (process.env.DATABASE_URL && softhsmMissing) console.warn(`cluster/keyring.test.ts: the pkcs11 case is skipped: ${softhsmMissing}`);
+
+/**
+ * Two `strongroom serve` processes started together on an empty PostgreSQL store with STRONGROOM_SEAL=pkcs11: one
+ * creates the keyring and the root key in the token (the other waits for it, and does not create a second key), and
+ * both auto-unseal from the same token.
+ */
+describe.skipIf(!process.env.DATABASE_URL || softhsmMissing)(
+  "the keyring under a PKCS#11 token in a cluster of two processes (needs DATABASE_URL and SoftHSM2)",
+  { timeout: 300_000 },
+  () => {
+    const hsm = softhsmMissing ? undefined : softhsmDirectory();
+    let database: Awaited<ReturnType<typeof sharedPostgres>> | undefined;
+    const processes: ServerProcess[] = [];
+    afterAll(async () => {
+      for (const p of processes) await p.kill();
+      await database?.drop();
+      hsm?.drop();
+    });
+
+    it("creates one root key in the token for both, and both unseal from it and sign alike", async () => {
+      hsm!.newToken("cluster");
+      database = await sharedPostgres({
+        STRONGROOM_SEAL: "pkcs11",
+        STRONGROOM_PKCS11_MODULE: SOFTHSM_MODULE,
+        STRONGROOM_PKCS11_TOKEN_LABEL: "cluster",
+        STRONGROOM_PKCS11_PIN: TOKEN_PIN,
+      });
+      const env = database.env;
+      processes.push(...(await Promise.all([0, 1].map(() => startServerProcess(env)))));
+      for (const p of processes) expect(await sealStatus(p.url)).toMatchObject({ type: "pkcs11", sealed: false, keyVersion: 1 });
+      expect(keyAttributes("cluster", "strongroom-root")).toMatchObject({ keys: 1, sensitive: true, extractable: false });
+
+      const wallet = await ethereumWallet(processes[0]!.url, initRoot(env), "cluster under the token");
+      expect(await wallet.sign(processes[1]!.url)).toBe(await wallet.sign(processes[0]!.url));
+    });
+  },
+);

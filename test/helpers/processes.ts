@@ -40,6 +40,19 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv) {
   });
 }
 
+/** `strongroom <args>` run to completion without blocking this process (a server running in it may have to answer the CLI). */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...cliEntry, ...args], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;

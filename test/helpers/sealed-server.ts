@@ -43,6 +43,15 @@ export async function persistentStore(): Promise<{
   };
 }
 
+/** The environment of a `strongroom` CLI process on `store`'s data directory or database, with `env` added (no master key but env's). */
+export function cliEnvOn(store: { dataDir: string; databaseUrl: string | undefined }, env: Record<string, string>): NodeJS.ProcessEnv {
+  const cliEnv: NodeJS.ProcessEnv = { ...process.env, ...env, STRONGROOM_DATA_DIR: store.dataDir, LOG_LEVEL: "warn" };
+  if (store.databaseUrl) cliEnv.DATABASE_URL = store.databaseUrl;
+  else delete cliEnv.DATABASE_URL;
+  if (!env.STRONGROOM_MASTER_KEY) delete cliEnv.STRONGROOM_MASTER_KEY;
+  return cliEnv;
+}
+
 /** What GET /strongroom/v1/seal-status answers. */
 export type SealStatusBody = SealStatus;
 

@@ -91,7 +91,7 @@ export function initCommand(): Command {
     .option(
       "--recovery-shares <n>",
       "add a recovery key split into this many shares, printed once: with a quorum of them `strongroom keyring recover` " +
-        "opens the keyring when its root (the Shamir shares, or the master key) is lost",
+        "opens the keyring when its root (the Shamir shares, the master key, the PKCS#11 token or the KMS key) is lost",
     )
     .option("--recovery-threshold <t>", "how many recovery shares recover the keyring (2 or more)")
     .option("--unseal-shares-file <file>", "STRONGROOM_SEAL=shamir, a keyring already initialized: unseal with these shares (a JSON array)")

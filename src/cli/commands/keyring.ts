@@ -9,6 +9,7 @@ import { addKeyVersion, readKeyRows, readSealRow, ROTATION_GRACE_POLLS } from ".
 import { recoveryPrivateKey, unwrapWithRecovery } from "../../crypto/keyring/recovery.js";
 import { replaceDataKeys } from "../../crypto/keyring/replace-data-keys.js";
 import { resealBatch, retireOlderVersions } from "../../crypto/keyring/reseal.js";
+import { openProviderWrapper } from "../../crypto/keyring/providers.js";
 import { localRootWrapper, type RootWrapper } from "../../crypto/keyring/root-wrapper.js";
 import { checkSharing, parseShare, splitSecret } from "../../crypto/keyring/shares.js";
 import { SEALED_COLUMNS } from "../../crypto/rekey.js";
@@ -104,12 +105,15 @@ async function rotate(flags: { dataDir: string; background?: boolean; unsealShar
   }
 }
 
-/** The wrapper the keyring moves to in a recovery: the file key, or for Shamir a new root key and its shares. */
+/**
+ * The wrapper the keyring moves to in a recovery: the configured provider's (the file key, the token's key — created
+ * there when the token has none — or the KMS key), or for Shamir a new root key and its shares.
+ */
 async function targetWrapper(
   config: Config,
   flags: RecoverFlags,
 ): Promise<{ wrapper: RootWrapper; keyShares?: string[]; sharing?: [number, number] }> {
-  if (config.seal.provider === "file") return { wrapper: localRootWrapper(fileKeyOf(config)(), "file") };
+  if (config.seal.provider !== "shamir") return { wrapper: await openProviderWrapper(config.seal, fileKeyOf(config), { create: true }) };
   const shares = Number(flags.keyShares);
   const threshold = Number(flags.keyThreshold);
   checkSharing(shares, threshold, "--key-shares", "--key-threshold");
@@ -129,9 +133,9 @@ interface RecoverFlags {
 
 /**
  * The recovery path: a quorum of the recovery shares opens every data key (wrapped to the recovery key beside the
- * provider's wrapping), and the keyring is wrapped anew by the configured provider (STRONGROOM_SEAL: the file key, or
- * Shamir with a new root key and new shares). The root that wrapped it before (lost shares, a lost master key) is not
- * needed. Stop every server first.
+ * provider's wrapping), and the keyring is wrapped anew by the configured provider (STRONGROOM_SEAL: the file key,
+ * another token, another KMS key, or Shamir with a new root key and new shares). The root that wrapped it before (lost
+ * shares, a lost master key, a lost token or KMS key) is not needed. Stop every server first.
  */
 async function recover(flags: RecoverFlags): Promise<void> {
   const config = resolveConfig({ dataDir: flags.dataDir });
@@ -201,7 +205,7 @@ export function keyringCommand(): Command {
     .command("recover")
     .description(
       "open the keyring with a quorum of its recovery shares and wrap it under the configured provider (STRONGROOM_SEAL), " +
-        "when the root that wrapped it (the Shamir shares, the master key) is lost. Stop every server first",
+        "when the root that wrapped it (the Shamir shares, the master key, the token, the KMS key) is lost. Stop every server first",
     )
     .addOption(dataDirOption())
     .requiredOption("--recovery-shares-file <file>", "a quorum of the recovery shares (a JSON array, or init's output)")

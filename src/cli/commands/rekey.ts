@@ -51,6 +51,11 @@ export function registerRekey(program: Command): void {
       try {
         const config = resolveConfig({ dataDir: flags.dataDir });
         if (config.dataDir.startsWith("memory://")) throw new Error("an in-memory store has no key to rotate");
+        if (config.seal.provider !== "file")
+          throw new Error(
+            `rekey replaces the file provider's master key; with STRONGROOM_SEAL=${config.seal.provider} there is none: ` +
+              "`strongroom keyring rotate` adds a data key version under the provider's root",
+          );
         const keyFile = join(config.dataDir, "master.key");
         const pendingFile = `${keyFile}.next`;
         const usesKeyFile = !config.masterKey;

@@ -1,12 +1,13 @@
 import type { SealProvider, SealSettings } from "../../config.js";
 import { ApiError, GrpcCode } from "../../errors.js";
-import type { Database } from "../../store/database.js";
+import type { Database, Queryable } from "../../store/database.js";
 import { createKeyEncryptionKey } from "../key-encryption.js";
 import { Keyring, SealedError } from "./keyring.js";
 import { createKeyring, readKeyRows, readSealRow, sealingVersionOf, type KeyRow, type SealRow } from "./keyring-rows.js";
 import { localRootWrapper, type RootWrapper } from "./root-wrapper.js";
 import { checkSharing, combineShares, parseShare, shareIndex, splitSecret } from "./shares.js";
 import { createRecoveryKey, wrapForRecovery } from "./recovery.js";
+import { openProviderWrapper } from "./providers.js";
 import { randomBytes } from "node:crypto";
 
 /** What GET /strongroom/v1/seal-status answers (Vault's fields: t, n and progress of the unseal shares). */
@@ -15,9 +16,9 @@ export interface SealStatus {
   /** A keyring exists (Shamir: `strongroom init --key-shares` has run). */
   initialized: boolean;
   sealed: boolean;
-  /** Unseal shares needed (Shamir); 0 with the file provider, which unseals when the process starts. */
+  /** Unseal shares needed (Shamir); 0 with the providers that unseal when the process starts (file, pkcs11, awskms). */
   t: number;
-  /** Unseal shares printed at init (Shamir); 0 with the file provider. */
+  /** Unseal shares printed at init (Shamir); 0 with the other providers. */
   n: number;
   /** Unseal shares given so far towards `t`. */
   progress: number;
@@ -49,7 +50,7 @@ export interface KeyringShares {
 
 const NO_HOOKS: CustodyHooks = { afterUnseal: async () => undefined, afterSeal: () => undefined };
 
-const isAutoUnseal = (provider: SealProvider) => provider === "file";
+const isAutoUnseal = (provider: SealProvider) => provider !== "shamir";
 
 const invalid = (message: string) =>
   new ApiError(GrpcCode.INVALID_ARGUMENT, message, "REQUEST_INVALID", [{ field: "key", description: message }]);
@@ -60,9 +61,10 @@ const refused = (message: string) => new ApiError(GrpcCode.FAILED_PRECONDITION, 
 
 /**
  * One process's custody of the keyring: sealed or unsealed, the unseal shares given so far, the root wrapper while
- * unsealed, and what it last read of the keyring (versions, retirements, seal requests). The file provider unseals at
- * open; Shamir stays sealed until a threshold of shares arrives. A seal on demand drops every key: the file provider
- * then unseals when the process restarts, Shamir when a threshold of shares arrives again.
+ * unsealed, and what it last read of the keyring (versions, retirements, seal requests). The auto-unseal providers
+ * (file, pkcs11, awskms) unseal at open; Shamir stays sealed until a threshold of shares arrives. A seal on demand drops
+ * every key: an auto-unseal provider then unseals when the process restarts, Shamir when a threshold of shares arrives
+ * again.
  */
 export class Custody {
   readonly keyring = new Keyring();
@@ -85,9 +87,10 @@ export class Custody {
   ) {}
 
   /**
-   * Opens custody of the store's keyring with the configured provider. The file provider unseals now, creating the
-   * keyring on a store that has none (a store from before the keyring: its values stay `v1:` until the background
-   * re-seal moves them). Shamir stays sealed. A store whose keyring another provider wraps is refused, naming both.
+   * Opens custody of the store's keyring with the configured provider. An auto-unseal provider unseals now, creating
+   * the keyring on a store that has none (and, with pkcs11, the root key in a token that has none; a store from before
+   * the keyring keeps its `v1:` values until the background re-seal moves them). Shamir stays sealed. A store whose
+   * keyring another provider wraps is refused, naming both.
    */
   static async open(db: Database, settings: SealSettings, fileKey: () => Buffer, hooks: CustodyHooks = NO_HOOKS): Promise<Custody> {
     const custody = new Custody(db, settings, fileKey, hooks);
@@ -196,12 +199,7 @@ export class Custody {
       if (this.#seal) throw new Error("the keyring exists already: its key shares were printed when it was created (they are not stored)");
       const { shares, threshold } = options.keyShares;
       checkSharing(shares, threshold, "--key-shares", "--key-threshold");
-      const [legacy] = await this.db.query("SELECT 1 FROM server_secrets WHERE sealed LIKE 'v1:%' LIMIT 1");
-      if (legacy)
-        throw new Error(
-          "this store holds values from before the keyring, sealed under the master key: start it once with STRONGROOM_SEAL=file " +
-            "(which moves them into a keyring), then `strongroom keyring recover` moves that keyring to shamir",
-        );
+      await refuseValuesBeforeKeyring(this.db, "shamir");
       const rootKey = randomBytes(32);
       answer.keyShares = await splitSecret(rootKey, shares, threshold);
       answer.keyThreshold = threshold;
@@ -286,27 +284,48 @@ export class Custody {
   }
 
   async #autoUnseal(): Promise<void> {
-    const wrapper = localRootWrapper(this.fileKey(), "file");
+    let wrapper: RootWrapper | undefined;
     try {
-      if (!this.#seal) {
-        await this.#checkLegacyValues();
-        await createKeyring(this.db, wrapper, { provider: this.settings.provider });
-        this.#seal = await readSealRow(this.db);
-      }
+      wrapper = this.#seal ? await openProviderWrapper(this.settings, this.fileKey, { create: false }) : await this.#createKeyring();
       await this.#unsealWith(wrapper);
     } catch (error) {
-      await wrapper.close();
+      await wrapper?.close();
       if (error instanceof WrongRootKey) throw new Error(`the keyring could not be opened: ${error.message}`);
       throw error;
     }
   }
 
   /**
+   * The keyring of a store that has none, under the provider's root: one process at a time (processes of a cluster
+   * may start together on an empty store, and each would otherwise create a root key in the token). Answers the
+   * wrapper, whichever process created the keyring.
+   */
+  async #createKeyring(): Promise<RootWrapper> {
+    return this.db.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('strongroom:create-keyring', 0))");
+      this.#seal = await readSealRow(tx);
+      if (!this.#seal && this.settings.provider === "file") await this.#checkLegacyValues(tx);
+      else if (!this.#seal) await refuseValuesBeforeKeyring(tx, this.settings.provider);
+      const wrapper = await openProviderWrapper(this.settings, this.fileKey, { create: !this.#seal });
+      try {
+        if (!this.#seal) {
+          await createKeyring(tx, wrapper, { provider: this.settings.provider });
+          this.#seal = await readSealRow(tx);
+        }
+        return wrapper;
+      } catch (error) {
+        await wrapper.close();
+        throw error;
+      }
+    });
+  }
+
+  /**
    * A store from before the keyring holds values sealed straight under the file key: the key given must open them
    * before a keyring is wrapped under it (a wrong STRONGROOM_MASTER_KEY would otherwise start a keyring of its own).
    */
-  async #checkLegacyValues(): Promise<void> {
-    const [signer] = await this.db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = 'signer'");
+  async #checkLegacyValues(db: Queryable): Promise<void> {
+    const [signer] = await db.query<{ sealed: string }>("SELECT sealed FROM server_secrets WHERE name = 'signer'");
     if (signer?.sealed.startsWith("v1:")) createKeyEncryptionKey(this.fileKey()).open(signer.sealed, "server-key:signer");
   }
 
@@ -338,6 +357,19 @@ export class Custody {
       ...(this.settings.provider === "file" ? { legacy: createKeyEncryptionKey(this.fileKey()) } : {}),
     });
   }
+}
+
+/**
+ * Values sealed straight under the master key (`v1:`, before the keyring) open only with the file provider: a store
+ * holding them is moved into a keyring by the file provider first, and then to another provider by `keyring recover`.
+ */
+async function refuseValuesBeforeKeyring(db: Queryable, provider: SealProvider): Promise<void> {
+  const [legacy] = await db.query("SELECT 1 FROM server_secrets WHERE sealed LIKE 'v1:%' LIMIT 1");
+  if (legacy)
+    throw new Error(
+      "this store holds values from before the keyring, sealed under the master key: start it once with STRONGROOM_SEAL=file " +
+        `(which moves them into a keyring), then \`strongroom keyring recover\` moves that keyring to ${provider}`,
+    );
 }
 
 /** The root key (from a provider or from shares) does not open the keyring's data keys. */

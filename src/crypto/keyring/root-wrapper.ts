@@ -1,16 +1,15 @@
 import { aesGcmOpen, aesGcmSeal } from "../key-encryption.js";
 
 /**
- * What wraps the keyring's data keys: the seal provider's root (the file provider's key, or the root key the Shamir
- * shares combine into; a key inside an HSM or a KMS would be another wrapper of the same shape). Each wrapped key is
- * bound to its version.
+ * What wraps the keyring's data keys: the seal provider's root (the file provider's key, the root key the Shamir
+ * shares combine into, a key inside a PKCS#11 token, or an AWS KMS key). Each wrapped key is bound to its version.
  */
 export interface RootWrapper {
-  /** What wraps, stored beside each wrapped key (`keyring.wrapped_by`): `file` or `shamir`. */
+  /** What wraps, stored beside each wrapped key (`keyring.wrapped_by`): `file`, `shamir`, `pkcs11:<token>/<key>` or `awskms:<key id>`. */
   readonly label: string;
   wrap(dataKey: Uint8Array, version: number): Promise<string>;
   unwrap(wrapped: string, version: number): Promise<Uint8Array>;
-  /** Releases what the wrapper holds: a local key is overwritten. */
+  /** Releases what the wrapper holds: a local key is overwritten, a token session or a KMS client closed. */
   close(): Promise<void>;
 }
 
