@@ -4,9 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import { awsKmsRootWrapper, kmsEncryptionContext } from "../../src/crypto/keyring/awskms-wrapper.js";
 import type { RunningServer } from "../../src/server/start.js";
-import { sdkClient } from "../helpers/cluster.js";
 import { freePort, runCli } from "../helpers/processes.js";
-import { cliEnvOn, eventually, persistentStore, sealStatus, signatureR } from "../helpers/sealed-server.js";
+import { cliEnvOn, ethereumWallet, eventually, persistentStore, sealStatus } from "../helpers/sealed-server.js";
 
 interface Printed {
   organizationId: string;
@@ -107,15 +106,8 @@ describe.skipIf(kmsMissing)(
         progress: 0,
         keyVersion: 1,
       });
-      const client = (url: string) => sdkClient(url, printed, printed.organizationId);
-      const { walletId } = await client(first.url).createWallet({
-        walletName: "under KMS",
-        accounts: [
-          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-        ],
-      });
-      const address = (await client(first.url).getWalletAccounts({ walletId })).accounts[0]!.address;
-      const sign = (url: string) => signatureR(client(url), address, "0x" + "4b".repeat(32));
+      const wallet = await ethereumWallet(first.url, printed, "under KMS");
+      const sign = wallet.sign;
       const signed = await sign(first.url);
       const [row] = await first.services.db.query<{ wrapped_key: string; wrapped_by: string }>(
         "SELECT wrapped_key, wrapped_by FROM keyring WHERE version = 1",

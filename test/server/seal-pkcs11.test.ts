@@ -1,11 +1,10 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import type { RunningServer } from "../../src/server/start.js";
-import { sdkClient } from "../helpers/cluster.js";
 import { runCli, runCliAsync } from "../helpers/processes.js";
-import { cliEnvOn, eventually, persistentStore, sealStatus, signatureR } from "../helpers/sealed-server.js";
+import { cliEnvOn, ethereumWallet, eventually, persistentStore, sealStatus } from "../helpers/sealed-server.js";
 import { keyAttributes, SOFTHSM_MODULE, softhsmDirectory, softhsmMissing, TOKEN_PIN } from "../helpers/softhsm.js";
 
 interface Printed {
@@ -96,16 +95,9 @@ describe.skipIf(softhsmMissing)(
         progress: 0,
         keyVersion: 1,
       });
-      const client = (url: string) => sdkClient(url, printed, printed.organizationId);
-      const { walletId } = await client(first.url).createWallet({
-        walletName: "in the token's keyring",
-        accounts: [
-          { curve: "CURVE_SECP256K1", pathFormat: "PATH_FORMAT_BIP32", path: "m/44'/60'/0'/0/0", addressFormat: "ADDRESS_FORMAT_ETHEREUM" },
-        ],
-      });
-      const address = (await client(first.url).getWalletAccounts({ walletId })).accounts[0]!.address;
-      expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/);
-      const sign = (url: string) => signatureR(client(url), address, "0x" + "c3".repeat(32));
+      const wallet = await ethereumWallet(first.url, printed, "in the token's keyring");
+      expect(wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      const sign = wallet.sign;
       const signed = await sign(first.url);
 
       // Rotation while serving: version 2 is wrapped by the token's key, the values move to it, version 1 is retired.
@@ -131,6 +123,20 @@ describe.skipIf(softhsmMissing)(
       await second.close();
       servers.pop();
 
+      let backup: string | undefined;
+      if (!store.databaseUrl) {
+        // A backup restores where the token is reachable: the restored keyring is unwrapped there before it takes the
+        // directory's place, and nothing is installed beside it (a token without that key refuses it: below).
+        backup = join(store.dataDir, "backup.tar.gz");
+        const made = runCli(["backup", backup, "--data-dir", store.dataDir], cliEnv);
+        expect(made.status, made.stderr).toBe(0);
+        const restoredDir = join(store.dataDir, "restored");
+        const restored = runCli(["restore", backup, "--data-dir", restoredDir], cliEnv);
+        expect(restored.status, restored.stderr).toBe(0);
+        expect(JSON.parse(restored.stdout)).toMatchObject({ dataDir: restoredDir, seal: "pkcs11" });
+        expect(existsSync(join(restoredDir, "master.key"))).toBe(false);
+      }
+
       // A wrong PIN: `strongroom serve` refuses to start, naming the setting and the token's answer, never the PIN.
       const wrongPin = "7391-0462";
       const refused = runCli(["serve", "--port", "0", "--auth-proxy-port", "0"], { ...cliEnv, STRONGROOM_PKCS11_PIN: wrongPin });
@@ -142,6 +148,13 @@ describe.skipIf(softhsmMissing)(
       // The token is lost: a new one with the same label holds no key, and the store does not open...
       hsm!.newToken(TOKEN);
       await expect(store.start(env)).rejects.toThrow(`token "${TOKEN}" holds no AES key labelled "strongroom-root"`);
+      if (backup) {
+        const elsewhere = join(store.dataDir, "elsewhere");
+        const refusedRestore = runCli(["restore", backup, "--data-dir", elsewhere], cliEnv);
+        expect(refusedRestore.status).not.toBe(0);
+        expect(refusedRestore.stderr).toContain(`token "${TOKEN}" holds no AES key labelled "strongroom-root"`);
+        expect(existsSync(join(elsewhere, "pgdata"))).toBe(false);
+      }
       // ...until two of the three recovery shares wrap the keyring anew, under a key created in the new token.
       const sharesFile = join(store.dataDir, "recovery-shares.json");
       writeFileSync(sharesFile, JSON.stringify([printed.recoveryShares[2], printed.recoveryShares[0]]), { mode: 0o600 });

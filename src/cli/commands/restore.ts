@@ -1,11 +1,12 @@
 import type { Command } from "commander";
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveConfig, type SealProvider } from "../../config.js";
+import { resolveConfig, type SealProvider, type SealSettings } from "../../config.js";
 import { createKeyEncryptionKey, parseMasterKey } from "../../crypto/key-encryption.js";
 import { readSealRow, type SealRow } from "../../crypto/keyring/keyring-rows.js";
 import { fileKeyOpensStore } from "../../crypto/keyring/replace-data-keys.js";
-import { sharesOpenKeyring } from "../../crypto/keyring/shares-open-keyring.js";
+import { openProviderWrapper } from "../../crypto/keyring/providers.js";
+import { sharesOpenKeyring, wrapperOpensKeyring } from "../../crypto/keyring/root-opens-keyring.js";
 import type { Queryable } from "../../store/database.js";
 import { latestMigration, SchemaTooNewError } from "../../store/migrations.js";
 import { loadEmbeddedStore } from "../../store/pglite-backup.js";
@@ -63,6 +64,28 @@ async function checkShamirBackup(db: Queryable, seal: SealRow | undefined, flags
   return true;
 }
 
+/**
+ * STRONGROOM_SEAL=pkcs11 or awskms: the root stays in the token or the KMS, so nothing is installed; the backup is checked
+ * by unwrapping every version of its keyring there before it takes the directory's place.
+ */
+async function checkAutoUnsealBackup(db: Queryable, settings: SealSettings): Promise<void> {
+  const wrapper = await openProviderWrapper(
+    settings,
+    () => {
+      throw new Error("the file provider's master key is not used here");
+    },
+    { create: false },
+  );
+  try {
+    if (!(await wrapperOpensKeyring(db, wrapper)))
+      throw new Error(
+        `the backup's keyring does not open with ${wrapper.label}: restore it where the key that wrapped it is reachable, or recover it with its recovery shares (strongroom keyring recover)`,
+      );
+  } finally {
+    await wrapper.close();
+  }
+}
+
 export function registerRestore(program: Command): void {
   program
     .command("restore")
@@ -86,10 +109,11 @@ export function registerRestore(program: Command): void {
         if (config.databaseUrl)
           throw new Error(`DATABASE_URL is set: restore PostgreSQL with psql or pg_restore (see "Operate it" in docs/operations.md)`);
         if (config.dataDir.startsWith("memory://")) throw new Error("cannot restore into an in-memory store");
-        const shamir = config.seal.provider === "shamir";
+        const provider = config.seal.provider;
+        const shamir = provider === "shamir";
         if (!shamir && flags.unsealSharesFile) throw new Error("--unseal-shares-file is for STRONGROOM_SEAL=shamir");
-        if (shamir && flags.keyFile)
-          throw new Error("--key-file is the file seal provider's master key: a shamir store's root key is in its key shares");
+        if (provider !== "file" && flags.keyFile)
+          throw new Error(`--key-file is the file seal provider's master key: a ${provider} store's root is not in a file`);
         let key: { key: Buffer; install: boolean } | undefined;
         let sharesChecked = false;
         const ownKeyFile = join(config.dataDir, "master.key");
@@ -107,6 +131,7 @@ export function registerRestore(program: Command): void {
               sharesChecked = await checkShamirBackup(store, seal, flags);
               return;
             }
+            if (provider !== "file") return await checkAutoUnsealBackup(store, config.seal);
             key = restoreKey(flags, config.masterKey, config.dataDir);
             const { key: masterKey, install } = key;
             if (install && existsSync(ownKeyFile) && !parseMasterKey(readFileSync(ownKeyFile, "utf8")).equals(masterKey) && !flags.force) {
@@ -138,7 +163,7 @@ export function registerRestore(program: Command): void {
               dataDir: config.dataDir,
               ...result,
               ...(keyReplacedTo ? { keyReplacedTo } : {}),
-              ...(shamir ? { seal: "shamir", sharesChecked } : {}),
+              ...(shamir ? { seal: "shamir", sharesChecked } : provider !== "file" ? { seal: provider } : {}),
             },
             null,
             2,

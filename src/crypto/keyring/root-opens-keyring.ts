@@ -1,6 +1,6 @@
 import type { Queryable } from "../../store/database.js";
 import { readKeyRows } from "./keyring-rows.js";
-import { localRootWrapper } from "./root-wrapper.js";
+import { localRootWrapper, type RootWrapper } from "./root-wrapper.js";
 import { combineShares, parseShare } from "./shares.js";
 
 /**
@@ -27,11 +27,18 @@ export async function sharesOpenKeyring(db: Queryable, shares: string[]): Promis
   const wrapper = localRootWrapper(rootKey, "shamir");
   rootKey.fill(0);
   try {
+    return await wrapperOpensKeyring(db, wrapper);
+  } finally {
+    await wrapper.close();
+  }
+}
+
+/** Whether `wrapper` (a seal provider's root) unwraps every version of the keyring in `db`. */
+export async function wrapperOpensKeyring(db: Queryable, wrapper: RootWrapper): Promise<boolean> {
+  try {
     for (const row of await readKeyRows(db)) (await wrapper.unwrap(row.wrapped_key, row.version)).fill(0);
     return true;
   } catch {
     return false;
-  } finally {
-    await wrapper.close();
   }
 }
