@@ -112,8 +112,9 @@ export function registerRestore(program: Command): void {
         const provider = config.seal.provider;
         const shamir = provider === "shamir";
         if (!shamir && flags.unsealSharesFile) throw new Error("--unseal-shares-file is for STRONGROOM_SEAL=shamir");
+        const rootIsIn = { shamir: "its key shares", pkcs11: "its token", awskms: "the KMS" };
         if (provider !== "file" && flags.keyFile)
-          throw new Error(`--key-file is the file seal provider's master key: a ${provider} store's root is not in a file`);
+          throw new Error(`--key-file is the file seal provider's master key: a ${provider} store's root key is in ${rootIsIn[provider]}`);
         let key: { key: Buffer; install: boolean } | undefined;
         let sharesChecked = false;
         const ownKeyFile = join(config.dataDir, "master.key");
