@@ -132,7 +132,7 @@ export function registerRestore(program: Command): void {
               sharesChecked = await checkShamirBackup(store, seal, flags);
               return;
             }
-            if (provider !== "file") return await checkAutoUnsealBackup(store, config.seal);
+            if (provider !== "file") return checkAutoUnsealBackup(store, config.seal);
             key = restoreKey(flags, config.masterKey, config.dataDir);
             const { key: masterKey, install } = key;
             if (install && existsSync(ownKeyFile) && !parseMasterKey(readFileSync(ownKeyFile, "utf8")).equals(masterKey) && !flags.force) {
