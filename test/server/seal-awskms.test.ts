@@ -1,10 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import { awsKmsRootWrapper, kmsEncryptionContext } from "../../src/crypto/keyring/awskms-wrapper.js";
 import type { RunningServer } from "../../src/server/start.js";
-import { freePort, runCli } from "../helpers/processes.js";
+import { freePort, runCli, runCliAsync } from "../helpers/processes.js";
 import { cliEnvOn, ethereumWallet, eventually, persistentStore, sealStatus } from "../helpers/sealed-server.js";
 
 interface Printed {
@@ -142,6 +145,66 @@ describe.skipIf(kmsMissing)(
         `key version 1 could not be opened by AWS KMS key ${otherKeyId}`,
       );
       kms.destroy();
+    });
+
+    // No network I/O inside a database transaction: every call to KMS is made while none of the store's sessions is
+    // in a transaction (PostgreSQL shows them all in pg_stat_activity; the embedded store runs in the calling process).
+    it.skipIf(!process.env.DATABASE_URL)("calls KMS while the store has no transaction open (init, start, rotation)", async () => {
+      if (!moto) await startMoto();
+      const { KMSClient, CreateKeyCommand } = await import("@aws-sdk/client-kms");
+      const kms = new KMSClient({});
+      const keyId = (await kms.send(new CreateKeyCommand({ Description: "strongroom test" }))).KeyMetadata!.KeyId!;
+      kms.destroy();
+      const store = await persistentStore();
+      stores.push(store);
+      const observer = new pg.Client({ connectionString: store.databaseUrl });
+      await observer.connect();
+      const calls: { target: string; inTransaction: number }[] = [];
+      const kmsEndpoint = process.env.AWS_ENDPOINT_URL_KMS!;
+      const proxy = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on("data", (chunk: Buffer) => chunks.push(chunk));
+        request.on("end", () => {
+          void (async () => {
+            const [{ n }] = (
+              await observer.query<{ n: number }>(
+                "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+              )
+            ).rows as [{ n: number }];
+            calls.push({ target: String(request.headers["x-amz-target"]), inTransaction: n });
+            const headers = Object.fromEntries(
+              Object.entries(request.headers).filter(([name]) => !["host", "content-length", "connection"].includes(name)),
+            ) as Record<string, string>;
+            const answer = await fetch(`${kmsEndpoint}${request.url}`, { method: request.method, headers, body: Buffer.concat(chunks) });
+            response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/x-amz-json-1.1" });
+            response.end(Buffer.from(await answer.arrayBuffer()));
+          })();
+        });
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      try {
+        const endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+        const env = { STRONGROOM_SEAL: "awskms", STRONGROOM_AWSKMS_KEY_ID: keyId, AWS_ENDPOINT_URL_KMS: endpoint };
+        // Run asynchronously: this process answers as the KMS meanwhile.
+        const init = await runCliAsync(["init"], cliEnvOn(store, env));
+        expect(init.status, init.stderr).toBe(0);
+        const rotate = await runCliAsync(["keyring", "rotate", "--background"], cliEnvOn(store, env));
+        expect(rotate.status, rotate.stderr).toBe(0);
+        const before = process.env.AWS_ENDPOINT_URL_KMS;
+        process.env.AWS_ENDPOINT_URL_KMS = endpoint;
+        try {
+          const server = await store.start(env);
+          await server.close();
+        } finally {
+          process.env.AWS_ENDPOINT_URL_KMS = before;
+        }
+        expect(calls.filter((call) => call.target.endsWith("Encrypt")).length).toBe(2); // versions 1 and 2
+        expect(calls.filter((call) => call.target.endsWith("Decrypt")).length).toBeGreaterThanOrEqual(2);
+        expect(calls.filter((call) => call.inTransaction > 0)).toEqual([]);
+      } finally {
+        proxy.close();
+        await observer.end();
+      }
     });
   },
 );

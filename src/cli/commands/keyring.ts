@@ -7,7 +7,7 @@ import { Custody } from "../../crypto/keyring/custody.js";
 import { keyringReport } from "../../crypto/keyring/keyring-report.js";
 import { addKeyVersion, readKeyRows, readSealRow, ROTATION_GRACE_POLLS } from "../../crypto/keyring/keyring-rows.js";
 import { recoveryPrivateKey, unwrapWithRecovery } from "../../crypto/keyring/recovery.js";
-import { replaceDataKeys } from "../../crypto/keyring/replace-data-keys.js";
+import { prepareKeyVersion, replaceDataKeys } from "../../crypto/keyring/replace-data-keys.js";
 import { resealBatch, retireOlderVersions } from "../../crypto/keyring/reseal.js";
 import { openProviderWrapper } from "../../crypto/keyring/providers.js";
 import { localRootWrapper, type RootWrapper } from "../../crypto/keyring/root-wrapper.js";
@@ -85,9 +85,14 @@ async function rotate(flags: { dataDir: string; background?: boolean; unsealShar
     try {
       const wrapper = custody.wrapper!;
       if (!config.databaseUrl) {
-        const { version, resealed } = await db.transaction((tx) => replaceDataKeys(tx, custody.keyring, wrapper));
-        const purged = await purgeOldRowVersions(db, ["keyring", ...new Set(SEALED_COLUMNS.map((c) => c.table))]);
-        return print({ version, resealed, purged });
+        const prepared = await prepareKeyVersion(db, wrapper);
+        try {
+          const { version, resealed } = await db.transaction((tx) => replaceDataKeys(tx, custody.keyring, prepared));
+          const purged = await purgeOldRowVersions(db, ["keyring", ...new Set(SEALED_COLUMNS.map((c) => c.table))]);
+          return print({ version, resealed, purged });
+        } finally {
+          prepared.dataKey.fill(0);
+        }
       }
       const graceMs = ROTATION_GRACE_POLLS * config.seal.pollMs;
       const version = await addKeyVersion(db, wrapper, graceMs);

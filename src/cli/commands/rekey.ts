@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { resolveConfig } from "../../config.js";
 import { createKeyEncryptionKey, parseMasterKey } from "../../crypto/key-encryption.js";
 import { Custody } from "../../crypto/keyring/custody.js";
-import { fileKeyOpensStore, replaceDataKeys } from "../../crypto/keyring/replace-data-keys.js";
+import { fileKeyOpensStore, prepareKeyVersion, replaceDataKeys } from "../../crypto/keyring/replace-data-keys.js";
 import { localRootWrapper } from "../../crypto/keyring/root-wrapper.js";
 import { SEALED_COLUMNS } from "../../crypto/rekey.js";
 import type { Queryable } from "../../store/database.js";
@@ -83,10 +83,11 @@ export function registerRekey(program: Command): void {
           const written = usesKeyFile ? pendingFile : flags.newKeyFile;
           if (written) writeFileSync(written, hex + "\n", { mode: 0o600, flag: usesKeyFile ? "w" : "wx" });
           let resealed;
+          const next = localRootWrapper(newKey, "file");
+          const prepared = await prepareKeyVersion(db, next);
           try {
-            const next = localRootWrapper(newKey, "file");
             resealed = await db.transaction(async (tx) => {
-              const { resealed: counts } = await replaceDataKeys(tx, custody.keyring, next);
+              const { resealed: counts } = await replaceDataKeys(tx, custody.keyring, prepared);
               await recordAuditEvent(tx, config.audit, {
                 organizationId: null,
                 time: new Date(),
@@ -95,11 +96,12 @@ export function registerRekey(program: Command): void {
               });
               return counts;
             });
-            await next.close();
           } catch (error) {
             if (written) unlinkSync(written);
             throw error;
           } finally {
+            prepared.dataKey.fill(0);
+            await next.close();
             await custody.seal();
           }
           if (usesKeyFile) renameSync(pendingFile, keyFile);

@@ -296,28 +296,26 @@ export class Custody {
   }
 
   /**
-   * The keyring of a store that has none, under the provider's root: one process at a time (processes of a cluster
-   * may start together on an empty store, and each would otherwise create a root key in the token). Answers the
-   * wrapper, whichever process created the keyring.
+   * The keyring of a store that has none, under the provider's root. Processes of a cluster may start together on an
+   * empty store: they take turns to open the provider's root (a PKCS#11 token without the key gets one, so one only),
+   * then each wraps a version 1 outside any transaction (a KMS wraps over the network) and the first insert wins;
+   * every process goes on with what won.
    */
   async #createKeyring(): Promise<RootWrapper> {
-    return this.db.transaction(async (tx) => {
+    if (this.settings.provider === "file") await this.#checkLegacyValues(this.db);
+    else await refuseValuesBeforeKeyring(this.db, this.settings.provider);
+    const wrapper = await this.db.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('strongroom:create-keyring', 0))");
-      this.#seal = await readSealRow(tx);
-      if (!this.#seal && this.settings.provider === "file") await this.#checkLegacyValues(tx);
-      else if (!this.#seal) await refuseValuesBeforeKeyring(tx, this.settings.provider);
-      const wrapper = await openProviderWrapper(this.settings, this.fileKey, { create: !this.#seal });
-      try {
-        if (!this.#seal) {
-          await createKeyring(tx, wrapper, { provider: this.settings.provider });
-          this.#seal = await readSealRow(tx);
-        }
-        return wrapper;
-      } catch (error) {
-        await wrapper.close();
-        throw error;
-      }
+      return openProviderWrapper(this.settings, this.fileKey, { create: true });
     });
+    try {
+      await createKeyring(this.db, wrapper, { provider: this.settings.provider });
+      this.#seal = await readSealRow(this.db);
+      return wrapper;
+    } catch (error) {
+      await wrapper.close();
+      throw error;
+    }
   }
 
   /**
