@@ -16,6 +16,8 @@ export interface BuiltServerProcess {
   pid: number;
   root: { organizationId: string; userId: string; apiPublicKey: string; apiPrivateKey: string };
   client(key?: { publicKey: string; privateKey: string }): ReturnType<Turnkey["apiClient"]>;
+  /** Stops the server, runs `between` on its store (the data directory, or the database's URL), and serves again on the same port. */
+  restart(between: (store: { dataDir: string; databaseUrl?: string }) => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,15 +57,25 @@ export async function startBuiltServerProcess(
   ) as BuiltServerProcess["root"];
   if (database && options.beforeStart) await options.beforeStart(database.url);
   const port = await freePort();
-  const server = spawn("node", [...(options.nodeArgs ?? []), cli, "serve", "--port", String(port)], {
-    env,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilHealthy(url, server, 60_000);
+  const serve = async () => {
+    const child = spawn("node", [...(options.nodeArgs ?? []), cli, "serve", "--port", String(port)], {
+      env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    await waitUntilHealthy(url, child, 60_000);
+    return child;
+  };
+  const halt = async () => {
+    server.kill();
+    await new Promise((r) => server.once("exit", r));
+  };
+  let server = await serve();
   return {
     url,
-    pid: server.pid!,
+    get pid() {
+      return server.pid!;
+    },
     root,
     client: (key) =>
       new Turnkey({
@@ -72,14 +84,22 @@ export async function startBuiltServerProcess(
         apiPrivateKey: key?.privateKey ?? root.apiPrivateKey,
         defaultOrganizationId: root.organizationId,
       }).apiClient(),
+    async restart(between) {
+      await halt();
+      await between({ dataDir, ...(database ? { databaseUrl: database.url } : {}) });
+      server = await serve();
+    },
     async stop() {
-      server.kill();
-      await new Promise((r) => server.once("exit", r));
+      await halt();
       rmSync(dataDir, { recursive: true, force: true });
       await database?.drop();
     },
   };
 }
+
+/** BENCH_WORKERS: how many worker processes `serve` runs (its STRONGROOM_WORKERS; unset, one per core on PostgreSQL). */
+export const workersEnv = (): Record<string, string> =>
+  process.env.BENCH_WORKERS ? { STRONGROOM_WORKERS: process.env.BENCH_WORKERS } : {};
 
 /**
  * CPU time (user + system, ms) a process and its live descendants (`serve --workers N`'s workers) have used so far,
