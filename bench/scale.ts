@@ -24,10 +24,10 @@ const COUNTS: SeedCounts = {
   // With the one of each the benchmark made through the API: 200 policies, 1,000 sub-organizations.
   policies: Math.round(200 * SCALE) - 1,
   subOrganizations: Math.round(1_000 * SCALE) - 1,
-  wallets: { total: Math.round(1_000 * SCALE), inOrganization: Math.round(50 * Math.min(1, SCALE)) },
+  wallets: { total: Math.round(1_000 * SCALE), inOrganization: Math.round(40 * Math.min(1, SCALE)) },
 };
 /** Fewer than bench:load's: each scenario runs twice per store. create_wallet's runs fit beside the seeded wallets (100 at most). */
-const AMOUNTS: Amounts = { whoami: [1000, 3000], rename: [300, 1000], sign: [300, 1000], wallet: [20, 40] };
+const AMOUNTS: Amounts = { whoami: [1000, 3000], rename: [300, 1000], sign: [300, 1000], wallet: [20, 50] };
 const PAGE = "100";
 
 interface ListQuery {

@@ -14,8 +14,8 @@
  *
  * Not seeded: the audit log's entries (src/audit/) of the seeded activities.
  */
-import { openStore } from "../src/store/open.js";
-import type { Queryable } from "../src/store/database.js";
+import type { Database, Queryable } from "../src/store/database.js";
+import { openPglite } from "../src/store/pglite.js";
 
 export interface SeedCounts {
   activities: number;
@@ -164,13 +164,18 @@ async function seedRows(db: Queryable, templates: SeedTemplates, counts: SeedCou
   );
 }
 
+/** The store as the server left it: not migrated by these sources (the server may be another build, BENCH_CLI). */
+async function openUnmigrated({ dataDir, databaseUrl }: { dataDir: string; databaseUrl?: string }): Promise<Database> {
+  return databaseUrl ? (await import("../src/store/postgres.js")).openPostgres(databaseUrl) : openPglite(dataDir);
+}
+
 /** Seeds `templates.organizationId` in the store at `where` (the server stopped); answers the measured tables' sizes before and after. */
 export async function seedOrganization(
   where: { dataDir: string; databaseUrl?: string },
   templates: SeedTemplates,
   counts: SeedCounts,
 ): Promise<{ before: TableBytes; after: TableBytes; seedMs: number }> {
-  const db = await openStore(where);
+  const db = await openUnmigrated(where);
   try {
     await db.exec("VACUUM ANALYZE");
     const before = await tableBytes(db);
