@@ -4,7 +4,7 @@
  */
 import type { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import autocannon from "autocannon";
-import { cpuMs, percentile } from "./support.js";
+import { cpuMs, percentile, postgresCpuMs } from "./support.js";
 
 export interface Signed {
   path: string;
@@ -21,6 +21,11 @@ export interface Measured {
   /** The server process's CPU time over the run's wall time (1 = one core busy throughout), and per request. */
   serverCpuShare?: number;
   serverCpuMsPerRequest?: number;
+  /**
+   * Where the CPU went during the run, in cores (CPU time over wall time): Strongroom's processes, the PostgreSQL
+   * backends of its database, and this process (autocannon, the load generator).
+   */
+  cpuSplit?: { strongroom: number; postgres?: number; loadGenerator: number };
   /** Responses that were not 200 with the expected answer, plus socket errors and timeouts. */
   failures: number;
   firstFailure?: string;
@@ -35,7 +40,7 @@ export async function sign(stamper: ApiKeyStamper, path: string, body: string): 
  * the one request `repeat` times; every answer must be 200 and pass `ok`.
  */
 export async function drive(
-  server: { url: string; pid: number },
+  server: { url: string; pid: number; databaseName?: string },
   connections: number,
   signed: Signed[],
   ok: (body: string) => boolean,
@@ -43,6 +48,8 @@ export async function drive(
 ): Promise<Measured> {
   const { url } = server;
   const cpuBefore = cpuMs(server.pid);
+  const postgresBefore = server.databaseName ? postgresCpuMs(server.databaseName) : undefined;
+  const ownBefore = process.cpuUsage();
   let next = 0;
   let failures = 0;
   // autocannon's own duration only advances in whole sampling intervals (1 s); time the run here.
@@ -84,6 +91,17 @@ export async function drive(
   const elapsedMs = Math.max(1, lastResponseAt - startedAt);
   const perSecond = Math.round((result.requests.total * 1000) / elapsedMs);
   const cpuAfter = cpuMs(server.pid);
+  const postgresAfter = server.databaseName ? postgresCpuMs(server.databaseName) : undefined;
+  const own = process.cpuUsage(ownBefore);
+  const cores = (ms: number) => +(ms / elapsedMs).toFixed(2);
+  const cpuSplit =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : {
+          strongroom: cores(cpuAfter - cpuBefore),
+          ...(postgresBefore !== undefined && postgresAfter !== undefined ? { postgres: cores(postgresAfter - postgresBefore) } : {}),
+          loadGenerator: cores((own.user + own.system) / 1000),
+        };
   const serverCpu =
     cpuBefore === undefined || cpuAfter === undefined
       ? undefined
@@ -107,6 +125,7 @@ export async function drive(
     p50Ms: at(50),
     p99Ms: at(99),
     ...serverCpu,
+    ...(cpuSplit ? { cpuSplit } : {}),
     failures,
     ...(firstFailure ? { firstFailure } : {}),
   };

@@ -13,8 +13,8 @@
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { execFileSync } from "node:child_process";
 import { drive, sign, type Measured } from "./drive.js";
-import { prepareScenarios, runScenarios, type Amounts, type ScenarioSubjects } from "./scenarios.js";
-import { MEASURED_TABLES, seedOrganization, type SeedCounts, type SeedTemplates, type TableBytes } from "./seed-organization.js";
+import { prepareScenarios, runScenarios, type Amounts } from "./scenarios.js";
+import { MEASURED_TABLES, prepareTemplates, seedOrganization, type SeedCounts, type TableBytes } from "./seed-organization.js";
 import { loadAverageSampler, startBuiltServerProcess, workersEnv, writeResult, type BuiltServerProcess } from "./support.js";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -37,31 +37,6 @@ interface ListQuery {
   /** The array of the answer, to count the rows. */
   rows: string;
   repeat: number;
-}
-
-/** What the seeded copies are made from, written through the API: a policy and a sub-organization (the rest the scenarios made). */
-async function prepareTemplates(strongroom: BuiltServerProcess, subjects: ScenarioSubjects): Promise<SeedTemplates> {
-  const client = strongroom.client();
-  const { policyId } = await client.createPolicy({
-    policyName: "operators create private keys",
-    effect: "EFFECT_ALLOW",
-    condition: "activity.type == 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2'",
-    consensus: `approvers.any(user, user.id == '${strongroom.root.userId}')`,
-    notes: "",
-  });
-  const { subOrganizationId } = await client.createSubOrganization({
-    subOrganizationName: "customer",
-    rootUsers: [{ userName: "customer", apiKeys: [], authenticators: [], oauthProviders: [] }],
-    rootQuorumThreshold: 1,
-  });
-  const { wallets } = await client.getWallets({});
-  return {
-    organizationId: strongroom.root.organizationId,
-    userId: subjects.userIds[0]!,
-    policyId,
-    subOrganizationId: subOrganizationId,
-    walletId: wallets.find((w) => w.walletName === "signer")!.walletId,
-  };
 }
 
 /** The seeded copy number `g` of a kind (bench/seed-organization.ts names them so). */
@@ -224,6 +199,11 @@ function ratiosOf(stores: Record<string, Awaited<ReturnType<typeof measureStore>
         const before = empty.scenarios[scenario]!.find((r) => r.connections === run.connections)!;
         ratios[`${store} ${scenario} ${run.connections} conn: empty p50 ÷ big p50`] = ratio(before.p50Ms, run.p50Ms);
         ratios[`${store} ${scenario} ${run.connections} conn: empty p99 ÷ big p99`] = ratio(before.p99Ms, run.p99Ms);
+        if (before.serverCpuMsPerRequest && run.serverCpuMsPerRequest)
+          ratios[`${store} ${scenario} ${run.connections} conn: empty CPU ÷ big CPU per request`] = ratio(
+            before.serverCpuMsPerRequest,
+            run.serverCpuMsPerRequest,
+          );
       }
     }
     for (const list of big.lists) {

@@ -12,9 +12,13 @@
  *   most 100 wallets (the API refuses more), so `wallets.inOrganization` go to the organization and the rest one
  *   to each seeded sub-organization.
  *
- * Not seeded: the audit log's entries (src/audit/) of the seeded activities.
+ * A copy's sealed values (a wallet's mnemonic, an account's key, an activity's secret parameters) are its template's,
+ * bound to the template's id, so they do not open under the copy's: the benchmark lists and counts copies, never
+ * signs with them. Not seeded: the audit log's entries (src/audit/) of the seeded activities.
  */
 import type { Database, Queryable } from "../src/store/database.js";
+import type { ScenarioSubjects } from "./scenarios.js";
+import type { BuiltServerProcess } from "./support.js";
 import { openPglite } from "../src/store/pglite.js";
 
 export interface SeedCounts {
@@ -31,6 +35,31 @@ export interface SeedTemplates {
   policyId: string;
   subOrganizationId: string;
   walletId: string;
+}
+
+/** What the seeded copies are made from, written through the API: a policy and a sub-organization (the rest the scenarios made). */
+export async function prepareTemplates(strongroom: BuiltServerProcess, subjects: ScenarioSubjects): Promise<SeedTemplates> {
+  const client = strongroom.client();
+  const { policyId } = await client.createPolicy({
+    policyName: "operators create private keys",
+    effect: "EFFECT_ALLOW",
+    condition: "activity.type == 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2'",
+    consensus: `approvers.any(user, user.id == '${strongroom.root.userId}')`,
+    notes: "",
+  });
+  const { subOrganizationId } = await client.createSubOrganization({
+    subOrganizationName: "customer",
+    rootUsers: [{ userName: "customer", apiKeys: [], authenticators: [], oauthProviders: [] }],
+    rootQuorumThreshold: 1,
+  });
+  const { wallets } = await client.getWallets({});
+  return {
+    organizationId: strongroom.root.organizationId,
+    userId: subjects.userIds[0]!,
+    policyId,
+    subOrganizationId,
+    walletId: wallets.find((w) => w.walletName === "signer")!.walletId,
+  };
 }
 
 /** Tables whose growth is reported, by what they hold. */

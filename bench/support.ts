@@ -14,6 +14,8 @@ const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cl
 export interface BuiltServerProcess {
   url: string;
   pid: number;
+  /** PostgreSQL: the benchmark's database, whose backends' CPU time `postgresCpuMs` reads. */
+  databaseName?: string;
   root: { organizationId: string; userId: string; apiPublicKey: string; apiPrivateKey: string };
   client(key?: { publicKey: string; privateKey: string }): ReturnType<Turnkey["apiClient"]>;
   /** Stops the server, runs `between` on its store (the data directory, or the database's URL), and serves again on the same port. */
@@ -76,6 +78,7 @@ export async function startBuiltServerProcess(
     get pid() {
       return server.pid!;
     },
+    ...(database ? { databaseName: new URL(database.url).pathname.slice(1) } : {}),
     root,
     client: (key) =>
       new Turnkey({
@@ -113,6 +116,30 @@ export function cpuMs(pid: number): number | undefined {
     // utime and stime are fields 14 and 15 of stat(5), here 12 and 13 after the command name was cut off.
     const own = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
     return own + childrenOf(pid).reduce((sum, child) => sum + (cpuMs(child) ?? 0), 0);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (ms) the PostgreSQL backends serving `database` have used so far (their command line names it: "postgres:
+ * user database host(port) state"); those that ended meanwhile are not counted. Linux only; undefined elsewhere.
+ */
+export function postgresCpuMs(database: string): number | undefined {
+  try {
+    let total = 0;
+    for (const pid of readdirSync("/proc").filter((name) => /^[0-9]+$/.test(name))) {
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(` ${database} `)) continue;
+        const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+          .replace(/^.*\) /, "")
+          .split(" ");
+        total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return total;
   } catch {
     return undefined;
   }
