@@ -4,7 +4,7 @@
  */
 import type { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import autocannon from "autocannon";
-import { cpuMs, percentile, postgresCpuMs } from "./support.js";
+import { cpuMs, percentile, postgresCpuMs, postgresCpuSince } from "./support.js";
 
 export interface Signed {
   path: string;
@@ -23,7 +23,8 @@ export interface Measured {
   serverCpuMsPerRequest?: number;
   /**
    * Where the CPU went during the run, in cores (CPU time over wall time): Strongroom's processes, the PostgreSQL
-   * backends of its database, and this process (autocannon, the load generator).
+   * backends of its database (those that ended during the run not counted), and this process (autocannon, the load
+   * generator).
    */
   cpuSplit?: { strongroom: number; postgres?: number; loadGenerator: number };
   /** Responses that were not 200 with the expected answer, plus socket errors and timeouts. */
@@ -99,7 +100,7 @@ export async function drive(
       ? undefined
       : {
           strongroom: cores(cpuAfter - cpuBefore),
-          ...(postgresBefore !== undefined && postgresAfter !== undefined ? { postgres: cores(postgresAfter - postgresBefore) } : {}),
+          ...(postgresBefore && postgresAfter ? { postgres: cores(postgresCpuSince(postgresBefore, postgresAfter)) } : {}),
           loadGenerator: cores((own.user + own.system) / 1000),
         };
   const serverCpu =

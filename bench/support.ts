@@ -122,28 +122,32 @@ export function cpuMs(pid: number): number | undefined {
 }
 
 /**
- * CPU time (ms) the PostgreSQL backends serving `database` have used so far (their command line names it: "postgres:
- * user database host(port) state"); those that ended meanwhile are not counted. Linux only; undefined elsewhere.
+ * CPU time (ms) each PostgreSQL backend serving `database` has used so far, by process id (their command line names
+ * it: "postgres: user database host(port) state"). Linux only; undefined elsewhere.
  */
-export function postgresCpuMs(database: string): number | undefined {
+export function postgresCpuMs(database: string): Map<number, number> | undefined {
   try {
-    let total = 0;
+    const backends = new Map<number, number>();
     for (const pid of readdirSync("/proc").filter((name) => /^[0-9]+$/.test(name))) {
       try {
         if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(` ${database} `)) continue;
         const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
           .replace(/^.*\) /, "")
           .split(" ");
-        total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+        backends.set(Number(pid), ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
       } catch {
         // gone meanwhile
       }
     }
-    return total;
+    return backends;
   } catch {
     return undefined;
   }
 }
+
+/** The CPU time the backends of `after` used since `before` (a backend that ended meanwhile is not counted). */
+export const postgresCpuSince = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
 /** A process's child processes (/proc/<pid>/task/<tid>/children of each of its threads). */
 function childrenOf(pid: number): number[] {
