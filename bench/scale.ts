@@ -14,7 +14,14 @@ import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { execFileSync } from "node:child_process";
 import { drive, sign, type Measured } from "./drive.js";
 import { prepareScenarios, runScenarios, type Amounts } from "./scenarios.js";
-import { MEASURED_TABLES, prepareTemplates, seedOrganization, type SeedCounts, type TableBytes } from "./seed-organization.js";
+import {
+  MEASURED_TABLES,
+  prepareTemplates,
+  seededCopyId,
+  seedOrganization,
+  type SeedCounts,
+  type TableBytes,
+} from "./seed-organization.js";
 import { loadAverageSampler, startBuiltServerProcess, workersEnv, writeResult, type BuiltServerProcess } from "./support.js";
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -39,18 +46,15 @@ interface ListQuery {
   repeat: number;
 }
 
-/** The seeded copy number `g` of a kind (bench/seed-organization.ts names them so). */
-const seededId = (kind: string, g: number) => `${kind}-0000-4000-8000-${g.toString(16).padStart(12, "0")}`;
-
 /** The list queries, with a deep page's cursor: in the seeded organization, a copy far down the list; before seeding, the second page. */
 async function listQueries(strongroom: BuiltServerProcess, seeded: boolean): Promise<ListQuery[]> {
   const { organizationId } = strongroom.root;
   const client = strongroom.client();
   const deepActivity = seeded
-    ? seededId("a0000001", Math.round(COUNTS.activities / 10)) // newest first: 90 % of the copies come before it
+    ? seededCopyId("activity", Math.round(COUNTS.activities / 10)) // newest first: 90 % of the copies come before it
     : (await client.getActivities({ paginationOptions: { limit: PAGE } })).activities.at(-1)!.id;
   const deepSubOrganization = seeded
-    ? seededId("d0000001", Math.round(COUNTS.subOrganizations * 0.9)) // oldest first
+    ? seededCopyId("subOrganization", Math.round(COUNTS.subOrganizations * 0.9)) // oldest first
     : (await client.getSubOrgIds({ paginationOptions: { limit: PAGE } })).organizationIds.at(-1)!;
   const page = (after?: string) => ({ paginationOptions: { limit: PAGE, ...(after ? { after } : {}) } });
   const query = (name: string, rows: string, body: Record<string, unknown>, repeat = 200): ListQuery => ({
@@ -97,14 +101,14 @@ async function runLists(strongroom: BuiltServerProcess, stamper: ApiKeyStamper, 
 /** The seeded rows, read back through the SDK as a client would. */
 async function verifySeeded(strongroom: BuiltServerProcess): Promise<Record<string, number>> {
   const client = strongroom.client();
-  const deep = seededId("a0000001", 5);
+  const deep = seededCopyId("activity", 5);
   const { activity } = await client.getActivity({ activityId: deep });
   const older = await client.getActivities({ paginationOptions: { limit: "10", after: deep } });
   const users = await client.getUsers({});
   const wallets = await client.getWallets({});
-  const accounts = await client.getWalletAccounts({ walletId: seededId("e0000001", 1) });
+  const accounts = await client.getWalletAccounts({ walletId: seededCopyId("wallet", 1) });
   const policies = await client.getPolicies({});
-  const subOrganizations = await client.getSubOrgIds({ paginationOptions: { limit: "100", after: seededId("d0000001", 1) } });
+  const subOrganizations = await client.getSubOrgIds({ paginationOptions: { limit: "100", after: seededCopyId("subOrganization", 1) } });
   const counts = {
     activitiesOlderThanCopy5: older.activities.length,
     users: users.users.length,

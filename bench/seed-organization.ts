@@ -73,8 +73,23 @@ export const MEASURED_TABLES = {
 
 export type TableBytes = Record<string, number>;
 
-/** A v4-shaped id, distinct per `kind` (8 hex digits) and number `g` (an SQL expression). */
-const seededId = (kind: string, g: string) => `format('%s-0000-4000-8000-%s', '${kind}', lpad(to_hex(${g}), 12, '0'))`;
+/** The first part of the seeded copies' ids, by kind: copy number g of a kind is `<kind>-0000-4000-8000-<g in 12 hex digits>`. */
+export const SEEDED = {
+  activity: "a0000001",
+  vote: "a0000002",
+  policyEvaluation: "a0000003",
+  user: "b0000001",
+  policy: "c0000001",
+  subOrganization: "d0000001",
+  wallet: "e0000001",
+  walletAccount: "e0000002",
+} as const;
+
+/** The id of copy number `g` of a kind. */
+export const seededCopyId = (kind: keyof typeof SEEDED, g: number) => `${SEEDED[kind]}-0000-4000-8000-${g.toString(16).padStart(12, "0")}`;
+
+/** The same in SQL, `g` an SQL expression. */
+const seededId = (kind: keyof typeof SEEDED, g: string) => `format('%s-0000-4000-8000-%s', '${SEEDED[kind]}', lpad(to_hex(${g}), 12, '0'))`;
 
 /** The table's columns a copy writes (not those the database generates). */
 async function columnsOf(db: Queryable, table: string): Promise<string[]> {
@@ -120,8 +135,8 @@ async function seedRows(db: Queryable, templates: SeedTemplates, counts: SeedCou
   const activityCopies = `(SELECT a.*, row_number() OVER (ORDER BY a.created_at, a.id) - 1 AS k FROM ${templateActivities}) x
     JOIN generate_series(1, $2::int) g ON x.k = g % (SELECT count(*) FROM ${templateActivities})`;
   const firstVotes = "(SELECT DISTINCT ON (activity_id) * FROM votes ORDER BY activity_id, created_at) v";
-  const activityId = seededId("a0000001", "g");
-  const voteId = seededId("a0000002", "g");
+  const activityId = seededId("activity", "g");
+  const voteId = seededId("vote", "g");
   const params = [org, counts.activities];
   await insertCopies(
     db,
@@ -141,23 +156,20 @@ async function seedRows(db: Queryable, templates: SeedTemplates, counts: SeedCou
     db,
     "policy_evaluations",
     `(SELECT DISTINCT ON (g) e.*, g FROM ${firstVotes} JOIN policy_evaluations e ON e.vote_id = v.id JOIN ${activityCopies} ON v.activity_id = x.id ORDER BY g) t`,
-    { id: seededId("a0000003", "g"), activity_id: activityId, vote_id: voteId, created_at: past("g") },
+    { id: seededId("policyEvaluation", "g"), activity_id: activityId, vote_id: voteId, created_at: past("g") },
     params,
   );
 
   const copiesOf = (table: string) => `(SELECT * FROM ${table} WHERE id = $1) t CROSS JOIN generate_series(1, $2::int) g`;
-  await insertCopies(db, "users", copiesOf("users"), { id: seededId("b0000001", "g"), name: `'seeded user ' || g`, ...times("g") }, [
+  await insertCopies(db, "users", copiesOf("users"), { id: seededId("user", "g"), name: `'seeded user ' || g`, ...times("g") }, [
     templates.userId,
     counts.users,
   ]);
-  await insertCopies(
-    db,
-    "policies",
-    copiesOf("policies"),
-    { id: seededId("c0000001", "g"), name: `'seeded policy ' || g`, ...times("g") },
-    [templates.policyId, counts.policies],
-  );
-  const subOrganizationId = (g: string) => seededId("d0000001", g);
+  await insertCopies(db, "policies", copiesOf("policies"), { id: seededId("policy", "g"), name: `'seeded policy ' || g`, ...times("g") }, [
+    templates.policyId,
+    counts.policies,
+  ]);
+  const subOrganizationId = (g: string) => seededId("subOrganization", g);
   await insertCopies(
     db,
     "organizations",
@@ -169,7 +181,7 @@ async function seedRows(db: Queryable, templates: SeedTemplates, counts: SeedCou
   const { total, inOrganization } = counts.wallets;
   if (total - inOrganization > counts.subOrganizations) throw new Error("more wallets than places for them");
   const owner = `CASE WHEN g <= ${inOrganization} THEN t.organization_id ELSE ${subOrganizationId(`g - ${inOrganization}`)} END`;
-  const walletId = seededId("e0000001", "g");
+  const walletId = seededId("wallet", "g");
   await insertCopies(
     db,
     "wallets",
@@ -182,7 +194,7 @@ async function seedRows(db: Queryable, templates: SeedTemplates, counts: SeedCou
     "wallet_accounts",
     `(SELECT * FROM wallet_accounts WHERE wallet_id = $1) t CROSS JOIN generate_series(1, $2::int) g`,
     {
-      id: seededId("e0000002", "g"),
+      id: seededId("walletAccount", "g"),
       organization_id: owner,
       wallet_id: walletId,
       // An address of its own (signing looks a key up by its address), shaped like the template's.
