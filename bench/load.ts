@@ -7,142 +7,21 @@
  *   npm run bench:load                                  # PGlite only
  *   DATABASE_URL=postgres://… npm run bench:load        # PGlite, then PostgreSQL (fresh database)
  *   BENCH_ONLY=pglite|postgres BENCH_SCENARIOS=whoami,rename  # subsets while profiling
+ *   BENCH_WORKERS=2 BENCH_ONLY=postgres …                  # `serve --workers 2` (default: one per core on PostgreSQL)
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
-import autocannon from "autocannon";
 import { spawn } from "node:child_process";
 import { createPublicKey, randomBytes, randomUUID, verify } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
-import {
-  cpuMs,
-  ETH,
-  loadAverageSampler,
-  percentile,
-  perSecond,
-  startBuiltServerProcess,
-  writeResult,
-  type BuiltServerProcess,
-} from "./support.js";
-
-const CONNECTIONS = [1, 50] as const;
-const RENAMED_USERS = 50;
-
-interface Signed {
-  path: string;
-  body: string;
-  stamp: string;
-}
-
-interface Measured {
-  connections: number;
-  requests: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** The server process's CPU time over the run's wall time (1 = one core busy throughout), and per request. */
-  serverCpuShare?: number;
-  serverCpuMsPerRequest?: number;
-  /** Responses that were not 200 with the expected answer, plus socket errors and timeouts. */
-  failures: number;
-  firstFailure?: string;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Driving a server with pre-signed requests.
-
-async function sign(stamper: ApiKeyStamper, path: string, body: string): Promise<Signed> {
-  return { path, body, stamp: (await stamper.stamp(body)).stampHeaderValue };
-}
-
-/**
- * Sends `signed` (each exactly once, in order, shared by all connections) or, when `repeat` is given,
- * the one request `repeat` times; every answer must be 200 and pass `ok`.
- */
-async function drive(
-  server: { url: string; pid: number },
-  connections: number,
-  signed: Signed[],
-  ok: (body: string) => boolean,
-  repeat?: number,
-): Promise<Measured> {
-  const { url } = server;
-  const cpuBefore = cpuMs(server.pid);
-  let next = 0;
-  let failures = 0;
-  // autocannon's own duration only advances in whole sampling intervals (1 s); time the run here.
-  const startedAt = performance.now();
-  let lastResponseAt = startedAt;
-  let firstFailure: string | undefined;
-  const amount = repeat ?? signed.length - connections - 1; // each connection builds one request ahead
-  if (amount <= 0) throw new Error("not enough signed requests");
-  const latenciesMs: number[] = [];
-  // Without a callback autocannon answers its Instance, which is also a promise of the result.
-  const run = autocannon({
-    url,
-    connections,
-    pipelining: 1,
-    amount,
-    timeout: 30,
-    requests: [
-      {
-        method: "POST",
-        setupRequest: (request) => {
-          const item = repeat === undefined ? signed[next++] : signed[0];
-          if (!item) throw new Error("ran out of signed requests");
-          return { ...request, path: item.path, body: item.body, headers: { "content-type": "application/json", "x-stamp": item.stamp } };
-        },
-        onResponse: (status, body) => {
-          lastResponseAt = performance.now();
-          if (status !== 200 || !ok(body)) {
-            failures++;
-            firstFailure ??= `${status} ${body.slice(0, 300)}`;
-          }
-        },
-      },
-    ],
-  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
-  // autocannon's histogram keeps whole milliseconds; its response event carries the exact time.
-  void run.on("response", (_client, _status, _bytes, responseTimeMs) => latenciesMs.push(responseTimeMs));
-  const result = await run;
-  failures += result.errors + result.timeouts;
-  const elapsedMs = Math.max(1, lastResponseAt - startedAt);
-  const perSecond = Math.round((result.requests.total * 1000) / elapsedMs);
-  const cpuAfter = cpuMs(server.pid);
-  const serverCpu =
-    cpuBefore === undefined || cpuAfter === undefined
-      ? undefined
-      : {
-          serverCpuShare: +((cpuAfter - cpuBefore) / elapsedMs).toFixed(2),
-          serverCpuMsPerRequest: +((cpuAfter - cpuBefore) / result.requests.total).toFixed(3),
-        };
-  latenciesMs.sort((a, b) => a - b);
-  const at = (p: number) => (latenciesMs.length === 0 ? 0 : +percentile(latenciesMs, p).toFixed(2));
-  const cpuNote =
-    serverCpu === undefined
-      ? ""
-      : `, server CPU ${Math.round(serverCpu.serverCpuShare * 100)}% (${serverCpu.serverCpuMsPerRequest} ms/request)`;
-  process.stderr.write(
-    `  ${connections} conn: ${result.requests.total} requests, ${perSecond}/s, p50 ${at(50)} ms${cpuNote}, ${failures} failures\n`,
-  );
-  return {
-    connections,
-    requests: result.requests.total,
-    perSecond,
-    p50Ms: at(50),
-    p99Ms: at(99),
-    ...serverCpu,
-    failures,
-    ...(firstFailure ? { firstFailure } : {}),
-  };
-}
-
-const completed = (body: string) => body.includes('"status":"ACTIVITY_STATUS_COMPLETED"');
+import { drive, sign, type Measured } from "./drive.js";
+import { CONNECTIONS, prepareScenarios, runScenarios, type Amounts } from "./scenarios.js";
+import { loadAverageSampler, perSecond, startBuiltServerProcess, workersEnv, writeResult } from "./support.js";
 
 // ---------------------------------------------------------------------------------------------------
 // The limits.
@@ -252,80 +131,8 @@ async function insertRoute(stamper: ApiKeyStamper, organizationId: string, datab
 // ---------------------------------------------------------------------------------------------------
 // Strongroom.
 
-type Scenario = "whoami" | "rename" | "sign" | "wallet";
-const SCENARIOS: Scenario[] = (process.env.BENCH_SCENARIOS?.split(",") as Scenario[] | undefined) ?? ["whoami", "rename", "sign", "wallet"];
 /** Requests per measured run: at 1 connection, at 50. */
-const AMOUNTS: Record<Scenario, [number, number]> = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [40, 99] };
-
-async function strongroomRuns(strongroom: BuiltServerProcess, stamper: ApiKeyStamper) {
-  const { organizationId, userId } = strongroom.root;
-  const client = strongroom.client();
-  let serial = 0;
-  const activity = (type: string, parameters: unknown) =>
-    JSON.stringify({ type, timestampMs: String(Date.now() + serial++), organizationId, parameters });
-  const signMany = (count: number, path: string, body: () => string) =>
-    Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
-
-  const { userIds } = await client.createUsers({
-    users: Array.from({ length: RENAMED_USERS }, (_, i) => ({
-      userName: `renamed ${i}`,
-      apiKeys: [],
-      authenticators: [],
-      oauthProviders: [],
-      userTags: [],
-    })),
-  });
-  const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
-  const signer = addresses[0]!;
-  const results: Record<string, Measured[]> = {};
-
-  for (const scenario of SCENARIOS) {
-    process.stderr.write(`${scenario}\n`);
-    const runs: Measured[] = [];
-    for (const [index, connections] of CONNECTIONS.entries()) {
-      const amount = AMOUNTS[scenario][index]!;
-      if (scenario === "whoami") {
-        const whoami = [await sign(stamper, "/public/v1/query/whoami", JSON.stringify({ organizationId }))];
-        const ok = (body: string) => body.includes(userId);
-        if (index === 0) await drive(strongroom, 10, whoami, ok, 1000);
-        runs.push(await drive(strongroom, connections, whoami, ok, amount));
-        continue;
-      }
-      let bodies: () => string;
-      let path: string;
-      if (scenario === "rename") {
-        path = "/public/v1/submit/update_user_name";
-        bodies = () => {
-          const n = serial;
-          return activity("ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: userIds[n % RENAMED_USERS], userName: `renamed ${n}` });
-        };
-      } else if (scenario === "sign") {
-        path = "/public/v1/submit/sign_raw_payload";
-        bodies = () =>
-          activity("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", {
-            signWith: signer,
-            payload: randomBytes(32).toString("hex"),
-            encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-            hashFunction: "HASH_FUNCTION_NO_OP",
-          });
-      } else {
-        path = "/public/v1/submit/create_wallet";
-        bodies = () => activity("ACTIVITY_TYPE_CREATE_WALLET", { walletName: `load ${serial}`, accounts: [ETH] });
-      }
-      if (index === 0 && scenario !== "wallet") await drive(strongroom, 10, await signMany(150, path, bodies), completed); // warm-up
-      const signed = await signMany(amount + connections + 1, path, bodies);
-      runs.push(await drive(strongroom, connections, signed, completed));
-      if (scenario === "wallet") {
-        // An organization holds at most 100 wallets: make room for the next run.
-        const { wallets } = await client.getWallets({});
-        const ids = wallets.filter((w) => w.walletName.startsWith("load ")).map((w) => w.walletId);
-        if (ids.length > 0) await client.deleteWallets({ walletIds: ids, deleteWithoutExport: true });
-      }
-    }
-    results[scenario] = runs;
-  }
-  return results;
-}
+const AMOUNTS: Amounts = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [40, 99] };
 
 /** A scenario's run with its ratios to the limits of the same run. */
 type Figure = Measured & { perSecondOverBareRoute: number; perSecondOverOneRowTransaction: number; p50OverCurveFloor?: number };
@@ -366,12 +173,12 @@ async function main() {
   const perStore: Record<string, Record<string, Measured[]>> = {};
   for (const { name, databaseUrl } of stores) {
     const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
-    const strongroom = await startBuiltServerProcess({}, { databaseUrl, nodeArgs });
+    const strongroom = await startBuiltServerProcess(workersEnv(), { databaseUrl, nodeArgs });
     try {
       const stamper = new ApiKeyStamper({ apiPublicKey: strongroom.root.apiPublicKey, apiPrivateKey: strongroom.root.apiPrivateKey });
       bare ??= await bareRoute(stamper, strongroom.root.organizationId);
       insert[name] = await insertRoute(stamper, strongroom.root.organizationId, databaseUrl);
-      perStore[name] = await strongroomRuns(strongroom, stamper);
+      perStore[name] = await runScenarios(strongroom, stamper, await prepareScenarios(strongroom), AMOUNTS);
     } finally {
       await strongroom.stop();
     }
@@ -400,7 +207,7 @@ async function main() {
     benchmark: "load",
     loadAverage: load.finish(),
     limits: { ...curves, signFloorMs: +signFloorMs.toFixed(3), bareRoute: bare, bareRoutePlusOneRowTransaction: insert },
-    figures: { stores: figures },
+    figures: { ...(process.env.BENCH_WORKERS ? { workers: Number(process.env.BENCH_WORKERS) } : {}), stores: figures },
     ratios: ratiosOf(figures, insert),
   };
   writeResult(result);

@@ -14,8 +14,12 @@ const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cl
 export interface BuiltServerProcess {
   url: string;
   pid: number;
+  /** PostgreSQL: the benchmark's database, whose backends' CPU time `postgresCpuMs` reads. */
+  databaseName?: string;
   root: { organizationId: string; userId: string; apiPublicKey: string; apiPrivateKey: string };
   client(key?: { publicKey: string; privateKey: string }): ReturnType<Turnkey["apiClient"]>;
+  /** Stops the server, runs `between` on its store (the data directory, or the database's URL), and serves again on the same port. */
+  restart(between: (store: { dataDir: string; databaseUrl?: string }) => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,15 +59,26 @@ export async function startBuiltServerProcess(
   ) as BuiltServerProcess["root"];
   if (database && options.beforeStart) await options.beforeStart(database.url);
   const port = await freePort();
-  const server = spawn("node", [...(options.nodeArgs ?? []), cli, "serve", "--port", String(port)], {
-    env,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilHealthy(url, server, 60_000);
+  const serve = async () => {
+    const child = spawn("node", [...(options.nodeArgs ?? []), cli, "serve", "--port", String(port)], {
+      env,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    await waitUntilHealthy(url, child, 60_000);
+    return child;
+  };
+  const halt = async () => {
+    server.kill();
+    await new Promise((r) => server.once("exit", r));
+  };
+  let server = await serve();
   return {
     url,
-    pid: server.pid!,
+    get pid() {
+      return server.pid!;
+    },
+    ...(database ? { databaseName: new URL(database.url).pathname.slice(1) } : {}),
     root,
     client: (key) =>
       new Turnkey({
@@ -72,14 +87,22 @@ export async function startBuiltServerProcess(
         apiPrivateKey: key?.privateKey ?? root.apiPrivateKey,
         defaultOrganizationId: root.organizationId,
       }).apiClient(),
+    async restart(between) {
+      await halt();
+      await between({ dataDir, ...(database ? { databaseUrl: database.url } : {}) });
+      server = await serve();
+    },
     async stop() {
-      server.kill();
-      await new Promise((r) => server.once("exit", r));
+      await halt();
       rmSync(dataDir, { recursive: true, force: true });
       await database?.drop();
     },
   };
 }
+
+/** BENCH_WORKERS: how many worker processes `serve` runs (its STRONGROOM_WORKERS; unset, one per core on PostgreSQL). */
+export const workersEnv = (): Record<string, string> =>
+  process.env.BENCH_WORKERS ? { STRONGROOM_WORKERS: process.env.BENCH_WORKERS } : {};
 
 /**
  * CPU time (user + system, ms) a process and its live descendants (`serve --workers N`'s workers) have used so far,
@@ -97,6 +120,34 @@ export function cpuMs(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * CPU time (ms) each PostgreSQL backend serving `database` has used so far, by process id (their command line names
+ * it: "postgres: user database host(port) state"). Linux only; undefined elsewhere.
+ */
+export function postgresCpuMs(database: string): Map<number, number> | undefined {
+  try {
+    const backends = new Map<number, number>();
+    for (const pid of readdirSync("/proc").filter((name) => /^[0-9]+$/.test(name))) {
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(` ${database} `)) continue;
+        const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+          .replace(/^.*\) /, "")
+          .split(" ");
+        backends.set(Number(pid), ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return backends;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CPU time the backends of `after` used since `before` (a backend that ended meanwhile is not counted). */
+export const postgresCpuSince = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
 /** A process's child processes (/proc/<pid>/task/<tid>/children of each of its threads). */
 function childrenOf(pid: number): number[] {

@@ -31,6 +31,7 @@ import { watchedTransfers } from "./migrations/0033-watched-transfers.js";
 import { auditLog } from "./migrations/0035-audit-log.js";
 import { keyring } from "./migrations/0037-keyring.js";
 import { sealRequests } from "./migrations/0038-seal-requests.js";
+import { listOrderIndexes } from "./migrations/0039-list-order-indexes.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -72,6 +73,7 @@ export const migrations: Migration[] = [
   auditLog,
   keyring,
   sealRequests,
+  listOrderIndexes,
 ];
 
 /** The newest schema version this code knows. */
