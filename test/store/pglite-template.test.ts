@@ -8,6 +8,14 @@ import { latestMigration, migrations } from "../../src/store/migrations.js";
 import { openStore } from "../../src/store/open.js";
 import { defaultTemplateCacheDir, migratedTemplate, templateCacheKey } from "../../src/store/pglite-template.js";
 
+/** A minimal tar: the "ustar" magic at offset 257 is what a cache file must show; `text` marks which one it is. */
+function tarOf(text: string): Blob {
+  const header = Buffer.alloc(1024);
+  header.write("ustar", 257, "latin1");
+  header.write(text, 600, "latin1");
+  return new Blob([new Uint8Array(header)]);
+}
+
 const appliedVersions = async (db: Database) =>
   (await db.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version")).map((row) => Number(row.version));
 
@@ -68,11 +76,20 @@ describe("in-memory stores from the migrated template", () => {
     }
   });
 
-  it("keeps the template between processes in the cache directory, under the PGlite version and the migrations' hash", () => {
+  it("keeps the template between processes in the cache directory, under the PGlite version and the migrations' hash", async () => {
     const key = templateCacheKey();
     expect(key).toMatch(new RegExp(`^pglite-[^-]+-schema-${latestMigration()}-[0-9a-f]{16}\\.tar\\.gz$`));
-    const tar = gunzipSync(readFileSync(join(defaultTemplateCacheDir(), key)));
-    expect(tar.toString("latin1", 257, 262)).toBe("ustar");
+    expect(defaultTemplateCacheDir()).toBe(join(tmpdir(), "strongroom-pglite-templates"));
+    // Where no build shipped one, the template a process builds is cached under that name for the next process.
+    const cacheDir = mkdtempSync(join(tmpdir(), "strongroom-template-cache-"));
+    try {
+      const built = await migratedTemplate(() => Promise.resolve(tarOf("built")), cacheDir, join(cacheDir, "nothing-shipped"));
+      const cached = gunzipSync(readFileSync(join(cacheDir, key)));
+      expect(cached.toString("latin1", 257, 262)).toBe("ustar");
+      expect(cached).toEqual(Buffer.from(await built.arrayBuffer()));
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -81,13 +98,6 @@ describe("the template cache file", () => {
   // What these cases look at is the cache: a template shipped by a build (dist/store/pglite-template) would come first.
   const nothingShipped = join(dir, "nothing-shipped");
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const tarOf = (text: string) => {
-    // A minimal tar header: the "ustar" magic at offset 257 is what a cache file must show.
-    const header = Buffer.alloc(1024);
-    header.write("ustar", 257, "latin1");
-    header.write(text, 600, "latin1");
-    return new Blob([new Uint8Array(header)]);
-  };
 
   it("is ignored and rebuilt when corrupt", async () => {
     const path = join(dir, templateCacheKey());
