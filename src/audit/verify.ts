@@ -67,7 +67,8 @@ function claimedIndex(line: string): { index: number; previousRoot?: unknown } |
  *   when nothing else claims that index, else a "reorder") and the root of the tree before it (which it does not
  *   match when an earlier entry was changed — an "edit" of that earlier entry);
  * - the recomputed RFC 6962 root at every checkpoint's size — entries that no longer hash to a signed root are an
- *   "edit" (a whole rewrite is only located between two checkpoints);
+ *   "edit" of the last entry before it (each earlier one is vouched for by the root the entry after it names; a whole
+ *   rewrite is only located between two checkpoints);
  * - no checkpoint larger than the entries ("deletion": the tail was cut), no entries past the latest checkpoint
  *   ("unsigned": nothing vouches for them), and the checkpoint kept elsewhere: not larger ("deletion") and at its
  *   size the same root ("inconsistent checkpoint").
@@ -105,12 +106,15 @@ export async function verifyLog(log: LogToVerify): Promise<VerifiedLog> {
         lastGood,
         `the log's first ${checkpoint.size} entries do not hash to the root of the checkpoint kept elsewhere (${b64(checkpoint.root)}): history was rewritten`,
       );
+    // Each entry up to the last one before the checkpoint named the root of the entries before it, and matched it: so
+    // the last one was changed (alone, or with the entries since the previous good checkpoint rewritten to match it).
+    const last = checkpoint.size - 1;
     throw new LogProblem(
       "edit",
-      lastGood,
-      checkpoint.size - lastGood === 1
-        ? `entry ${lastGood} does not hash to the signed checkpoint of size ${checkpoint.size}`
-        : `entries ${lastGood} to ${checkpoint.size - 1} do not hash to the signed checkpoint of size ${checkpoint.size}`,
+      last,
+      last === lastGood
+        ? `entry ${last} does not hash to the signed checkpoint of size ${checkpoint.size}`
+        : `entry ${last} does not hash to the signed checkpoint of size ${checkpoint.size} (changed, or entries ${lastGood} to ${last} rewritten)`,
     );
   };
   const reached = () => {

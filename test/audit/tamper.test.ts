@@ -93,6 +93,18 @@ describe("audit verify finds what was done to the database", () => {
     expect(await problem()).toMatchObject({ kind: "edit", index });
   });
 
+  it("the last entry before a checkpoint updated: an edit at its index, not at the checkpoint before", async () => {
+    // With the checkpoints between removed, the latest is the first to see the change, before any later entry names the
+    // root it broke: every entry before the changed one was vouched for by the next one's root, so it is the last.
+    await db.query("DELETE FROM audit_checkpoints WHERE size < (SELECT max(size) FROM audit_checkpoints)");
+    const index = size - 1;
+    await db.query(
+      `UPDATE audit_entries SET entry = replace(entry, 'ACTIVITY_STATUS_COMPLETED', 'ACTIVITY_STATUS_FAILED') WHERE idx = $1`,
+      [String(index)],
+    );
+    expect(await problem()).toMatchObject({ kind: "edit", index });
+  });
+
   it("an entry deleted: a gap at its index", async () => {
     await db.query("DELETE FROM audit_entries WHERE idx = $1", [String(middle())]);
     expect(await problem()).toMatchObject({ kind: "gap", index: middle() });
