@@ -18,6 +18,7 @@ import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
+import { prepareScenarios } from "./scenarios.js";
 import { cpuMs, ETH, percentile, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
 const CLI_A = process.env.BENCH_CLI_A ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
@@ -37,7 +38,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "whoami,rename,sign").split(",");
-const RENAMED_USERS = 20;
 
 interface Signed {
   path: string;
@@ -75,17 +75,7 @@ async function prepareBuild(name: Build["name"], cli: string, env: Record<string
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
   const server = await startBuiltServerProcess(env, { cli, nodeArgs });
   const { organizationId } = server.root;
-  const client = server.client();
-  const { userIds } = await client.createUsers({
-    users: Array.from({ length: RENAMED_USERS }, (_, i) => ({
-      userName: `renamed ${i}`,
-      apiKeys: [],
-      authenticators: [],
-      oauthProviders: [],
-      userTags: [],
-    })),
-  });
-  const { addresses } = await client.createWallet({ walletName: "signer", accounts: [ETH] });
+  const { userIds, signer } = await prepareScenarios(server);
   let serial = 0;
   const activity = (type: string, parameters: unknown) =>
     JSON.stringify({ type, timestampMs: String(Date.now() + serial++), organizationId, parameters });
@@ -98,12 +88,12 @@ async function prepareBuild(name: Build["name"], cli: string, env: Record<string
       whoami: () => ({ path: "/public/v1/query/whoami", body: JSON.stringify({ organizationId }) }),
       rename: () => ({
         path: "/public/v1/submit/update_user_name",
-        body: activity("ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: userIds[serial % RENAMED_USERS], userName: `renamed ${serial}` }),
+        body: activity("ACTIVITY_TYPE_UPDATE_USER_NAME", { userId: userIds[serial % userIds.length], userName: `renamed ${serial}` }),
       }),
       sign: () => ({
         path: "/public/v1/submit/sign_raw_payload",
         body: activity("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", {
-          signWith: addresses[0],
+          signWith: signer,
           payload: randomBytes(32).toString("hex"),
           encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
           hashFunction: "HASH_FUNCTION_NO_OP",
