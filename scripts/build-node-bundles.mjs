@@ -20,7 +20,8 @@ const external = ["@electric-sql/pglite", "fs-native-extensions", "pkcs11js", "@
 /**
  * What Strongroom's own modules load on first use — `import("pkg")`, or a `require` made with `createRequire` — stays
  * outside too, so that it is still loaded only when first used (nodemailer with the first email, @simplewebauthn with
- * the first passkey, viem and @ton/core with their chains, pg only with DATABASE_URL).
+ * the first passkey, viem and @ton/core with their chains, pg only with DATABASE_URL). test/package/cli-bundle.test.ts
+ * checks that an embedded start loads none of them.
  */
 const loadedOnFirstUse = {
   name: "loaded-on-first-use",

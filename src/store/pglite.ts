@@ -39,10 +39,8 @@ function jsonParameter(value: unknown): string {
   return JSON.stringify(value);
 }
 
-let pgTimestamptz: ((text: string) => unknown) | undefined;
-/** `pg`'s timestamptz parser, loaded with `pg` on the first timestamptz read: the embedded store needs nothing else of `pg`. */
-const parseTimestamptz = (text: string) =>
-  (pgTimestamptz ??= (createRequire(import.meta.url)("pg") as typeof import("pg")).types.getTypeParser(types.TIMESTAMPTZ, "text"))(text);
+/** The timestamptz parser `pg` registers (pg-types' own, postgres-date): the embedded store needs nothing else of `pg`. */
+const parseTimestamptz = createRequire(import.meta.url)("postgres-date") as (text: string) => Date | string | null;
 
 /** The codecs that differ from PGlite's own, so that both stores give a query the same values (see test/store/contract.test.ts). */
 const codecs: Pick<PGliteOptions, "parsers" | "serializers"> = {
