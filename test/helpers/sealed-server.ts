@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { resolveConfig } from "../../src/config.js";
+import { resolveConfig, type SealProvider } from "../../src/config.js";
 import type { SealStatus } from "../../src/crypto/keyring/custody.js";
 import { startServer, type RunningServer } from "../../src/server/start.js";
 import { sdkClient } from "./cluster.js";
@@ -54,6 +54,17 @@ export function cliEnvOn(store: { dataDir: string; databaseUrl: string | undefin
 
 /** What GET /strongroom/v1/seal-status answers. */
 export type SealStatusBody = SealStatus;
+
+/** The seal status of a process its provider unsealed at start (file, pkcs11, awskms): no shares, data key version 1. */
+export const unsealedAtStart = (type: SealProvider): SealStatusBody => ({
+  type,
+  initialized: true,
+  sealed: false,
+  t: 0,
+  n: 0,
+  progress: 0,
+  keyVersion: 1,
+});
 
 /** A root user's API key in its organization: what `init` prints, or initRootOrganization answers. */
 export interface RootKey {

@@ -8,7 +8,7 @@ import { resolveConfig } from "../../src/config.js";
 import { awsKmsRootWrapper, kmsEncryptionContext } from "../../src/crypto/keyring/awskms-wrapper.js";
 import type { RunningServer } from "../../src/server/start.js";
 import { freePort, runCli, runCliAsync } from "../helpers/processes.js";
-import { cliEnvOn, ethereumWallet, eventually, persistentStore, sealStatus } from "../helpers/sealed-server.js";
+import { cliEnvOn, ethereumWallet, eventually, persistentStore, sealStatus, unsealedAtStart } from "../helpers/sealed-server.js";
 
 interface Printed {
   organizationId: string;
@@ -100,15 +100,7 @@ describe.skipIf(kmsMissing)(
 
       const first = await store.start(env);
       servers.push(first);
-      expect(await sealStatus(first.url)).toEqual({
-        type: "awskms",
-        initialized: true,
-        sealed: false,
-        t: 0,
-        n: 0,
-        progress: 0,
-        keyVersion: 1,
-      });
+      expect(await sealStatus(first.url)).toEqual(unsealedAtStart("awskms"));
       const wallet = await ethereumWallet(first.url, printed, "under KMS");
       const sign = wallet.sign;
       const signed = await sign(first.url);

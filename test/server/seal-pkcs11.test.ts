@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/config.js";
 import type { RunningServer } from "../../src/server/start.js";
 import { runCli, runCliAsync } from "../helpers/processes.js";
-import { cliEnvOn, ethereumWallet, eventually, persistentStore, sealStatus } from "../helpers/sealed-server.js";
+import { cliEnvOn, ethereumWallet, eventually, persistentStore, sealStatus, unsealedAtStart } from "../helpers/sealed-server.js";
 import { keyAttributes, SOFTHSM_MODULE, softhsmDirectory, softhsmMissing, TOKEN_PIN } from "../helpers/softhsm.js";
 
 interface Printed {
@@ -86,15 +86,7 @@ describe.skipIf(softhsmMissing)(
 
       const first = await store.start(env);
       servers.push(first);
-      expect(await sealStatus(first.url)).toEqual({
-        type: "pkcs11",
-        initialized: true,
-        sealed: false,
-        t: 0,
-        n: 0,
-        progress: 0,
-        keyVersion: 1,
-      });
+      expect(await sealStatus(first.url)).toEqual(unsealedAtStart("pkcs11"));
       const wallet = await ethereumWallet(first.url, printed, "in the token's keyring");
       expect(wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
       const sign = wallet.sign;

@@ -9,7 +9,15 @@ import { initRootOrganization } from "../../src/domains/organizations/init-root-
 import { keyringThroughControlSocket } from "../../src/server/control-socket.js";
 import type { RunningServer } from "../../src/server/start.js";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
-import { ethereumWallet, eventually, expectRefusedWhileSealed, persistentStore, sealStatus, unseal } from "../helpers/sealed-server.js";
+import {
+  ethereumWallet,
+  eventually,
+  expectRefusedWhileSealed,
+  persistentStore,
+  sealStatus,
+  unseal,
+  unsealedAtStart,
+} from "../helpers/sealed-server.js";
 
 /** Whether any file under `dir` holds `needle`, byte for byte. */
 function anyFileHolds(dir: string, needle: Buffer): string | undefined {
@@ -55,15 +63,7 @@ describe(`the keyring under the file provider: seal status, rotation while servi
       const env = { STRONGROOM_MASTER_KEY: "3c".repeat(32), STRONGROOM_AUDIT_POLL_MS: "50" };
       const first = await store.start(env);
       servers.push(first);
-      expect(await sealStatus(first.url)).toEqual({
-        type: "file",
-        initialized: true,
-        sealed: false,
-        t: 0,
-        n: 0,
-        progress: 0,
-        keyVersion: 1,
-      });
+      expect(await sealStatus(first.url)).toEqual(unsealedAtStart("file"));
       // The file provider takes no shares: a well-formed unseal is refused (and changes nothing), a malformed one is bad input.
       const refused = await unseal(first.url, { key: "AAAA" });
       expect(refused.status).toBe(400);
