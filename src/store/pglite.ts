@@ -7,6 +7,7 @@ import { acquireDataDirLock } from "./data-dir-lock.js";
 import { migrate } from "./migrations.js";
 import { archiveOf } from "./pglite-backup.js";
 import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
+import { noteFreshEngine, releaseEngine, takeSpareEngine } from "./pglite-spare-engine.js";
 import { migratedTemplate } from "./pglite-template.js";
 import { PROCESS_SESSION_NAME } from "./process-session.js";
 import { unpackDataDir } from "./unpack-data-dir.js";
@@ -74,7 +75,9 @@ function startOptions(sharedBuffers: string): Pick<PGliteOptions, "startParams">
   if (!/^\d+(kB|MB|GB)$/.test(sharedBuffers)) {
     throw new Error(`PGLITE_SHARED_BUFFERS ${JSON.stringify(sharedBuffers)} must be a size such as 16MB (kB, MB or GB)`);
   }
-  return { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`] };
+  // log_startup_progress_interval: an engine started from existing files (a data directory, the template) otherwise keeps
+  // PostgreSQL's start-up progress timer firing every 10 seconds for its whole life, which keeps an idle process alive.
+  return { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`, "-c", "log_startup_progress_interval=0"] };
 }
 
 type Settings = Pick<PGliteOptions, "parsers" | "serializers" | "startParams">;
@@ -88,7 +91,13 @@ type Settings = Pick<PGliteOptions, "parsers" | "serializers" | "startParams">;
 async function buildTemplate(settings: Settings): Promise<Blob> {
   const fresh = await PGlite.create(settings);
   try {
-    await migrate(wrap(fresh, () => {}));
+    await migrate(
+      wrap(
+        fresh,
+        () => fresh.close(),
+        () => {},
+      ),
+    );
     for (const database of ["template0", "template1"]) {
       await fresh.exec(`ALTER DATABASE ${database} IS_TEMPLATE false`);
       await fresh.exec(`DROP DATABASE ${database}`); // a statement of its own: DROP DATABASE runs outside a transaction
@@ -106,10 +115,19 @@ export const buildMigratedTemplate = (): Promise<Blob> => buildTemplate({ ...cod
 export async function openPglite(dataDir: string, options: { sharedBuffers?: string } = {}): Promise<Database> {
   let releaseLock = () => {};
   let db: PGlite;
-  const settings: Settings = { ...codecs, ...startOptions(options.sharedBuffers ?? DEFAULT_PGLITE_SHARED_BUFFERS) };
-  if (dataDir.startsWith("memory://")) {
-    const template = await migratedTemplate(() => buildTemplate(settings));
-    db = await PGlite.create({ ...settings, loadDataDir: template });
+  const sharedBuffers = options.sharedBuffers ?? DEFAULT_PGLITE_SHARED_BUFFERS;
+  const settings: Settings = { ...codecs, ...startOptions(sharedBuffers) };
+  const inMemory = dataDir.startsWith("memory://");
+  let close = () => db.close();
+  if (inMemory) {
+    const spare = await takeSpareEngine(sharedBuffers);
+    if (spare) db = spare;
+    else {
+      const template = await migratedTemplate(() => buildTemplate(settings));
+      db = await PGlite.create({ ...settings, loadDataDir: template });
+      await noteFreshEngine(db);
+    }
+    close = () => releaseEngine(db, sharedBuffers);
   } else {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     releaseLock = acquireDataDirLock(dataDir);
@@ -130,7 +148,7 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
   try {
     // Who holds an activity's claim (src/pipeline/steps/claim.ts): after a crash, the next process's session has another name.
     await db.query("SELECT set_config('application_name', $1, false)", [PROCESS_SESSION_NAME]);
-    return wrap(db, releaseLock, { snapshots: !dataDir.startsWith("memory://") });
+    return wrap(db, close, releaseLock, { snapshots: !inMemory });
   } catch (error) {
     await db.close();
     releaseLock();
@@ -138,13 +156,19 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
   }
 }
 
-function wrap(db: PGlite, releaseLock: () => void, options: { snapshots?: boolean } = {}): Database {
+function wrap(db: PGlite, closeEngine: () => Promise<void>, releaseLock: () => void, options: { snapshots?: boolean } = {}): Database {
   const engine: PgliteEngine = pgliteEngine(db);
   const { message } = engine;
   let prepared = new Map<string, Prepared>();
   let generation = 0;
 
-  const call = (messages: Uint8Array[]) => db.execProtocolStream(concat(messages), { syncToFs: false });
+  // An in-memory store's engine may serve another store once this one is closed: nothing runs on it through this one then.
+  let closed = false;
+  const open = () => {
+    if (closed) throw new Error("the store is closed");
+    return db;
+  };
+  const call = (messages: Uint8Array[]) => open().execProtocolStream(concat(messages), { syncToFs: false });
 
   /** The statement prepared, after the simple statements `ahead` in the same engine call. */
   async function prepare(sql: string, ahead: string[]): Promise<Prepared> {
@@ -240,7 +264,7 @@ function wrap(db: PGlite, releaseLock: () => void, options: { snapshots?: boolea
           ),
         renamePlans,
       ),
-    exec: async (sql) => void (await db.exec(sql)),
+    exec: async (sql) => void (await open().exec(sql)),
     transaction: (work) => retried(() => inOneTransaction(work), renamePlans),
     // No transaction is under way while the checkpoint runs and the files are read: the archive is one committed state.
     ...(options.snapshots
@@ -253,7 +277,9 @@ function wrap(db: PGlite, releaseLock: () => void, options: { snapshots?: boolea
         }
       : {}),
     async close() {
-      await db.close();
+      if (closed) return;
+      closed = true;
+      await closeEngine();
       releaseLock();
     },
   };
