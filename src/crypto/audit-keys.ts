@@ -2,6 +2,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { randomBytes, createHash, createHmac } from "node:crypto";
 import type { Queryable } from "../store/database.js";
 import type { KeyEncryptionKey } from "./key-encryption.js";
+import { ed25519Key } from "./ed25519-key.js";
 import { loadOrCreateServerSecret } from "./server-keys.js";
 import { encodeVerifierKey, signNote } from "./signed-note.js";
 
@@ -32,7 +33,7 @@ export const auditOrigin = (publicKey: Uint8Array): string =>
 export async function loadOrCreateAuditKeys(db: Queryable, kek: KeyEncryptionKey): Promise<AuditKeys> {
   const secret = await loadOrCreateServerSecret(db, kek, SIGNING, () => ed25519.utils.randomSecretKey());
   const hmacKey = await loadOrCreateServerSecret(db, kek, HMAC, () => new Uint8Array(randomBytes(32)));
-  const publicKey = ed25519.getPublicKey(secret);
+  const { publicKey } = ed25519Key(secret);
   const origin = auditOrigin(publicKey);
   return {
     origin,

@@ -1,6 +1,6 @@
 import { p256 } from "@noble/curves/nist.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { createPrivateKey, createPublicKey, sign, type KeyObject } from "node:crypto";
+import { createECDH, createPrivateKey, createPublicKey, sign, type KeyObject } from "node:crypto";
 import type { Queryable } from "../store/database.js";
 import type { KeyEncryptionKey } from "./key-encryption.js";
 
@@ -63,7 +63,10 @@ function lowS(data: Uint8Array, privateKey: KeyObject): Uint8Array {
 }
 
 export function serverKeyFromSecret(secret: Uint8Array): ServerKey {
-  const publicKey = p256.getPublicKey(secret, false);
+  // Native: @noble's first point multiplication builds its precomputed tables (about a quarter of a second at start).
+  const ecdh = createECDH("prime256v1");
+  ecdh.setPrivateKey(secret);
+  const publicKey = new Uint8Array(ecdh.getPublicKey(null, "uncompressed"));
   const jwk = {
     kty: "EC",
     crv: "P-256",

@@ -1,6 +1,7 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import { ed25519Key } from "./ed25519-key.js";
 import type { KeyEncryptionKey } from "./key-encryption.js";
 import type { Queryable } from "../store/database.js";
 import { loadOrCreateServerSecret } from "./server-keys.js";
@@ -17,14 +18,14 @@ const NAME = "webhook-signing";
 
 export async function loadOrCreateWebhookKey(db: Queryable, kek: KeyEncryptionKey): Promise<WebhookSigningKey> {
   const secret = await loadOrCreateServerSecret(db, kek, NAME, () => ed25519.utils.randomSecretKey());
-  const publicKey = ed25519.getPublicKey(secret);
-  const keyId = `strongroom-${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
+  const key = ed25519Key(secret);
+  const keyId = `strongroom-${bytesToHex(sha256(key.publicKey)).slice(0, 16)}`;
   return {
     keyId,
-    publicKey,
+    publicKey: key.publicKey,
     sign(timestampMs, eventId, body) {
       const prefix = new TextEncoder().encode(`v1.ed25519.${keyId}.${timestampMs}.${eventId}.`);
-      return bytesToHex(ed25519.sign(new Uint8Array([...prefix, ...body]), secret));
+      return bytesToHex(key.sign(new Uint8Array([...prefix, ...body])));
     },
   };
 }
