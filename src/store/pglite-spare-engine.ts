@@ -103,15 +103,18 @@ export function releaseEngine(db: PGlite, sharedBuffers: string): Promise<void> 
   const spare: Spare = {
     engine: resetToTemplate(db, templateState).then(
       (engine) => {
-        if (engine && spares.get(sharedBuffers) === spare) {
+        const waiting = spares.get(sharedBuffers) === spare; // not taken yet
+        if (waiting && !engine) spares.delete(sharedBuffers);
+        if (waiting && engine) {
           spare.expiry = setTimeout(() => {
             spares.delete(sharedBuffers);
-            void engine.close();
+            engine.close().catch(() => undefined);
           }, SPARE_LIFETIME_MS).unref();
         }
         return engine;
       },
       async () => {
+        if (spares.get(sharedBuffers) === spare) spares.delete(sharedBuffers);
         await db.close().catch(() => undefined);
         return undefined;
       },
