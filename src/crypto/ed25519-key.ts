@@ -12,7 +12,8 @@ export interface Ed25519Key {
 /**
  * An Ed25519 key from its 32-byte secret (RFC 8032's private key), in node:crypto: the server's own Ed25519 keys (audit
  * checkpoints, webhook deliveries) are opened at every start, and @noble/curves' first Ed25519 operation in a process
- * builds its precomputed tables, about a sixth of a second of a start on a 2-core machine.
+ * builds its precomputed tables. Server-side only: signed-note.ts, which the console also runs in the browser, signs
+ * with @noble.
  */
 export function ed25519Key(secret: Uint8Array): Ed25519Key {
   if (secret.length !== 32) throw new Error(`an Ed25519 secret key is 32 bytes, not ${secret.length}`);

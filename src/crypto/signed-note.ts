@@ -1,7 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base64 } from "@scure/base";
-import { ed25519Key } from "./ed25519-key.js";
 
 /**
  * C2SP signed notes (c2sp.org/signed-note) with Ed25519 signatures, and the transparency-log checkpoints
@@ -63,10 +62,10 @@ export function parseVerifierKey(text: string): NoteVerifierKey {
 /** Signs `text` (which must end in a newline) and answers the whole note. */
 export function signNote(text: string, name: string, secretKey: Uint8Array): string {
   if (!text.endsWith("\n")) throw new Error("a note's text ends with a newline");
-  const key = ed25519Key(secretKey);
-  const signature = key.sign(new TextEncoder().encode(text));
+  const publicKey = ed25519.getPublicKey(secretKey);
+  const signature = ed25519.sign(new TextEncoder().encode(text), secretKey);
   const signed = new Uint8Array(4 + signature.length);
-  new DataView(signed.buffer).setUint32(0, noteKeyId(name, key.publicKey));
+  new DataView(signed.buffer).setUint32(0, noteKeyId(name, publicKey));
   signed.set(signature, 4);
   return `${text}\n${EM_DASH} ${name} ${base64.encode(signed)}\n`;
 }
