@@ -1,9 +1,10 @@
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import { createPglite } from "./pglite-create.js";
 import { withRelativeNames } from "./tar-relative-names.js";
 
 /** PGlite's data directory as a gzipped tar whose member names are relative (`PG_VERSION`, `base/1/112`). */
@@ -23,7 +24,7 @@ export async function dumpEmbeddedStore(dataDir: string): Promise<Uint8Array> {
   if (!existsSync(pgdata)) throw new Error(`there is no embedded store in ${dataDir} (no pgdata/ directory)`);
   const release = acquireDataDirLock(dataDir);
   try {
-    const db = await PGlite.create(pgdata);
+    const db = await createPglite(pgdata);
     try {
       return await archiveOf(db);
     } finally {
@@ -55,7 +56,7 @@ export async function loadEmbeddedStore(
     }
     const staging = join(dataDir, "pgdata.restoring");
     rmSync(staging, { recursive: true, force: true });
-    const db = await PGlite.create(staging, { loadDataDir: new Blob([dump as BlobPart]) });
+    const db = await createPglite(staging, { loadDataDir: new Blob([dump as BlobPart]) });
     try {
       await options.verify(db);
     } catch (error) {

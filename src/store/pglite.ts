@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
+import { createPglite } from "./pglite-create.js";
 import { migrate } from "./migrations.js";
 import { archiveOf } from "./pglite-backup.js";
 import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
@@ -89,7 +90,7 @@ type Settings = Pick<PGliteOptions, "parsers" | "serializers" | "startParams">;
  * leaves the dump's WAL with nothing to replay: a store that loads it starts without redoing the migrations.
  */
 async function buildTemplate(settings: Settings): Promise<Blob> {
-  const fresh = await PGlite.create(settings);
+  const fresh = await createPglite(settings);
   try {
     await migrate(
       wrap(
@@ -124,7 +125,7 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
     if (spare) db = spare;
     else {
       const template = await migratedTemplate(() => buildTemplate(settings));
-      db = await PGlite.create({ ...settings, loadDataDir: template });
+      db = await createPglite({ ...settings, loadDataDir: template });
       await noteFreshEngine(db);
     }
     close = () => releaseEngine(db, sharedBuffers);
@@ -139,7 +140,7 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
         const template = await migratedTemplate(() => buildTemplate(settings));
         await unpackDataDir(new Uint8Array(await template.arrayBuffer()), pgdata);
       }
-      db = await PGlite.create(pgdata, settings);
+      db = await createPglite(pgdata, settings);
     } catch (error) {
       releaseLock();
       throw error;
