@@ -21,6 +21,11 @@ describe.skipIf(process.env.DATABASE_URL)("the bundled command line", () => {
     expect(build.status, build.stderr).toBe(0);
     const version = spawnSync(process.execPath, ["bin/strongroom.js", "--version"], { cwd: repoRoot, encoding: "utf8" });
     expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version);
+    // ASCII only: a module's source stays in memory, at two bytes a character if any one needs more than one byte.
+    for (const bundle of ["dist/cli/strongroom.js", "dist/testing/strongroom-testing.js"]) {
+      const source = readFileSync(join(repoRoot, bundle), "utf8");
+      expect(source.match(/[\u0080-\u{10ffff}]/gu), bundle).toBeNull();
+    }
   }, 300_000);
 
   it("serves a new data directory, the console and the frames, loading few module files and none it needs only later", async () => {
