@@ -1,9 +1,7 @@
 import type { Database } from "../store/database.js";
+import { filledTables, quotedIdentifier as quoted } from "../store/filled-tables.js";
 
 const SNAPSHOT_SCHEMA = "strongroom_dev_snapshot";
-
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 async function dataTables(db: Database): Promise<{ schema: string; tables: string[] }> {
   const [current] = await db.query<{ schema: string }>("SELECT current_schema() AS schema");
@@ -16,13 +14,6 @@ async function dataTables(db: Database): Promise<{ schema: string; tables: strin
   return { schema, tables: rows.map((r) => r.table_name) };
 }
 
-/** The tables of `schema` that hold at least one row, in one statement. */
-async function filledTables(db: Database, schema: string, tables: string[]): Promise<string[]> {
-  if (tables.length === 0) return [];
-  const probes = tables.map((t) => `SELECT ${literal(t)} AS table_name WHERE EXISTS (SELECT 1 FROM ${quoted(schema)}.${quoted(t)})`);
-  return (await db.query<{ table_name: string }>(probes.join(" UNION ALL "))).map((r) => r.table_name);
-}
-
 /**
  * Copies every table of the store that holds rows (its rows, not the schema's version) into a schema of its own, so
  * that `restoreSnapshot` can bring the store back to this moment: the dev server's seeded state. Most tables are
@@ -30,7 +21,7 @@ async function filledTables(db: Database, schema: string, tables: string[]): Pro
  */
 export async function takeSnapshot(db: Database): Promise<void> {
   const { schema, tables } = await dataTables(db);
-  const filled = await filledTables(db, schema, tables);
+  const filled = await filledTables((sql) => db.query<{ name: string }>(sql), tables, schema);
   await db.transaction(async (tx) => {
     await tx.exec(`DROP SCHEMA IF EXISTS ${SNAPSHOT_SCHEMA} CASCADE; CREATE SCHEMA ${SNAPSHOT_SCHEMA}`);
     for (const table of filled) {

@@ -1,4 +1,5 @@
 import type { PGlite, Transaction } from "@electric-sql/pglite";
+import { filledTables, quotedIdentifier as ident } from "./filled-tables.js";
 
 /**
  * In-memory stores of one process reuse their engine: a closed in-memory store's engine is brought back to the state
@@ -17,8 +18,6 @@ interface TemplateState {
   sequences: Map<string, string | null>;
   schemas: string[];
 }
-
-const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 const APPLICATION_SCHEMAS = "nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'";
 
@@ -49,17 +48,12 @@ const sequencesOf = async (db: PGlite | Transaction) =>
     ).map((row) => [row.name, row.last]),
   );
 
-/** The tables holding at least one row, in one statement. */
-async function filledTables(db: PGlite, tables: string[]): Promise<string[]> {
-  if (tables.length === 0) return [];
-  const probes = tables.map((table) => `SELECT '${table.replace(/'/g, "''")}' AS name WHERE EXISTS (SELECT 1 FROM ${ident(table)})`);
-  return (await rowsOf<{ name: string }>(db, probes.join(" UNION ALL "))).map((row) => row.name);
-}
+const filledTablesOf = (db: PGlite, tables: string[]) => filledTables((sql) => rowsOf<{ name: string }>(db, sql), tables);
 
 async function readTemplateState(db: PGlite): Promise<TemplateState> {
   const tables = await tablesOf(db);
   const rows = new Map<string, string>();
-  for (const table of await filledTables(db, tables)) {
+  for (const table of await filledTablesOf(db, tables)) {
     const [row] = await rowsOf<{ rows: string }>(db, `SELECT json_agg(t)::text AS rows FROM ${ident(table)} t`);
     rows.set(table, row!.rows);
   }
@@ -137,7 +131,7 @@ async function resetToTemplate(db: PGlite, state: Promise<TemplateState>): Promi
     await db.close();
     return undefined;
   }
-  const filled = new Set([...(await filledTables(db, tables)), ...template.rows.keys()]);
+  const filled = new Set([...(await filledTablesOf(db, tables)), ...template.rows.keys()]);
   await db.transaction(async (tx) => {
     if (filled.size > 0) await tx.exec(`TRUNCATE ${[...filled].map(ident).join(", ")} RESTART IDENTITY CASCADE`);
     for (const [table, rows] of template.rows) {
