@@ -76,7 +76,36 @@ async function lockState(tx: Queryable): Promise<StateRow> {
 }
 
 /**
- * One pass of the integrator, in one transaction: takes the lease (or renews it), gives the committed events
+ * A pass that would find nothing to integrate, no checkpoint due and either its own lease with more than half of it
+ * left or the lease of another live process, found by one read without a lock: an idle store then writes nothing (a
+ * locked pass is a row lock, a lease renewal and a commit, twice a second in every process). When this answers
+ * undefined there may be work, and the locked pass decides.
+ */
+async function idlePass(db: Database, settings: IntegrationSettings): Promise<IntegrationPass | undefined> {
+  const [state] = await db.query<{ size: string; mine: boolean; free: boolean; lease_left_ms: string | null; work: boolean }>(
+    `SELECT s.size,
+            s.integrator IS NOT DISTINCT FROM current_setting('application_name') AS mine,
+            (s.integrator IS NULL OR s.lease_until < now()
+              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = s.integrator)) AS free,
+            floor(extract(epoch FROM (s.lease_until - now())) * 1000)::bigint AS lease_left_ms,
+            (EXISTS (SELECT 1 FROM audit_pending)
+              OR (s.size > coalesce(c.size, -1)
+                  AND (c.signed_at IS NULL OR now() - c.signed_at >= ($1 || ' milliseconds')::interval))) AS work
+       FROM audit_log_state s
+       LEFT JOIN LATERAL (SELECT size, signed_at FROM audit_checkpoints ORDER BY size DESC LIMIT 1) c ON true
+      WHERE s.id`,
+    [String(settings.checkpointIntervalMs)],
+  );
+  if (!state || state.work) return undefined;
+  const size = Number(state.size);
+  if (state.mine && !state.free && Number(state.lease_left_ms) > settings.leaseMs / 2)
+    return { holder: true, integrated: 0, size, more: false };
+  if (!state.mine && !state.free) return { holder: false, integrated: 0, size, more: false };
+  return undefined;
+}
+
+/**
+ * One pass of the integrator, in one transaction (unless it would find nothing to do: `idlePass`): takes the lease (or renews it), gives the committed events
  * their indexes in the order of their sequence numbers, stores each entry and the subtrees it completes, and
  * signs a checkpoint when one is due.
  *
@@ -88,6 +117,8 @@ async function lockState(tx: Queryable): Promise<StateRow> {
  * sequence number: PostgreSQL records no finer commit order (without track_commit_timestamp).
  */
 export async function integrateOnce(db: Database, keys: AuditKeys, settings: IntegrationSettings): Promise<IntegrationPass> {
+  const idle = await idlePass(db, settings);
+  if (idle) return idle;
   return db.transaction(async (tx) => {
     const state = await lockState(tx);
     const size = Number(state.size);
