@@ -50,6 +50,13 @@ export async function readNodes(db: Queryable, nodes: NodeId[]): Promise<Hash[]>
   });
 }
 
+/** Of the state row `s`: whether this process holds the lease, and whether the lease is free to take. */
+const LEASE_MINE = "s.integrator IS NOT DISTINCT FROM current_setting('application_name')";
+const LEASE_FREE = `(s.integrator IS NULL OR s.lease_until < now()
+  OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = s.integrator))`;
+/** The latest checkpoint, as `c` (no row before the first). */
+const WITH_LATEST_CHECKPOINT = "LEFT JOIN LATERAL (SELECT size, signed_at FROM audit_checkpoints ORDER BY size DESC LIMIT 1) c ON true";
+
 /**
  * The lease and the head, locked: the integrator of the cluster is the process whose session name holds an
  * unexpired lease; a lease whose holder has no session left (the process died) is free at once.
@@ -61,14 +68,9 @@ export async function readNodes(db: Queryable, nodes: NodeId[]): Promise<Hash[]>
 async function lockState(tx: Queryable): Promise<StateRow> {
   await tx.query("SELECT 1 FROM audit_log_state WHERE id FOR UPDATE");
   const [state] = await tx.query<StateRow>(
-    `SELECT s.size,
-            s.integrator IS NOT DISTINCT FROM current_setting('application_name') AS mine,
-            (s.integrator IS NULL OR s.lease_until < now()
-              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = s.integrator)) AS free,
-            c.size AS checkpoint_size,
+    `SELECT s.size, ${LEASE_MINE} AS mine, ${LEASE_FREE} AS free, c.size AS checkpoint_size,
             floor(extract(epoch FROM (now() - c.signed_at)) * 1000)::bigint AS checkpoint_age_ms
-       FROM audit_log_state s
-       LEFT JOIN LATERAL (SELECT size, signed_at FROM audit_checkpoints ORDER BY size DESC LIMIT 1) c ON true
+       FROM audit_log_state s ${WITH_LATEST_CHECKPOINT}
       WHERE s.id`,
   );
   if (!state) throw new Error("the audit log's state row is missing (migration 35)");
@@ -83,16 +85,12 @@ async function lockState(tx: Queryable): Promise<StateRow> {
  */
 async function idlePass(db: Database, settings: IntegrationSettings): Promise<IntegrationPass | undefined> {
   const [state] = await db.query<{ size: string; mine: boolean; free: boolean; lease_left_ms: string | null; work: boolean }>(
-    `SELECT s.size,
-            s.integrator IS NOT DISTINCT FROM current_setting('application_name') AS mine,
-            (s.integrator IS NULL OR s.lease_until < now()
-              OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = s.integrator)) AS free,
+    `SELECT s.size, ${LEASE_MINE} AS mine, ${LEASE_FREE} AS free,
             floor(extract(epoch FROM (s.lease_until - now())) * 1000)::bigint AS lease_left_ms,
             (EXISTS (SELECT 1 FROM audit_pending)
               OR (s.size > coalesce(c.size, -1)
                   AND (c.signed_at IS NULL OR now() - c.signed_at >= ($1 || ' milliseconds')::interval))) AS work
-       FROM audit_log_state s
-       LEFT JOIN LATERAL (SELECT size, signed_at FROM audit_checkpoints ORDER BY size DESC LIMIT 1) c ON true
+       FROM audit_log_state s ${WITH_LATEST_CHECKPOINT}
       WHERE s.id`,
     [String(settings.checkpointIntervalMs)],
   );
@@ -105,9 +103,9 @@ async function idlePass(db: Database, settings: IntegrationSettings): Promise<In
 }
 
 /**
- * One pass of the integrator, in one transaction (unless it would find nothing to do: `idlePass`): takes the lease (or renews it), gives the committed events
- * their indexes in the order of their sequence numbers, stores each entry and the subtrees it completes, and
- * signs a checkpoint when one is due.
+ * One pass of the integrator, in one transaction (none when `idlePass` finds nothing to do): takes the lease (or
+ * renews it), gives the committed events their indexes in the order of their sequence numbers, stores each entry and
+ * the subtrees it completes, and signs a checkpoint when one is due.
  *
  * Order: the pass reads audit_pending as its statement's snapshot has it — only rows of committed transactions.
  * A transaction still open keeps its events out of this pass and they get later indexes, so nothing is skipped
