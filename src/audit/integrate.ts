@@ -50,12 +50,27 @@ export async function readNodes(db: Queryable, nodes: NodeId[]): Promise<Hash[]>
   });
 }
 
-/** Of the state row `s`: whether this process holds the lease, and whether the lease is free to take. */
-const LEASE_MINE = "s.integrator IS NOT DISTINCT FROM current_setting('application_name')";
-const LEASE_FREE = `(s.integrator IS NULL OR s.lease_until < now()
-  OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = s.integrator))`;
-/** The latest checkpoint, as `c` (no row before the first). */
-const WITH_LATEST_CHECKPOINT = "LEFT JOIN LATERAL (SELECT size, signed_at FROM audit_checkpoints ORDER BY size DESC LIMIT 1) c ON true";
+/**
+ * The state row as a pass reads it (a StateRow, and `extra` columns): whether this process holds the lease, whether
+ * the lease is free to take, and the latest checkpoint.
+ */
+const readState = (extra = "") =>
+  `SELECT s.size,
+          s.integrator IS NOT DISTINCT FROM current_setting('application_name') AS mine,
+          (s.integrator IS NULL OR s.lease_until < now()
+            OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = s.integrator)) AS free,
+          c.size AS checkpoint_size,
+          floor(extract(epoch FROM (now() - c.signed_at)) * 1000)::bigint AS checkpoint_age_ms${extra}
+     FROM audit_log_state s
+     LEFT JOIN LATERAL (SELECT size, signed_at FROM audit_checkpoints ORDER BY size DESC LIMIT 1) c ON true
+    WHERE s.id`;
+
+/** Whether a log of `size` entries is owed a checkpoint: it grew past the latest, which is old enough. */
+function checkpointDue(state: StateRow, size: number, settings: IntegrationSettings): boolean {
+  const lastCheckpoint = state.checkpoint_size === null ? -1 : Number(state.checkpoint_size);
+  const due = state.checkpoint_age_ms === null || Number(state.checkpoint_age_ms) >= settings.checkpointIntervalMs;
+  return size > lastCheckpoint && due;
+}
 
 /**
  * The lease and the head, locked: the integrator of the cluster is the process whose session name holds an
@@ -67,12 +82,7 @@ const WITH_LATEST_CHECKPOINT = "LEFT JOIN LATERAL (SELECT size, signed_at FROM a
  */
 async function lockState(tx: Queryable): Promise<StateRow> {
   await tx.query("SELECT 1 FROM audit_log_state WHERE id FOR UPDATE");
-  const [state] = await tx.query<StateRow>(
-    `SELECT s.size, ${LEASE_MINE} AS mine, ${LEASE_FREE} AS free, c.size AS checkpoint_size,
-            floor(extract(epoch FROM (now() - c.signed_at)) * 1000)::bigint AS checkpoint_age_ms
-       FROM audit_log_state s ${WITH_LATEST_CHECKPOINT}
-      WHERE s.id`,
-  );
+  const [state] = await tx.query<StateRow>(readState());
   if (!state) throw new Error("the audit log's state row is missing (migration 35)");
   return state;
 }
@@ -84,18 +94,15 @@ async function lockState(tx: Queryable): Promise<StateRow> {
  * undefined there may be work, and the locked pass decides.
  */
 async function idlePass(db: Database, settings: IntegrationSettings): Promise<IntegrationPass | undefined> {
-  const [state] = await db.query<{ size: string; mine: boolean; free: boolean; lease_left_ms: string | null; work: boolean }>(
-    `SELECT s.size, ${LEASE_MINE} AS mine, ${LEASE_FREE} AS free,
-            floor(extract(epoch FROM (s.lease_until - now())) * 1000)::bigint AS lease_left_ms,
-            (EXISTS (SELECT 1 FROM audit_pending)
-              OR (s.size > coalesce(c.size, -1)
-                  AND (c.signed_at IS NULL OR now() - c.signed_at >= ($1 || ' milliseconds')::interval))) AS work
-       FROM audit_log_state s ${WITH_LATEST_CHECKPOINT}
-      WHERE s.id`,
-    [String(settings.checkpointIntervalMs)],
+  const [state] = await db.query<StateRow & { lease_left_ms: string | null; pending: boolean }>(
+    readState(
+      `, floor(extract(epoch FROM (s.lease_until - now())) * 1000)::bigint AS lease_left_ms,
+         EXISTS (SELECT 1 FROM audit_pending) AS pending`,
+    ),
   );
-  if (!state || state.work) return undefined;
+  if (!state || state.pending) return undefined;
   const size = Number(state.size);
+  if (checkpointDue(state, size, settings)) return undefined;
   if (state.mine && !state.free && Number(state.lease_left_ms) > settings.leaseMs / 2)
     return { holder: true, integrated: 0, size, more: false };
   if (!state.mine && !state.free) return { holder: false, integrated: 0, size, more: false };
@@ -150,10 +157,8 @@ export async function integrateOnce(db: Database, keys: AuditKeys, settings: Int
       await tx.query("DELETE FROM audit_pending WHERE seq = ANY($1::bigint[])", [batch.map((r) => r.seq)]);
     }
     const newSize = frontier.treeSize;
-    const lastCheckpoint = state.checkpoint_size === null ? -1 : Number(state.checkpoint_size);
-    const due = state.checkpoint_age_ms === null || Number(state.checkpoint_age_ms) >= settings.checkpointIntervalMs;
     let checkpoint: number | undefined;
-    if (newSize > lastCheckpoint && due) {
+    if (checkpointDue(state, newSize, settings)) {
       const note = keys.signNote(checkpointText({ origin: keys.origin, size: newSize, root: frontier.root() }));
       await tx.query("INSERT INTO audit_checkpoints (size, note, signed_at) VALUES ($1, $2, now())", [String(newSize), note]);
       checkpoint = newSize;
