@@ -62,7 +62,17 @@ describe.skipIf(!hasChromium)("Strongroom's export and import pages in Chromium"
      */
     const settingsAnswers = () => page.evaluate(() => window.frameAnswers!.filter((type) => type === "SETTINGS_APPLIED").length);
     async function frameReady(container: string, answersBefore: number) {
-      await expect.poll(settingsAnswers, { timeout: 20_000 }).toBeGreaterThan(answersBefore);
+      try {
+        await expect.poll(settingsAnswers, { timeout: 20_000 }).toBeGreaterThan(answersBefore);
+      } catch (error) {
+        // What a failure here needs read: how the flow ended (if it did), and what the modal holds.
+        const state = await page.evaluate(async (container) => {
+          const settled = await Promise.race([window.pendingFlow, new Promise((r) => setTimeout(() => r("still pending"), 100))]);
+          const frame = document.querySelector<HTMLIFrameElement>(`${container} iframe`);
+          return { flow: settled, answers: window.frameAnswers, container: !!document.querySelector(container), frame: frame?.src ?? null };
+        }, container);
+        throw new Error(`the frame never answered APPLY_SETTINGS: ${JSON.stringify(state)}`, { cause: error });
+      }
       await page.evaluate(() => new Promise((rendered) => requestAnimationFrame(() => requestAnimationFrame(rendered))));
       return page.frameLocator(`${container} iframe`).locator("#secret");
     }
@@ -120,6 +130,8 @@ describe.skipIf(!hasChromium)("Strongroom's export and import pages in Chromium"
       await saveScreenshot(page, "kit-export-frame");
       await page.getByRole("button", { name: "Done" }).click();
       expect(await page.evaluate(() => window.pendingFlow)).toBe("done");
+      // The modal fades out before a user could open the next one; the next test opens one only once it is gone.
+      await page.locator("#headlessui-portal-root").waitFor({ state: "detached" });
     });
 
     it("imports a mnemonic typed into the import frame as a wallet with the expected account", async () => {
