@@ -134,6 +134,92 @@ function storeContract(store: StoreUnderTest) {
       });
     });
 
+    describe("sparing round trips: queryAhead and queryThenCommit", () => {
+      it("queryThenCommit commits the transaction with its last statement and answers that statement's rows", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const rows = await db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [1]);
+          return tx.queryThenCommit<{ id: number }>(`INSERT INTO ${t} VALUES ($1) RETURNING id`, [2]);
+        });
+        expect(rows).toEqual([{ id: 2 }]);
+        expect(await count(t)).toBe(2);
+        // As the transaction's only statement, it begins it too.
+        await db.transaction((tx) => tx.queryThenCommit(`INSERT INTO ${t} VALUES ($1)`, [3]));
+        expect(await count(t)).toBe(3);
+      });
+
+      it("a last statement that fails commits nothing, the writes before it included, and rejects with its own error", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        const work = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [2]);
+          await tx.queryThenCommit(`INSERT INTO ${t} VALUES ($1)`, [1]);
+        });
+        await expect(work).rejects.toMatchObject({ code: "23505" });
+        expect(await count(t)).toBe(1);
+        // The connection is back in the pool in a clean state: the next transaction commits.
+        await db.transaction((tx) => tx.query(`INSERT INTO ${t} VALUES ($1)`, [3]));
+        expect(await count(t)).toBe(2);
+      });
+
+      it("a last statement whose parameter fails to serialize sends no COMMIT: the writes before it roll back", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const circular: Record<string, unknown> = {};
+        circular.self = circular;
+        const work = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [1]);
+          await tx.queryThenCommit("SELECT $1::jsonb AS value", [circular]);
+        });
+        await expect(work).rejects.toThrow(/circular/i);
+        expect(await count(t)).toBe(0);
+      });
+
+      it("nothing may follow the last statement: a statement after it throws, and what it committed stays", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const work = db.transaction(async (tx) => {
+          await tx.queryThenCommit(`INSERT INTO ${t} VALUES ($1)`, [1]);
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [2]);
+        });
+        await expect(work).rejects.toThrow(/committed with its last statement/);
+        expect((await db.query<{ id: number }>(`SELECT id FROM ${t}`)).map((r) => r.id)).toEqual([1]);
+      });
+
+      it("queryAhead runs before the statement it goes with, answers its own rows, and commits with the transaction", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        const [before, after] = await db.transaction(async (tx) => {
+          const seen = tx.queryAhead<{ n: number }>(`SELECT count(*)::int AS n FROM ${t} WHERE id >= $1`, [0]);
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [2]);
+          const inserted = tx.queryAhead(`INSERT INTO ${t} VALUES ($1)`, [3]);
+          const [{ n }] = (await tx.queryThenCommit<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`)) as [{ n: number }];
+          expect(await inserted()).toEqual([]);
+          return [(await seen())[0]!.n, n];
+        });
+        expect([before, after]).toEqual([1, 3]);
+        expect(await count(t)).toBe(3);
+      });
+
+      it("queryAhead's rows asked for before any other statement: it is sent on its own, not waited for forever", async () => {
+        const t = await table("id int PRIMARY KEY", "(1), (2)");
+        const n = await db.transaction(async (tx) => {
+          const ahead = tx.queryAhead<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`);
+          return within(5_000, ahead(), "queryAhead on its own");
+        });
+        expect(n).toEqual([{ n: 2 }]);
+      });
+
+      it("a queryAhead that fails rejects its rows and the statement it went with, and rolls the transaction back", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        let aheadError: unknown;
+        const work = db.transaction(async (tx) => {
+          const ahead = tx.queryAhead(`INSERT INTO ${t} VALUES ($1)`, [1]);
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [2]).catch(() => undefined);
+          aheadError = await ahead().catch((error: unknown) => error);
+        });
+        await expect(work).rejects.toBeDefined();
+        expect(sqlState(aheadError)).toBe("23505");
+        expect(await count(t)).toBe(1);
+      });
+    });
+
     describe("an aborted transaction", () => {
       it("a failed statement carries its SQLSTATE, and every statement after it fails until the rollback", async () => {
         const t = await table("id int PRIMARY KEY", "(1)");
