@@ -37,9 +37,8 @@ app.post("/public/v1/:kind/:operation", async (request, reply) => {
   if ((request.params as { kind: string }).kind === "submit") {
     if (!db) return reply.status(404).send({ code: 5, message: "no store" });
     const fingerprint = createHash("sha256").update(rawBody).digest("hex");
-    // Its COMMIT goes with the insert, as an activity's does when nothing follows its insert: one round trip.
     await db.transaction((tx) =>
-      tx.queryThenCommit("INSERT INTO bench_limit_rows (id, fingerprint, body) VALUES ($1, $2, $3)", [
+      tx.query("INSERT INTO bench_limit_rows (id, fingerprint, body) VALUES ($1, $2, $3)", [
         randomUUID(),
         fingerprint,
         rawBody.toString("utf8"),

@@ -22,12 +22,11 @@ import { afterCommit, type ActivityOutcome } from "./steps/respond.js";
 import { runHandler, proofContext, type AfterCommitTask, type HandlerOutcome } from "./steps/execute.js";
 import { refuseSameBody, sameBodyBehind } from "./steps/fingerprint.js";
 import { parseRequest, type ParsedRequest, type SignedRequest } from "./steps/parse.js";
-import { AlreadySubmitted, newActivityRow, persistNewActivity, SubscriberAppeared } from "./steps/persist.js";
+import { AlreadySubmitted, newActivityRow, persistNewActivity } from "./steps/persist.js";
 import { NOT_PREPARED, prepare, type Preparation } from "./steps/prepare.js";
 import { checkSchema, validateWithDefinition, validationDeferred } from "./steps/validate.js";
 import { newActivityEvent, recordRefusalEvent, type AuditTrail } from "./steps/audit.js";
 import { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
-import { activityUpdateSubscribersAhead } from "../domains/webhooks/outbox.js";
 
 /** Everything the steps after validation read. */
 interface Submission {
@@ -193,80 +192,66 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
   let tasks: AfterCommitTask[] = [];
   let queued = 0;
   let first: StoredVote | undefined;
-  /** With `commitWithInsert`, persist may send the insert with the COMMIT (see persistNewActivity). */
-  const inTransaction = (commitWithInsert: boolean) =>
-    services.db.transaction(async (tx) => {
-      // Who subscribes to the organization's activity updates, read with the transaction's first statement.
-      const subscribersAtStart = commitWithInsert ? activityUpdateSubscribersAhead(tx, organization.id) : undefined;
-      first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
-      const { decision, requirements, velocity } = await decideSubmission(tx, { definition, params, ...caller, parsedTransactions }, first); // decide, again, in the transaction
-      if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
-      // validate, when left to the transaction: before anything is written unless the activity runs now (then only if it fails).
-      const validateNow = () => validateWithDefinition(services, definition, caller, params, parsedTransactions, tx);
-      if (validationDeferred(definition) && decision.outcome !== "allow") await validateNow();
-      let outcome: HandlerOutcome | undefined;
-      if (decision.outcome === "allow") {
-        const allowed = {
-          id: activityId,
-          requesterUserId: principal.user.id,
-          requesterSessionProfileId: principal.sessionProfile?.id,
-          byRootQuorum: decision.byRootQuorum === true,
-          organization,
-          definition,
-          params,
-          prepared: prepared === NOT_PREPARED ? undefined : prepared,
-          validated: submission.validated,
-          parsedTransactions,
-        };
-        const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
-        await velocity.lockCharges(tx);
-        outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute
-        if (outcome.status === "ACTIVITY_STATUS_FAILED" && validationDeferred(definition)) await validateNow(); // its refusal, if any, comes first
-        if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, activityId); // count it in the velocity controls
-      }
-      const row = newActivityRow(
-        {
-          id: activityId,
-          organization_id: organization.id,
-          type: definition.type,
-          fingerprint: parsed.fingerprint,
-          intent: { [definition.intentKey]: parsed.body.parameters as Record<string, unknown> },
-          generate_app_proofs: generateAppProofs,
-          created_at: now,
-          updated_at: now,
-        },
-        decision,
-        outcome,
-      );
-      // persist: bearer secrets redacted, and sealed while the activity waits, so only this answer carries them.
-      const stored: ActivityRow = {
-        ...row,
-        intent: { [definition.intentKey]: redactedIntent(definition, parsed.body.parameters as Record<string, unknown>) },
-        result: redactedResult(definition, row.result),
-        sealed_secret_params:
-          WAITING_STATUSES.has(row.status) && holdsIntentSecrets(definition, params)
-            ? sealSecretParams(services.kek, activityId, params)
-            : null,
+  const row = await services.db.transaction(async (tx) => {
+    first = await newVote(tx, activityId, "VOTE_SELECTION_APPROVED", vote);
+    const { decision, requirements, velocity } = await decideSubmission(tx, { definition, params, ...caller, parsedTransactions }, first); // decide, again, in the transaction
+    if (decision.outcome === "allow" && definition.prepare && prepared === NOT_PREPARED) throw new DecisionChanged();
+    // validate, when left to the transaction: before anything is written unless the activity runs now (then only if it fails).
+    const validateNow = () => validateWithDefinition(services, definition, caller, params, parsedTransactions, tx);
+    if (validationDeferred(definition) && decision.outcome !== "allow") await validateNow();
+    let outcome: HandlerOutcome | undefined;
+    if (decision.outcome === "allow") {
+      const allowed = {
+        id: activityId,
+        requesterUserId: principal.user.id,
+        requesterSessionProfileId: principal.sessionProfile?.id,
+        byRootQuorum: decision.byRootQuorum === true,
+        organization,
+        definition,
+        params,
+        prepared: prepared === NOT_PREPARED ? undefined : prepared,
+        validated: submission.validated,
+        parsedTransactions,
       };
-      trail.evaluations = decision.evaluations;
-      const auditEvent = newActivityEvent(services, row, principal, decision.evaluations, submission.clientIp); // record (written by persist)
-      queued = await persistNewActivity(
-        tx,
-        stored,
-        first,
-        decision,
-        auditEvent,
-        () => (decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : ""),
-        { subscribersAtStart, more: requirements.length > 0 || claim !== undefined },
-      );
-      await recordRequirements(tx, activityId, requirements);
-      await claim?.release(tx);
-      tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
-      return row;
-    });
-  const row = await inTransaction(true).catch((error: unknown) => {
-    if (!(error instanceof SubscriberAppeared)) throw error;
-    return inTransaction(false); // nothing was committed: again, now queuing the new subscriber's delivery
+      const proofs = generateAppProofs ? proofContext(parsed.fingerprint, decision, [first]) : undefined;
+      await velocity.lockCharges(tx);
+      outcome = await runHandler(tx, services, allowed, now, vote.onError, proofs, "refuse"); // execute
+      if (outcome.status === "ACTIVITY_STATUS_FAILED" && validationDeferred(definition)) await validateNow(); // its refusal, if any, comes first
+      if (outcome.status === "ACTIVITY_STATUS_COMPLETED") await velocity.record(tx, activityId); // count it in the velocity controls
+    }
+    const row = newActivityRow(
+      {
+        id: activityId,
+        organization_id: organization.id,
+        type: definition.type,
+        fingerprint: parsed.fingerprint,
+        intent: { [definition.intentKey]: parsed.body.parameters as Record<string, unknown> },
+        generate_app_proofs: generateAppProofs,
+        created_at: now,
+        updated_at: now,
+      },
+      decision,
+      outcome,
+    );
+    // persist: bearer secrets redacted, and sealed while the activity waits, so only this answer carries them.
+    const stored: ActivityRow = {
+      ...row,
+      intent: { [definition.intentKey]: redactedIntent(definition, parsed.body.parameters as Record<string, unknown>) },
+      result: redactedResult(definition, row.result),
+      sealed_secret_params:
+        WAITING_STATUSES.has(row.status) && holdsIntentSecrets(definition, params)
+          ? sealSecretParams(services.kek, activityId, params)
+          : null,
+    };
+    trail.evaluations = decision.evaluations;
+    const auditEvent = newActivityEvent(services, row, principal, decision.evaluations, submission.clientIp); // record (written by persist)
+    queued = await persistNewActivity(tx, stored, first, decision, auditEvent, () =>
+      decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
+    );
+    await recordRequirements(tx, activityId, requirements);
+    await claim?.release(tx);
+    tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
+    return row;
   });
   afterCommit(services, queued > 0, tasks, vote.onError); // respond
   return { activity: activityRecord(row, [first!], principal.user.id) };

@@ -10,25 +10,6 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
-/**
- * What `work` runs its statements on inside `Database.transaction`: besides `query` and `exec`, two ways to spare a
- * round trip (a socket write and a wake-up of the server process on PostgreSQL, an engine call on PGlite).
- */
-export interface Transaction extends Queryable {
-  /**
-   * A statement sent with the transaction's next one rather than on its own. Its rows come from the function it
-   * answers, which sends it by itself if nothing has taken it along yet (so awaiting it early costs the round trip,
-   * never a deadlock).
-   */
-  queryAhead<Row = Record<string, unknown>>(sql: string, params?: unknown[]): () => Promise<Row[]>;
-  /**
-   * The transaction's last statement, with its COMMIT in the same round trip. Once it has answered, the transaction
-   * is committed: `work` issues nothing after it (a statement after it throws) and has nothing left that may fail.
-   * When it fails, nothing is committed (the COMMIT behind a failed statement answers ROLLBACK).
-   */
-  queryThenCommit<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
-}
-
 export interface Database extends Queryable {
   readonly kind: "pglite" | "postgres";
   /**
@@ -38,7 +19,7 @@ export interface Database extends Queryable {
    * back and rejects with `TransactionAborted`. Inside `work`, use `tx` only: on PGlite the Database itself
    * waits for the transaction to end. test/store/contract.test.ts holds both adapters to this.
    */
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
    * The embedded store in a data directory only: the whole store as a gzipped tar (what `strongroom backup` writes),
    * taken between two transactions after a checkpoint, while the server keeps running.
@@ -70,9 +51,6 @@ export function isRetryableConflict(error: unknown): boolean {
 export function isStalePlan(error: unknown): boolean {
   return sqlState(error) === "0A000" && /cached plan/.test((error as Error).message);
 }
-
-/** A statement after `queryThenCommit`, whose transaction is committed. */
-export const AFTER_COMMIT_MESSAGE = "the transaction was committed with its last statement (queryThenCommit): nothing may follow it";
 
 /** Work resolved although a statement in its transaction failed: COMMIT answered ROLLBACK and nothing was written. */
 export class TransactionAborted extends Error {

@@ -32,7 +32,6 @@ import { auditLog } from "./migrations/0035-audit-log.js";
 import { keyring } from "./migrations/0037-keyring.js";
 import { sealRequests } from "./migrations/0038-seal-requests.js";
 import { listOrderIndexes } from "./migrations/0039-list-order-indexes.js";
-import { subscriberGuard } from "./migrations/0040-subscriber-guard.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -75,7 +74,6 @@ export const migrations: Migration[] = [
   keyring,
   sealRequests,
   listOrderIndexes,
-  subscriberGuard,
 ];
 
 /** The newest schema version this code knows. */

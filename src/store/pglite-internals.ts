@@ -21,8 +21,6 @@ export interface PgliteEngine {
   serialize(value: unknown, typeOid: number): string;
   /** The rows of a result in an answer (the first, or the `index`th), each value parsed by its column's type. */
   rows(messages: EngineMessages, index?: number): Record<string, unknown>[];
-  /** Every result in an answer, in order: its rows and its command tag. */
-  results(messages: EngineMessages): { rows: Record<string, unknown>[]; command?: string }[];
   /** The command tag of a result in an answer (the first, or the `index`th): "COMMIT", "ROLLBACK", "INSERT" ... */
   command(messages: EngineMessages, index?: number): string | undefined;
   /** The parameter type OIDs of a described prepared statement. */
@@ -60,10 +58,6 @@ export function pgliteEngine(db: PGlite): PgliteEngine {
     exclusiveTransaction: (work) => db._runExclusiveTransaction(work),
     serialize: (value, typeOid) => (codecs.serializers[typeOid] ?? String)(value),
     rows: (messages, index = 0) => (parse.parseResults(messages, codecs.parsers)[index]?.rows ?? []) as Record<string, unknown>[],
-    results: (messages) =>
-      parse
-        .parseResults(messages, codecs.parsers)
-        .map((result) => ({ rows: result.rows as Record<string, unknown>[], command: result.command })),
     command: (messages, index = 0) => parse.parseResults(messages, codecs.parsers)[index]?.command,
     parameterTypes: (messages) => parse.parseDescribeStatementResults(messages),
     message: {

@@ -2,7 +2,7 @@ import { PGlite, types, type PGliteOptions } from "@electric-sql/pglite";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { AFTER_COMMIT_MESSAGE, retried, TransactionAborted, type Database, type Transaction } from "./database.js";
+import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { createPglite } from "./pglite-create.js";
 import { migrate } from "./migrations.js";
@@ -22,19 +22,6 @@ const MAX_NAMED_STATEMENTS = 2000;
 interface Prepared {
   name: string;
   parameterTypes: number[];
-}
-
-/** A statement of an engine call: simple without `params` (BEGIN, SAVEPOINT, COMMIT), prepared with them. */
-interface Batched {
-  sql: string;
-  params?: unknown[];
-}
-
-type EngineResult = ReturnType<PgliteEngine["results"]>[number];
-
-/** A statement waiting to go with the transaction's next one; a `queryAhead` one is settled with its rows. */
-interface AheadStatement extends Batched {
-  settle?: { resolve(rows: Record<string, unknown>[]): void; reject(error: unknown): void };
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -184,62 +171,38 @@ function wrap(db: PGlite, closeEngine: () => Promise<void>, releaseLock: () => v
   };
   const call = (messages: Uint8Array[]) => open().execProtocolStream(concat(messages), { syncToFs: false });
 
-  /** The messages that run a statement: a simple query without `params` (BEGIN, SAVEPOINT, COMMIT), else prepared. */
-  function messagesOf(statement: Batched): Uint8Array[] {
-    if (!statement.params) return [message.query(statement.sql)];
-    const { name, parameterTypes } = prepared.get(statement.sql)!;
-    const values = statement.params.map((value, i) =>
-      value === null || value === undefined ? null : engine.serialize(value, parameterTypes[i]!),
-    );
-    // The unnamed statement is parsed again where it is bound: another statement of the call may have replaced it.
-    const parse = name ? [] : [message.parse("", statement.sql)];
-    return [...parse, message.bind(name, values), message.describePortal(), message.execute(), message.sync()];
+  /** The statement prepared, after the simple statements `ahead` in the same engine call. */
+  async function prepare(sql: string, ahead: string[]): Promise<Prepared> {
+    const name = prepared.size < MAX_NAMED_STATEMENTS ? `sr${generation}_${prepared.size}` : "";
+    const described = await call([
+      ...ahead.map((statement) => message.query(statement)),
+      message.parse(name, sql),
+      message.describeStatement(name),
+      message.sync(),
+    ]);
+    const statement = { name, parameterTypes: engine.parameterTypes(described) };
+    if (name) prepared.set(sql, statement);
+    return statement;
   }
 
   /**
-   * Runs `statements` in order, in one engine call once each is prepared, and answers each one's result. A statement
-   * not prepared yet is prepared first, in a call that also runs the statements before it (as BEGIN and a SAVEPOINT
-   * went along before), so one that fails to prepare fails after them, inside their transaction, as on PostgreSQL.
-   * Values are serialized before the call that runs their statement: when one fails, that call is not made, and
-   * `unsent` is told which statements never reached the engine. `sending` is called just before the last call.
-   * The caller holds PGlite's query lock.
+   * Runs one statement, after the simple statements `takeAhead` answers (BEGIN, SAVEPOINT) in the same engine call —
+   * the call that prepares it, the first time. They are taken just before a call, so none is lost when a value fails to
+   * serialize. The caller holds PGlite's query lock.
    */
-  async function runInOrder(
-    statements: Batched[],
-    options: { unsent?: (statements: Batched[]) => void; sending?: () => void } = {},
-  ): Promise<EngineResult[]> {
-    const results: EngineResult[] = [];
-    let pending = statements;
-    const serialized = (upTo: number) => {
-      try {
-        return pending.slice(0, upTo).flatMap(messagesOf);
-      } catch (error) {
-        options.unsent?.(pending);
-        throw error;
-      }
-    };
-    for (;;) {
-      const next = pending.findIndex((statement) => statement.params && !prepared.has(statement.sql));
-      if (next < 0) break;
-      const before = serialized(next);
-      const sql = pending[next]!.sql;
-      const name = prepared.size < MAX_NAMED_STATEMENTS ? `sr${generation}_${prepared.size}` : "";
-      const answer = await call([...before, message.parse(name, sql), message.describeStatement(name), message.sync()]);
-      prepared.set(sql, { name, parameterTypes: engine.parameterTypes(answer) });
-      // (An answer without a result is given one empty result: only the statements run count.)
-      results.push(...engine.results(answer).slice(0, next));
-      pending = pending.slice(next);
-    }
-    const messages = serialized(pending.length);
-    // An unnamed statement's types serve only the call just built (the next unnamed one replaces it).
-    for (const { sql } of pending) if (prepared.get(sql)?.name === "") prepared.delete(sql);
-    options.sending?.();
-    if (messages.length > 0) results.push(...engine.results(await call(messages)));
-    return results;
+  async function run<Row>(sql: string, params: unknown[] = [], takeAhead: () => string[] = () => []): Promise<Row[]> {
+    const { name, parameterTypes } = prepared.get(sql) ?? (await prepare(sql, takeAhead()));
+    const values = params.map((value, i) => (value === null || value === undefined ? null : engine.serialize(value, parameterTypes[i]!)));
+    const ahead = takeAhead();
+    const answer = await call([
+      ...ahead.map((statement) => message.query(statement)),
+      message.bind(name, values),
+      message.describePortal(),
+      message.execute(),
+      message.sync(),
+    ]);
+    return engine.rows(answer, ahead.length) as Row[];
   }
-
-  /** One statement on its own. The caller holds PGlite's query lock. */
-  const run = async <Row>(sql: string, params: unknown[] = []): Promise<Row[]> => (await runInOrder([{ sql, params }]))[0]!.rows as Row[];
 
   /** A statement whose table changed shape since it was prepared: prepare every statement afresh. */
   const renamePlans = () => {
@@ -251,88 +214,39 @@ function wrap(db: PGlite, closeEngine: () => Promise<void>, releaseLock: () => v
   const simple = (...sqls: string[]) => db.runExclusive(() => call(sqls.map((sql) => message.query(sql))));
 
   /**
-   * PGlite's own `transaction` makes two engine calls each for BEGIN and COMMIT. Here BEGIN, a SAVEPOINT and the
-   * statements sent ahead go in the same engine call as the transaction's next statement (as the PostgreSQL adapter
-   * puts them in the same socket write), and `queryThenCommit` takes the COMMIT along, so a transaction of n statements
-   * makes n calls. BEGIN and SAVEPOINT cannot fail where they are sent other than in a transaction already aborted,
-   * and then the statement after them fails too (the engine answers the first error).
+   * PGlite's own `transaction` makes two engine calls each for BEGIN and COMMIT. Here BEGIN, and a SAVEPOINT, go in
+   * the same engine call as the transaction's next statement (as the PostgreSQL adapter puts them in the same socket
+   * write), so a transaction of n statements makes n + 1 calls. Neither can fail where it is sent other than in a
+   * transaction already aborted, and then the statement after it fails too (the engine answers the first error).
    */
-  const inOneTransaction = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> =>
+  const inOneTransaction = <T>(work: (tx: Queryable) => Promise<T>): Promise<T> =>
     engine.exclusiveTransaction(async () => {
-      let ahead: AheadStatement[] = [{ sql: "BEGIN" }];
+      let ahead = ["BEGIN"];
       let begun = false;
-      /** queryThenCommit was called: nothing may follow. */
-      let finished = false;
-      /** Its COMMIT went to the engine: the transaction is over, whatever the last statement answered. */
-      let commitSent = false;
-      const stillOpen = () => {
-        if (finished) throw new Error(AFTER_COMMIT_MESSAGE);
+      const takeAhead = () => {
+        const taken = ahead;
+        ahead = [];
+        begun = true;
+        return taken;
       };
-      /**
-       * The statements ahead, then `then`, in one engine call (after any call that prepares one of them); each
-       * statement ahead is settled with its answer. Statements ahead that never reached the engine stay ahead.
-       */
-      const withAhead = (then: Batched[], sending?: () => void) =>
-        db.runExclusive(async () => {
-          const taken = ahead;
-          const wasBegun = begun;
-          ahead = [];
-          begun = true;
-          const unsent = (statements: Batched[]) => {
-            ahead = [...taken.filter((statement) => statements.includes(statement)), ...ahead];
-            if (!wasBegun && ahead[0] === taken[0]) begun = false;
-          };
-          let results: EngineResult[];
-          try {
-            results = await runInOrder([...taken, ...then], { unsent, sending });
-          } catch (error) {
-            for (const statement of taken) if (!ahead.includes(statement)) statement.settle?.reject(error);
-            throw error;
-          }
-          taken.forEach((statement, i) => statement.settle?.resolve(results[i]!.rows));
-          return results.slice(taken.length);
-        });
-      const tx: Transaction = {
-        query: async <Row>(sql: string, params: unknown[] = []) => {
-          stillOpen();
-          return (await withAhead([{ sql, params }]))[0]!.rows as Row[];
-        },
-        queryAhead: <Row>(sql: string, params: unknown[] = []) => {
-          stillOpen();
-          const statement: AheadStatement = { sql, params };
-          const rows = new Promise<Row[]>((resolve, reject) => (statement.settle = { resolve: resolve as never, reject }));
-          rows.catch(() => undefined); // its error, if any, is its call's: whoever asks for the rows gets it
-          ahead.push(statement);
-          return () => (ahead.includes(statement) ? withAhead([]).then(() => rows) : rows);
-        },
-        queryThenCommit: async <Row>(sql: string, params: unknown[] = []) => {
-          stillOpen();
-          finished = true;
-          const [last, commit] = await withAhead([{ sql, params }, { sql: "COMMIT" }], () => (commitSent = true));
-          if (commit!.command === "ROLLBACK") throw new TransactionAborted();
-          return last!.rows as Row[];
-        },
+      const tx: Queryable = {
+        query: (sql, params) => db.runExclusive(() => run(sql, params, takeAhead)),
         exec: async (sql) => {
-          stillOpen();
-          if (SAVEPOINT.test(sql)) ahead.push({ sql });
-          else await withAhead([{ sql }]);
+          if (SAVEPOINT.test(sql)) ahead.push(sql);
+          else await simple(...takeAhead(), sql);
         },
       };
       let result: T;
       try {
         result = await work(tx);
       } catch (error) {
-        // A last statement sent with its COMMIT ended the transaction, committed or (when it failed) rolled back.
-        if (commitSent) await db.syncToFs();
-        else if (begun) await simple("ROLLBACK");
+        if (begun) await simple("ROLLBACK");
         throw error;
       }
-      if (!commitSent) {
-        if (!begun && ahead.length === 1) return result; // no statement: nothing to begin or commit
-        // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
-        const [commit] = await withAhead([{ sql: "COMMIT" }]);
-        if (commit!.command === "ROLLBACK") throw new TransactionAborted();
-      }
+      if (!begun && ahead.length === 1) return result; // no statement: nothing to begin or commit
+      const statements = [...takeAhead(), "COMMIT"];
+      // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
+      if (engine.command(await simple(...statements), statements.length - 1) === "ROLLBACK") throw new TransactionAborted();
       await db.syncToFs();
       return result;
     });

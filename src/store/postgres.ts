@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { AFTER_COMMIT_MESSAGE, asUnavailable, isConnectionFailure, retried, TransactionAborted, type Database } from "./database.js";
-import { inOneWrite, preparedValues } from "./pg-internals.js";
+import { asUnavailable, isConnectionFailure, retried, TransactionAborted, type Database } from "./database.js";
+import { inOneWrite } from "./pg-internals.js";
 import { findServer, parseHosts } from "./postgres-hosts.js";
 import { connectWaiting, CONNECT_TIMEOUT_MS, describePostgres } from "./postgres-wait.js";
 import { PROCESS_SESSION_NAME } from "./process-session.js";
@@ -81,14 +81,6 @@ async function chooseSchema(client: pg.ClientBase, configured: string | undefine
 /** A statement whose answer carries nothing: it may leave with the next one (see `transaction`). */
 const SAVEPOINT = /^SAVEPOINT [a-z_]+$/;
 
-/** A statement waiting to leave with the transaction's next one: simple without `params` (BEGIN, SAVEPOINT). */
-interface AheadStatement {
-  sql: string;
-  params?: unknown[];
-  /** queryAhead's: told of the statement's answer once it is issued. */
-  sent?: (answer: Promise<Record<string, unknown>[]>) => void;
-}
-
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<PostgresDatabase> {
   const hosts = parseHosts(connectionString);
   const found = await connectWaiting(
@@ -167,24 +159,16 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       let broken = false;
       const attempt = async () => {
         const conn = await current.pool.connect();
-        // BEGIN, a SAVEPOINT and a statement sent ahead are not awaited (their answers are checked before COMMIT):
-        // each leaves in the same socket write as the transaction's next statement, which spares a write and a
-        // wake-up of the server process per statement. BEGIN and SAVEPOINT can only fail in a transaction already
-        // aborted, as the next would.
+        // BEGIN, and a SAVEPOINT, are not awaited (their answers are checked before COMMIT): each leaves in the
+        // same socket write as the transaction's next statement, which spares a write and a wake-up of the
+        // server process per statement. They can only fail in a transaction already aborted, as the next would.
         let begun = false;
-        let ahead: AheadStatement[] = [{ sql: "BEGIN" }];
+        let ahead: string[] = ["BEGIN"];
         const answers: Array<Promise<unknown>> = [];
-        /** queryThenCommit's COMMIT, once sent. */
-        let commit: Promise<pg.QueryResult> | undefined;
-        let finished = false;
-        const stillOpen = () => {
-          if (finished) throw new Error(AFTER_COMMIT_MESSAGE);
-        };
         const writeAhead = () => {
-          for (const statement of ahead) {
-            const answer = statement.params ? run(conn, statement.sql, statement.params) : conn.query(statement.sql);
+          for (const sql of ahead) {
+            const answer = conn.query(sql);
             answer.catch(() => undefined);
-            statement.sent?.(answer as Promise<Record<string, unknown>[]>);
             answers.push(answer);
           }
           ahead = [];
@@ -199,54 +183,22 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         };
         try {
           const result = await work({
-            query: (sql, params) => {
-              stillOpen();
-              return withAhead(() => run(conn, sql, params));
-            },
-            queryAhead: <Row>(sql: string, params: unknown[] = []) => {
-              stillOpen();
-              let rows: Promise<Row[]> | undefined;
-              ahead.push({
-                sql,
-                params,
-                sent: (answer) => {
-                  rows = answer as Promise<Row[]>;
-                },
-              });
-              return () => rows ?? (inOneWrite(conn, writeAhead), rows!);
-            },
-            queryThenCommit: <Row>(sql: string, params: unknown[] = []) => {
-              stillOpen();
-              finished = true;
-              // Checked before anything is issued: pipeline mode would send the COMMIT behind a statement pg failed to send.
-              const values = preparedValues(params);
-              return inOneWrite(conn, () => {
-                writeAhead();
-                const rows = run<Row>(conn, sql, values);
-                commit = conn.query("COMMIT");
-                commit.catch(() => undefined);
-                return rows;
-              });
-            },
+            query: (sql, params) => withAhead(() => run(conn, sql, params)),
             exec: (sql) => {
-              stillOpen();
               if (!SAVEPOINT.test(sql)) return withAhead(async () => void (await conn.query(sql)));
-              ahead.push({ sql });
+              ahead.push(sql);
               return Promise.resolve();
             },
           });
-          if (commit || begun || ahead.length > 1) {
+          if (begun || ahead.length > 1) {
             if (ahead.length > 0) inOneWrite(conn, writeAhead);
             await Promise.all(answers);
             // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
-            if ((await (commit ?? conn.query("COMMIT"))).command === "ROLLBACK") throw new TransactionAborted();
+            if ((await conn.query("COMMIT")).command === "ROLLBACK") throw new TransactionAborted();
           }
           return result;
         } catch (error) {
-          if (commit) {
-            // The last statement took its COMMIT along: whatever it answered, the transaction is over.
-            await commit.catch(() => (broken = true));
-          } else if (begun) {
+          if (begun) {
             await conn.query("ROLLBACK").catch(() => {
               broken = true; // never hand a connection in an unknown transaction state back to the pool
             });

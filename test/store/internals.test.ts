@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inOneWrite, PG_VERSION_WRITTEN_AGAINST, preparedValues } from "../../src/store/pg-internals.js";
+import { inOneWrite, PG_VERSION_WRITTEN_AGAINST } from "../../src/store/pg-internals.js";
 import { PGLITE_VERSION_WRITTEN_AGAINST, pgliteEngine } from "../../src/store/pglite-internals.js";
 
 /**
@@ -95,12 +95,5 @@ describe("pg's internals (src/store/pg-internals.ts)", () => {
     expect(inOneWrite(client, () => (corked.push("issued"), 42))).toBe(42);
     expect(corked).toEqual(["cork", "issued", "uncork"]);
     expect(() => inOneWrite({} as pg.Client, () => 0)).toThrow(/connection\.stream.*written against 8\.23\.1/);
-  });
-
-  it("parameters are turned into what pg sends before anything is issued, and one it cannot send throws there", () => {
-    expect(preparedValues(["text", 7, null, { a: 1 }, Buffer.from([1])])).toEqual(["text", "7", null, '{"a":1}', Buffer.from([1])]);
-    const circular: Record<string, unknown> = {};
-    circular.self = circular;
-    expect(() => preparedValues([circular])).toThrow(/circular/i);
   });
 });

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from "uuid";
 import { activityRecord, type ActivityRow } from "../../records/activity.js";
 import type { VoteRow } from "../../records/vote.js";
-import type { Queryable, Transaction } from "../../store/database.js";
+import type { Queryable } from "../../store/database.js";
 import { parseFilters, passes, type EventType } from "./filters.js";
 
 export interface Subscriber {
@@ -71,16 +71,9 @@ export async function enqueueTo(
  * webhook payload has them, queued in the same transaction as the status change it reports.
  */
 export async function emitActivityUpdate(tx: Queryable, row: ActivityRow, now: Date): Promise<number> {
-  const subscribers = await tx.query<Subscriber>(ACTIVITY_UPDATE_SUBSCRIBERS, [row.organization_id]);
+  const subscribers = await tx.query<Subscriber>(subscribersSql("$1", "'ACTIVITY_UPDATES'"), [row.organization_id]);
   return emitActivityUpdateTo(tx, subscribers, row, now);
 }
-
-/** Who subscribes to ACTIVITY_UPDATES of the organization `$1`. */
-const ACTIVITY_UPDATE_SUBSCRIBERS = subscribersSql("$1", "'ACTIVITY_UPDATES'");
-
-/** Who subscribes to the organization's ACTIVITY_UPDATES, read with the transaction's next statement (queryAhead). */
-export const activityUpdateSubscribersAhead = (tx: Transaction, organizationId: string): (() => Promise<Subscriber[]>) =>
-  tx.queryAhead<Subscriber>(ACTIVITY_UPDATE_SUBSCRIBERS, [organizationId]);
 
 /** The same, to subscribers already looked up; `votes` when the caller holds them all (a new activity's one vote). */
 export async function emitActivityUpdateTo(

@@ -1,11 +1,11 @@
 import type { AuditEvent } from "../../audit/record.js";
-import { insertNewActivity, isFingerprintTaken, isSubscriberAppeared } from "../../domains/activities/insert-new-activity.js";
+import { insertNewActivity } from "../../domains/activities/insert-new-activity.js";
 import type { ActivityRow } from "../../records/activity.js";
 import { recordEvaluations, setCompleted, setStatus, touchActivity, type StoredVote } from "../../domains/activities/votes.js";
-import { emitActivityUpdateTo, type Subscriber } from "../../domains/webhooks/outbox.js";
+import { emitActivityUpdateTo } from "../../domains/webhooks/outbox.js";
 import { permissionDenied, policyDenied } from "../../errors.js";
 import type { Decision } from "../../policy/decision.js";
-import type { Queryable, Transaction } from "../../store/database.js";
+import type { Queryable } from "../../store/database.js";
 import type { AfterCommitTask, HandlerOutcome } from "./execute.js";
 
 /** Rolls back a transaction whose activity turned out to exist already (same fingerprint). */
@@ -26,44 +26,27 @@ export function newActivityRow(
   return row;
 }
 
-/** The organization gained a webhook subscriber while the activity ran: run its transaction again, queuing the delivery. */
-export class SubscriberAppeared extends Error {}
-
 /**
  * Step "persist" (and "record") for a new activity: the activity, its first vote, that vote's evaluations and its
  * audit event in ONE statement (the idempotency check is that insert: an activity with the same fingerprint wins,
- * and this one rolls back), then its ACTIVITY_UPDATES outbox rows. A denial rolls everything back (403).
- *
- * When nothing can follow the insert — no denial, `more` (statements the caller still has) false, and no subscriber
- * to the organization's activity updates when the transaction began (`subscribersAtStart`) — the insert is the
- * transaction's last statement and takes the COMMIT along; should a subscriber exist by then, it throws
- * SubscriberAppeared and nothing is committed. Answers how many deliveries it queued.
+ * and this one rolls back), then its ACTIVITY_UPDATES outbox rows. A denial rolls everything back (403). Answers how many deliveries it queued.
  */
 export async function persistNewActivity(
-  tx: Transaction,
+  tx: Queryable,
   row: ActivityRow,
   first: StoredVote,
   decision: Decision,
   auditEvent: AuditEvent | undefined,
   deniedMessage: () => string,
-  { subscribersAtStart, more }: { subscribersAtStart?: () => Promise<Subscriber[]>; more: boolean },
 ): Promise<number> {
-  const denied = decision.outcome === "deny";
-  const last = !denied && !more && subscribersAtStart !== undefined && (await subscribersAtStart()).length === 0;
-  let subscribers: Subscriber[];
-  try {
-    subscribers = await insertNewActivity(tx, row, first, decision.evaluations, auditEvent, { last });
-  } catch (error) {
-    if (isFingerprintTaken(error)) throw new AlreadySubmitted();
-    if (isSubscriberAppeared(error)) throw new SubscriberAppeared();
-    throw error;
-  }
-  if (denied)
+  const subscribers = await insertNewActivity(tx, row, first, decision.evaluations, auditEvent);
+  if (!subscribers) throw new AlreadySubmitted();
+  if (decision.outcome === "deny")
     throw policyDenied(
       deniedMessage(),
       decision.evaluations.some((e) => e.outcome === "OUTCOME_DENY_EXPLICIT"),
     );
-  return last ? 0 : emitActivityUpdateTo(tx, subscribers, row, row.updated_at, [first]);
+  return emitActivityUpdateTo(tx, subscribers, row, row.updated_at, [first]);
 }
 
 /**
