@@ -15,7 +15,7 @@ import { spawn, execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../test/helpers/processes.js";
+import { freePort, waitUntilHealthy } from "../test/helpers/processes.js";
 import { loadAverageSampler, writeResult } from "./support.js";
 
 const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
@@ -56,17 +56,7 @@ function serverEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 async function started(args: string[], env: NodeJS.ProcessEnv, port: number) {
   const child = spawn(process.execPath, args, { env, stdio: ["ignore", "ignore", "inherit"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  for (;;) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited with ${child.exitCode} before it was healthy`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitUntilHealthy(`http://127.0.0.1:${port}`, child, 60_000);
   return {
     pid: child.pid!,
     async stop() {
