@@ -14,9 +14,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * Packages that stay outside the bundle, loaded from node_modules as before: those that read files beside their own
- * modules (PGlite's WASM and data files), native addons, and the optional ones loaded only when configured.
+ * modules (PGlite's WASM and data files, tiny-secp256k1's WASM), native addons, and the optional ones loaded only when configured.
  */
-const external = ["@electric-sql/pglite", "fs-native-extensions", "pkcs11js", "@aws-sdk/client-kms"];
+const external = ["@electric-sql/pglite", "tiny-secp256k1", "fs-native-extensions", "pkcs11js", "@aws-sdk/client-kms"];
 
 /**
  * What Strongroom's own modules load on first use — `import("pkg")`, or a `require` made with `createRequire` — stays

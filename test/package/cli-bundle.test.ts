@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, repoRoot, waitUntilHealthy } from "../helpers/processes.js";
 
-/** Loaded on first use (an email, a passkey, a chain, DATABASE_URL, pretty logs), never at start. */
-const ON_FIRST_USE = /node_modules\/(viem|@ton\/core|nodemailer|@simplewebauthn|pg|pino-pretty)\//;
+/** Loaded on first use (an email, a passkey, a chain, DATABASE_URL, pretty logs, a secp256k1 key), never at start. */
+const ON_FIRST_USE = /node_modules\/(viem|@ton\/core|nodemailer|@simplewebauthn|pg|pino-pretty|tiny-secp256k1)\//;
 
 /**
  * The command as installed (bin/strongroom.js) runs the bundled CLI, dist/cli/strongroom.js: Strongroom's own modules

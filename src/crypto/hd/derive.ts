@@ -1,5 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { createECDH, createHmac } from "node:crypto";
+import { secp256k1PublicKey } from "../libsecp256k1.js";
 import { HARDENED, parsePath } from "./path.js";
 
 export type Curve = "CURVE_SECP256K1" | "CURVE_ED25519" | "CURVE_P256";
@@ -10,19 +11,15 @@ export interface DerivedKey {
   publicKey: Uint8Array;
 }
 
-// HMAC-SHA512 and the Weierstrass point multiplications are native (node:crypto, OpenSSL): a secp256k1
+// HMAC-SHA512 is native (node:crypto); secp256k1's point multiplications are libsecp256k1's (../libsecp256k1.ts,
+// about a third of OpenSSL's CPU time and of @noble's), P-256's OpenSSL's (a twentieth of @noble's). A secp256k1
 // account at m/44'/60'/0'/0/0 costs three point multiplications (the two non-hardened parents and the key)
-// instead of the public key of every level a general HD key computes (OpenSSL's secp256k1 also takes about
-// 0.6 of @noble's CPU time per multiplication, its P-256 a twentieth). Ed25519's public key stays with
+// instead of the public key of every level a general HD key computes. Ed25519's public key stays with
 // @noble/curves: through a KeyObject (PKCS#8 in, JWK out) it cost slightly more CPU. test/crypto/hd-derivation.test.ts checks it against
 // @scure/bip32 and ed25519-hd-key on thousands of paths.
 
 const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
-
-type WeierstrassCurve = "CURVE_SECP256K1" | "CURVE_P256";
-const OPENSSL_NAME: Record<WeierstrassCurve, string> = { CURVE_SECP256K1: "secp256k1", CURVE_P256: "prime256v1" };
-const ORDER: Record<WeierstrassCurve, bigint> = { CURVE_SECP256K1: SECP256K1_ORDER, CURVE_P256: P256_ORDER };
 
 const hmacSha512 = (key: Uint8Array | string, ...data: Uint8Array[]): Buffer => {
   const mac = createHmac("sha512", key);
@@ -39,9 +36,9 @@ function ser32(index: number): Buffer {
 const toBigInt = (bytes: Uint8Array): bigint => BigInt(`0x${Buffer.from(bytes).toString("hex") || "0"}`);
 const to32Bytes = (value: bigint): Buffer => Buffer.from(value.toString(16).padStart(64, "0"), "hex");
 
-/** The compressed SEC1 public key of a valid private key (native point multiplication). */
-function compressedPoint(curve: WeierstrassCurve, privateKey: Uint8Array): Buffer {
-  const ecdh = createECDH(OPENSSL_NAME[curve]);
+/** The compressed SEC1 public key of a valid P-256 private key (OpenSSL's point multiplication). */
+function compressedP256Point(privateKey: Uint8Array): Buffer {
+  const ecdh = createECDH("prime256v1");
   ecdh.setPrivateKey(privateKey);
   return ecdh.getPublicKey(null, "compressed");
 }
@@ -55,14 +52,14 @@ function deriveSecp256k1(seed: Uint8Array, indexes: number[]): DerivedKey {
   for (const index of indexes) {
     const chainCode = digest.subarray(32);
     const parent = to32Bytes(key);
-    const data = index >= HARDENED ? Buffer.concat([Buffer.alloc(1), parent]) : compressedPoint("CURVE_SECP256K1", parent);
+    const data = index >= HARDENED ? Buffer.concat([Buffer.alloc(1), parent]) : secp256k1PublicKey(parent);
     digest = hmacSha512(chainCode, data, ser32(index));
     const tweak = toBigInt(digest.subarray(0, 32));
     key = (key + tweak) % SECP256K1_ORDER;
     if (tweak >= SECP256K1_ORDER || key === 0n) throw new Error("HD child key is not a valid secp256k1 key");
   }
   const privateKey = to32Bytes(key);
-  return { privateKey: new Uint8Array(privateKey), publicKey: new Uint8Array(compressedPoint("CURVE_SECP256K1", privateKey)) };
+  return { privateKey: new Uint8Array(privateKey), publicKey: secp256k1PublicKey(privateKey) };
 }
 
 /** SLIP-0010 for Ed25519: hardened derivation only; non-hardened segments are derived as hardened. */
@@ -84,12 +81,12 @@ function deriveP256(seed: Uint8Array, indexes: number[]): DerivedKey {
   let key: Buffer = digest.subarray(0, 32);
   let chainCode: Buffer = digest.subarray(32);
   for (const index of indexes) {
-    let data = index >= HARDENED ? Buffer.concat([Buffer.alloc(1), key]) : compressedPoint("CURVE_P256", key);
+    let data: Uint8Array = index >= HARDENED ? Buffer.concat([Buffer.alloc(1), key]) : compressedP256Point(key);
     for (;;) {
       const i = hmacSha512(chainCode, data, ser32(index));
       const il = toBigInt(i.subarray(0, 32));
-      const child = (il + toBigInt(key)) % ORDER.CURVE_P256;
-      if (il < ORDER.CURVE_P256 && child !== 0n) {
+      const child = (il + toBigInt(key)) % P256_ORDER;
+      if (il < P256_ORDER && child !== 0n) {
         key = to32Bytes(child);
         chainCode = i.subarray(32);
         break;
@@ -97,7 +94,7 @@ function deriveP256(seed: Uint8Array, indexes: number[]): DerivedKey {
       data = Buffer.concat([Buffer.from([1]), i.subarray(32)]);
     }
   }
-  return { privateKey: new Uint8Array(key), publicKey: new Uint8Array(compressedPoint("CURVE_P256", key)) };
+  return { privateKey: new Uint8Array(key), publicKey: new Uint8Array(compressedP256Point(key)) };
 }
 
 /** Derives the key of one wallet account from the wallet's BIP-39 seed. */
