@@ -132,7 +132,7 @@ async function insertRoute(stamper: ApiKeyStamper, organizationId: string, datab
 // Strongroom.
 
 /** Requests per measured run: at 1 connection, at 50. */
-const AMOUNTS: Amounts = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [40, 99] };
+const AMOUNTS: Amounts = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [300, 1500] };
 
 /** A scenario's run with its ratios to the limits of the same run. */
 type Figure = Measured & { perSecondOverBareRoute: number; perSecondOverOneRowTransaction: number; p50OverCurveFloor?: number };

@@ -33,8 +33,8 @@ const COUNTS: SeedCounts = {
   subOrganizations: Math.round(1_000 * SCALE) - 1,
   wallets: { total: Math.round(1_000 * SCALE), inOrganization: Math.round(40 * Math.min(1, SCALE)) },
 };
-/** Fewer than bench:load's: each scenario runs twice per store. create_wallet's runs fit beside the seeded wallets (100 at most). */
-const AMOUNTS: Amounts = { whoami: [1000, 3000], rename: [300, 1000], sign: [300, 1000], wallet: [20, 50] };
+/** Fewer than bench:load's: each scenario runs twice per store. */
+const AMOUNTS: Amounts = { whoami: [1000, 3000], rename: [300, 1000], sign: [300, 1000], wallet: [100, 300] };
 const PAGE = "100";
 
 interface ListQuery {

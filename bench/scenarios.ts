@@ -1,6 +1,8 @@
 /**
  * The load scenarios (`bench/load.ts`, `bench/scale.ts`): whoami, update_user_name, sign_raw_payload and create_wallet
- * as the root user, pre-signed (every activity body distinct), at 1 and 50 connections.
+ * as the root user, pre-signed (every activity body distinct), at 1 and 50 connections. An organization holds at most
+ * 100 wallets, so create_wallet runs in sub-organizations made for each run, rooted by the same API key (as an
+ * application that gives each of its users a sub-organization with a wallet does), in turn.
  */
 import type { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { randomBytes } from "node:crypto";
@@ -9,6 +11,8 @@ import { ETH, type BuiltServerProcess } from "./support.js";
 
 export const CONNECTIONS = [1, 50] as const;
 const RENAMED_USERS = 50;
+/** Wallets a run creates in each of its sub-organizations (the API refuses an organization's 101st). */
+const WALLETS_PER_SUB_ORGANIZATION = 100;
 
 export type Scenario = "whoami" | "rename" | "sign" | "wallet";
 export const SCENARIOS: Scenario[] = (process.env.BENCH_SCENARIOS?.split(",") as Scenario[] | undefined) ?? [
@@ -41,6 +45,31 @@ export async function prepareScenarios(strongroom: BuiltServerProcess): Promise<
   return { userIds, signer: addresses[0]! };
 }
 
+/**
+ * New sub-organizations with room for `wallets` wallets between them, each rooted by a user holding the root user's API
+ * key (so the same stamper acts in all of them).
+ */
+export async function walletHolders(strongroom: BuiltServerProcess, wallets: number): Promise<string[]> {
+  const client = strongroom.client();
+  const holders: string[] = [];
+  for (let i = 0; i < Math.ceil(wallets / WALLETS_PER_SUB_ORGANIZATION); i++) {
+    const { subOrganizationId } = await client.createSubOrganization({
+      subOrganizationName: `wallets ${randomBytes(6).toString("hex")}`,
+      rootUsers: [
+        {
+          userName: "wallet owner",
+          apiKeys: [{ apiKeyName: "bench", publicKey: strongroom.root.apiPublicKey, curveType: "API_KEY_CURVE_P256" }],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
+      rootQuorumThreshold: 1,
+    });
+    holders.push(subOrganizationId);
+  }
+  return holders;
+}
+
 export async function runScenarios(
   strongroom: BuiltServerProcess,
   stamper: ApiKeyStamper,
@@ -48,7 +77,6 @@ export async function runScenarios(
   amounts: Amounts,
 ): Promise<Record<string, Measured[]>> {
   const { organizationId, userId } = strongroom.root;
-  const client = strongroom.client();
   let serial = 0;
   const activity = (type: string, parameters: unknown) =>
     JSON.stringify({ type, timestampMs: String(Date.now() + serial++), organizationId, parameters });
@@ -87,17 +115,21 @@ export async function runScenarios(
           });
       } else {
         path = "/public/v1/submit/create_wallet";
-        bodies = () => activity("ACTIVITY_TYPE_CREATE_WALLET", { walletName: `load ${serial}`, accounts: [ETH] });
+        const holders = await walletHolders(strongroom, amount + connections + 1);
+        let asked = 0;
+        bodies = () => {
+          const n = serial++;
+          return JSON.stringify({
+            type: "ACTIVITY_TYPE_CREATE_WALLET",
+            timestampMs: String(Date.now() + n),
+            organizationId: holders[asked++ % holders.length],
+            parameters: { walletName: `load ${n}`, accounts: [ETH] },
+          });
+        };
       }
       if (index === 0 && scenario !== "wallet") await drive(strongroom, 10, await signMany(150, path, bodies), completed); // warm-up
       const signed = await signMany(amount + connections + 1, path, bodies);
       runs.push(await drive(strongroom, connections, signed, completed));
-      if (scenario === "wallet") {
-        // An organization holds at most 100 wallets: make room for the next run.
-        const { wallets } = await client.getWallets({});
-        const ids = wallets.filter((w) => w.walletName.startsWith("load ")).map((w) => w.walletId);
-        if (ids.length > 0) await client.deleteWallets({ walletIds: ids, deleteWithoutExport: true });
-      }
     }
     results[scenario] = runs;
   }
