@@ -188,7 +188,8 @@ export async function prepareNewWallet(
   fields: { mnemonicLength: string; accounts: string },
 ): Promise<PreparedWallet> {
   const secret = generateMnemonic(checkMnemonicLength(mnemonicLength, fields.mnemonicLength));
-  return { secret, accounts: await deriveAccounts(await walletSeedAsync(parseWalletSecret(secret)), accounts, fields.accounts) };
+  // Generated here, so already in the form parseWalletSecret checks for (whose wordlist checks cost ≈ 0.1 ms).
+  return { secret, accounts: await deriveAccounts(await walletSeedAsync({ mnemonic: secret, passphrase: "" }), accounts, fields.accounts) };
 }
 
 /**
