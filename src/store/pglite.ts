@@ -2,6 +2,7 @@ import { PGlite, types, type PGliteOptions } from "@electric-sql/pglite";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { setImmediate as eventLoopTurn } from "node:timers/promises";
 import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { createPglite } from "./pglite-create.js";
@@ -15,6 +16,15 @@ import { unpackDataDir } from "./unpack-data-dir.js";
 
 /** A statement whose answer carries nothing: it may go with the next one (see `inOneTransaction`). */
 const SAVEPOINT = /^SAVEPOINT [a-z_]+$/;
+
+/**
+ * The longest run of engine work before the event loop gets a turn. PGlite's engine runs synchronously and its answers
+ * resolve as promises, so under load one request's statements after another's can all run in a single drain of the
+ * microtask queue, and the event loop's I/O (accepting connections, reading requests, writing answers) waits for it
+ * to end: at 50 connections a drain took 30–100 ms, and a burst of new connections was accepted one per drain, its
+ * last requests answered only when the load ended (bench/README.md, "Fairness under load on the embedded store").
+ */
+const ENGINE_TURN_MS = 2;
 
 /** Statement texts are fixed in the code; the cap only guards against one built from input. */
 const MAX_NAMED_STATEMENTS = 2000;
@@ -169,7 +179,14 @@ function wrap(db: PGlite, closeEngine: () => Promise<void>, releaseLock: () => v
     if (closed) throw new Error("the store is closed");
     return db;
   };
-  const call = (messages: Uint8Array[]) => open().execProtocolStream(concat(messages), { syncToFs: false });
+  let turnStartedAt = performance.now();
+  const call = async (messages: Uint8Array[]) => {
+    if (performance.now() - turnStartedAt > ENGINE_TURN_MS) {
+      await eventLoopTurn();
+      turnStartedAt = performance.now();
+    }
+    return open().execProtocolStream(concat(messages), { syncToFs: false });
+  };
 
   /** The statement prepared, after the simple statements `ahead` in the same engine call. */
   async function prepare(sql: string, ahead: string[]): Promise<Prepared> {
