@@ -9,6 +9,7 @@
  *   npm run bench:scale                                  # PGlite only
  *   DATABASE_URL=postgres://… npm run bench:scale        # PGlite, then PostgreSQL (fresh database)
  *   BENCH_ONLY=pglite|postgres BENCH_SCALE=0.1 BENCH_SCENARIOS=whoami,rename BENCH_WORKERS=1
+ *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   # a profile per server process: before, empty, big
  */
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { execFileSync } from "node:child_process";
@@ -164,7 +165,8 @@ async function afterStartWork(strongroom: BuiltServerProcess): Promise<{ waitedM
 }
 
 async function measureStore(databaseUrl: string | null) {
-  const strongroom = await startBuiltServerProcess(workersEnv(), { databaseUrl });
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
+  const strongroom = await startBuiltServerProcess(workersEnv(), { databaseUrl, nodeArgs });
   try {
     const stamper = new ApiKeyStamper({ apiPublicKey: strongroom.root.apiPublicKey, apiPrivateKey: strongroom.root.apiPrivateKey });
     const subjects = await prepareScenarios(strongroom);
