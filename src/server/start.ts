@@ -37,6 +37,11 @@ export interface RunningServer {
 export interface StartOptions {
   /** Routes added to the API app before it listens (the dev server's controls). */
   extend?: (app: FastifyInstance, services: Services) => void | Promise<void>;
+  /**
+   * Work on the opened services before the server listens, so that /health answers only once it is done (serve's first
+   * start: the root organization and its credentials file).
+   */
+  beforeListen?: (services: Services) => Promise<void>;
   /** Substitutes for parts of the services once opened (the dev server's inbox instead of refusing to send). */
   adjustServices?: (services: Services) => void;
   /** How long close() waits for requests in flight (default 10 s). */
@@ -138,6 +143,7 @@ export async function startServer(
   const proxyDraining = proxy ? drainOnClose(proxy) : undefined;
   let metricsServer: MetricsServer | undefined;
   try {
+    await options.beforeListen?.(services);
     await app.listen({ host: config.host, port: config.port }).catch((error: unknown) => {
       throw portInUse(error, config.host, config.port, "--port (PORT)");
     });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshPostgresDatabase } from "../helpers/postgres-database.js";
-import { cliEntry, embeddedCliEnv, freePort, repoRoot, runCli, waitUntilHealthy } from "../helpers/processes.js";
+import { cliEntry, embeddedCliEnv, freePort, repoRoot, runCli } from "../helpers/processes.js";
 
 interface Credentials {
   organizationId: string;
@@ -30,18 +30,34 @@ async function serve(dataDir: string, extra: string[] = []) {
   child.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilHealthy(url, child, 120_000);
+  // Polled often, so that an answer given before the first start has written its credentials would be seen.
+  let credentialsWhenHealthy = false;
+  for (const deadline = Date.now() + 120_000; ;) {
+    if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}:\n${log}`);
+    const healthy = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (healthy) {
+      credentialsWhenHealthy = existsSync(join(dataDir, "initial-credentials.json"));
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`strongroom serve did not answer /health:\n${log}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
   return {
     url,
     port,
     child,
+    /** Whether initial-credentials.json existed when /health first answered 200. */
+    credentialsWhenHealthy,
     /** The log lines so far, parsed. */
     lines: () =>
       log
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as { msg: string; [key: string]: unknown }),
-    /** Waits for a log line whose message matches (the first start logs after it answers /health). */
+    /** Waits for a log line whose message matches (the first start's lines come once it listens). */
     async line(pattern: RegExp) {
       const deadline = Date.now() + 60_000;
       while (Date.now() < deadline) {
@@ -80,8 +96,10 @@ describe("the first start of an empty data directory", () => {
     const dataDir = join(root, "data");
     const server = await serve(dataDir);
     children.push(server.child);
-    const created = await server.line(/first start: created the root organization/);
     const file = join(dataDir, "initial-credentials.json");
+    // Once /health answers, the credentials are there: a script that waits for it may read them at once.
+    expect(server.credentialsWhenHealthy).toBe(true);
+    const created = await server.line(/first start: created the root organization/);
     expect(created.initialCredentials).toBe(file);
     expect(created.msg).toContain(`http://localhost:${server.port}/console/`);
     const started = await server.line(/started/);

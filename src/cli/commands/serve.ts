@@ -46,10 +46,8 @@ export function stopOnSignals(close: () => Promise<void>, log: (message: string)
 /** The embedded store in a directory (not PostgreSQL, not memory://): the store `serve` initializes on its first start. */
 const embeddedOnDisk = (config: Config) => config.databaseUrl === undefined && !config.dataDir.startsWith("memory://");
 
-/** The first start of an empty data directory: the root organization, its credentials in a file, and where to sign in. */
-async function initializeOnFirstStart(server: RunningServer, config: Config): Promise<void> {
-  const path = await createRootOnFirstStart(server.services, config.dataDir);
-  if (!path) return;
+/** Logs where the first start of an empty data directory put the root organization's credentials, and where to sign in. */
+function logFirstStart(server: RunningServer, path: string): void {
   server.app.log.info(
     { initialCredentials: path, console: consoleAddress(server.url) },
     `first start: created the root organization; its root API key is in ${path} (readable by this user only). ` +
@@ -102,14 +100,22 @@ export function serveCommand(): Command {
             ? shamirWorkerCount(flags.workers)
             : resolveWorkerCount(flags.workers, config.databaseUrl !== undefined);
         if (workers > 1) return await runPrimary({ config, workers, logs, logFinishMs: LOG_FINISH_MS });
-        const server = await startServer(config, undefined, logs.stream);
+        // The first start of an empty data directory creates the root organization and writes its credentials before
+        // the server listens, so they are there once /health answers. A Shamir keyring is created by `strongroom init
+        // --key-shares`, which prints the shares: never at first start.
+        let initialCredentials: string | undefined;
+        const server = await startServer(config, undefined, logs.stream, {
+          beforeListen: async (services) => {
+            if (embeddedOnDisk(config) && flags.init && !services.custody.sealed)
+              initialCredentials = await createRootOnFirstStart(services, config.dataDir);
+          },
+        });
         stopOnSignals(
           () => server.close(),
           (message) => server.app.log.info(message),
           logs,
         );
-        // A Shamir keyring is created by `strongroom init --key-shares`, which prints the shares: never at first start.
-        if (embeddedOnDisk(config) && flags.init && !server.services.custody.sealed) await initializeOnFirstStart(server, config);
+        if (initialCredentials) logFirstStart(server, initialCredentials);
         if (!(await hasAnyOrganization(server.services.db))) server.app.log.warn(NO_ORGANIZATION_YET);
       } catch (error) {
         await logs.finish(LOG_FINISH_MS);
