@@ -52,11 +52,11 @@ interface Submission {
  * The activity pipeline, `/public/v1/submit/<operation>`, top to bottom:
  *
  *   parse → authenticate → check type and liveness → validate (schema, then the definition's `validate`)
- *   → look up the fingerprint → decide → prepare → execute → persist → respond
+ *   → decide → look up the fingerprint → prepare → execute → persist → respond
  *
  * "decide" reads the policies; for a definition with `prepare`, it runs first outside any transaction, and
  * "prepare" (outside calls, CPU-heavy work) runs only when that decision allows the activity, after claiming
- * the body's fingerprint, so no twin request repeats it. "execute" (the handler, database only) and "persist"
+ * the body's fingerprint and looking it up, so no twin request repeats it. "execute" (the handler, database only) and "persist"
  * (the activity, its first vote, the evaluations, the outbox) share ONE transaction, in which the decision is
  * taken again (policies may have changed). A definition without `prepare` decides only there, and its
  * fingerprint is looked up by the insert itself. A denial writes nothing (403); bad input found by the
@@ -114,7 +114,7 @@ async function runSubmission(
     assertMayInitiate(caller, definition); // authenticate: a parent's user may create only authentication activities
     if (!validationDeferred(definition))
       submission.validated = await validateWithDefinition(services, definition, caller, params, submission.parsedTransactions); // validate: the definition's checks
-    return await decidePrepareExecute(submission); // look up the fingerprint → decide → prepare → execute → persist → respond
+    return await decidePrepareExecute(submission); // decide → look up the fingerprint → prepare → execute → persist → respond
   } catch (error) {
     // look up the fingerprint: the same body again (or a twin that got there first) is answered with its activity.
     const earlier = await sameBodyBehind(error, services.db, parsed.fingerprint);
@@ -123,7 +123,7 @@ async function runSubmission(
   }
 }
 
-/** look up the fingerprint → decide → prepare → execute → persist → respond; again from "decide" when the decision changed. */
+/** decide → look up the fingerprint → prepare → execute → persist → respond; again from "decide" when the decision changed. */
 async function decidePrepareExecute(submission: Submission): Promise<ActivityOutcome> {
   for (let attempt = 1, refills = 0; ; attempt++) {
     await fill(submission);
@@ -166,14 +166,15 @@ async function decideThenPrepare(submission: Submission): Promise<{ claim?: Clai
   const { services, definition, parsed, caller, params, parsedTransactions } = submission;
   if (!definition.prepare) return { prepared: NOT_PREPARED };
   const { db } = services;
-  await refuseSameBody(db, parsed.fingerprint); // look up the fingerprint
+  // The fingerprint is looked up once the claim is held (below), not before deciding too: a body seen before is rare,
+  // and a refusal on the way (a decision or a check that no longer holds) is answered with its activity anyway.
   const { decision } = await decideSubmission(db, { definition, params, ...caller, parsedTransactions }); // decide, outside any transaction
   if (decision.outcome !== "allow") return { prepared: NOT_PREPARED };
   // A twin of this body (another request, another process) may be preparing: wait for it, then answer its activity.
   const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, () => refuseSameBody(db, parsed.fingerprint));
   let started = false;
   try {
-    await refuseSameBody(db, parsed.fingerprint); // the twin finished between the lookup and the claim
+    await refuseSameBody(db, parsed.fingerprint); // look up the fingerprint: a twin may have finished before the claim
     started = true;
     return { claim, prepared: await prepare(services, definition, params, caller.organization, { atVote: false }) };
   } catch (error) {

@@ -104,11 +104,10 @@ export function deriveAccount(seed: Uint8Array, account: WalletAccountInput, fie
 }
 
 /**
- * Room for a new wallet named `name`: the organization below its wallet limit (locked for the count, see
- * lockOrganizationForLimits) and the name free — the count and the name read by one statement after the lock.
+ * Why a new wallet named `name` has no room (called after the insert that checks for room found none): the
+ * organization at its wallet limit, or the name taken — read by one statement, under the organization's lock.
  */
-async function assertRoomForWallet(tx: Queryable, organizationId: string, name: string, field: string): Promise<void> {
-  await lockOrganizationForLimits(tx, organizationId);
+async function refuseNewWallet(tx: Queryable, organizationId: string, name: string, field: string): Promise<never> {
   const [{ count, taken } = { count: 0, taken: null }] = await tx.query<{ count: number; taken: string | null }>(
     `SELECT count(*)::int AS count, (array_agg(id) FILTER (WHERE name = $2))[1] AS taken
        FROM wallets WHERE organization_id = $1`,
@@ -121,6 +120,7 @@ async function assertRoomForWallet(tx: Queryable, organizationId: string, name: 
     );
   }
   if (taken) throw walletNameTaken(organizationId, name, taken, field);
+  throw new Error(`wallet ${JSON.stringify(name)} of organization ${organizationId} was not inserted, yet there is room for it`);
 }
 
 const walletNameTaken = (organizationId: string, name: string, walletId: string, field: string) =>
@@ -149,10 +149,16 @@ export async function insertWallet(
   derived: DerivedAccount[],
   fields: { name: string; accounts: string },
 ): Promise<{ walletId: string; addresses: string[] }> {
-  await assertRoomForWallet(tx, wallet.organizationId, wallet.name, fields.name);
+  // The organization locked for its wallet limit (lockOrganizationForLimits); the insert, a statement after the lock,
+  // counts the wallets and checks the name itself, and only when it inserts nothing is the reason read.
+  await lockOrganizationForLimits(tx, wallet.organizationId);
   const walletId = randomUUID();
-  await tx.query(
-    `INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+  const inserted = await tx.query(
+    `INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at)
+     SELECT $1, $2, $3, $4, $5, $6, $6
+      WHERE (SELECT count(*) FROM wallets WHERE organization_id = $2) < $7
+        AND NOT EXISTS (SELECT 1 FROM wallets WHERE organization_id = $2 AND name = $3)
+     RETURNING id`,
     [
       walletId,
       wallet.organizationId,
@@ -160,8 +166,10 @@ export async function insertWallet(
       services.kek.seal(new TextEncoder().encode(wallet.secret), `wallet:${walletId}`),
       wallet.imported,
       wallet.now,
+      WALLETS_PER_ORGANIZATION,
     ],
   );
+  if (inserted.length === 0) await refuseNewWallet(tx, wallet.organizationId, wallet.name, fields.name);
   const addresses = await insertWalletAccounts(
     tx,
     services,
