@@ -145,6 +145,13 @@ describe("examples/github-actions.yml", () => {
     try {
       const githubEnv = join(project, "failed.env");
       writeFileSync(githubEnv, "");
+      // An earlier run's values left in the workspace: the step must not take them for this server's. The server's own
+      // redirection empties the file only once its background shell runs, which on a busy machine came after the
+      // step's first look (CI saw this step succeed): the step empties it itself before starting the server.
+      writeFileSync(join(project, "strongroom.env"), "AUTH_PROXY_CONFIG_ID=left-from-an-earlier-run\n");
+      const script = step("Start Strongroom");
+      expect(script.indexOf(": > strongroom.env")).toBeGreaterThan(-1);
+      expect(script.indexOf(": > strongroom.env")).toBeLessThan(script.indexOf("strongroom dev"));
       const started = run(step("Start Strongroom"), { GITHUB_ENV: githubEnv });
       expect(started.status).toBe(1);
       expect(started.stdout).toContain("::error::strongroom dev exited before it was ready");
