@@ -10,6 +10,7 @@
  *   DATABASE_URL=postgres://… npm run bench:scale        # PGlite, then PostgreSQL (fresh database)
  *   BENCH_ONLY=pglite|postgres BENCH_SCALE=0.1 BENCH_SCENARIOS=whoami,rename BENCH_WORKERS=1
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   # a profile per server process: before, empty, big
+ *   BENCH_LISTS=0                                        # the scenarios only (profiles without the lists' large answers)
  */
 import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { execFileSync } from "node:child_process";
@@ -82,6 +83,7 @@ type ListFigure = Measured & { name: string; rowsPerAnswer: number };
 
 async function runLists(strongroom: BuiltServerProcess, stamper: ApiKeyStamper, seeded: boolean): Promise<ListFigure[]> {
   const figures: ListFigure[] = [];
+  if (process.env.BENCH_LISTS === "0") return figures;
   for (const list of await listQueries(strongroom, seeded)) {
     process.stderr.write(`${list.name}\n`);
     const signed = await sign(stamper, list.path, JSON.stringify(list.body));
