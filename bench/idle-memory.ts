@@ -15,7 +15,7 @@ import { spawn, execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, waitUntilHealthy } from "../test/helpers/processes.js";
+import { embeddedCliEnv, freePort, waitUntilHealthy } from "../test/helpers/processes.js";
 import { loadAverageSampler, writeResult } from "./support.js";
 
 const CLI = process.env.BENCH_CLI ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
@@ -45,12 +45,8 @@ function parseVariant(text: string): Variant {
 
 const rssMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 
-function serverEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", ...extra };
-  delete env.DATABASE_URL;
-  delete env.STRONGROOM_MASTER_KEY;
-  return env;
-}
+/** The embedded CLI's environment (test/helpers/processes.ts), with a variant's settings. */
+const serverEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...embeddedCliEnv(), ...extra });
 
 /** A process serving /health on a free port, once it answers. */
 async function started(args: string[], env: NodeJS.ProcessEnv, port: number) {

@@ -18,8 +18,8 @@ import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
-import { prepareScenarios, walletHolders } from "./scenarios.js";
-import { cpuMs, ETH, percentile, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
+import { createWalletBody, prepareScenarios, walletHolders } from "./scenarios.js";
+import { cpuMs, percentile, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
 const CLI_A = process.env.BENCH_CLI_A ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
 const ENV_B = Object.fromEntries(
@@ -104,19 +104,10 @@ async function prepareBuild(name: Build["name"], cli: string, env: Record<string
           hashFunction: "HASH_FUNCTION_NO_OP",
         }),
       }),
-      wallet: () => {
-        const n = serial++;
-        const holder = holders[walletsAsked++ % holders.length];
-        return {
-          path: "/public/v1/submit/create_wallet",
-          body: JSON.stringify({
-            type: "ACTIVITY_TYPE_CREATE_WALLET",
-            timestampMs: String(Date.now() + n),
-            organizationId: holder,
-            parameters: { walletName: `load ${n}`, accounts: [ETH] },
-          }),
-        };
-      },
+      wallet: () => ({
+        path: "/public/v1/submit/create_wallet",
+        body: createWalletBody(holders[walletsAsked++ % holders.length]!, serial++),
+      }),
     },
   };
 }

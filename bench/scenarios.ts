@@ -70,6 +70,15 @@ export async function walletHolders(strongroom: BuiltServerProcess, wallets: num
   return holders;
 }
 
+/** The `n`th create_wallet body (one Ethereum account), in `organizationId`. */
+export const createWalletBody = (organizationId: string, n: number): string =>
+  JSON.stringify({
+    type: "ACTIVITY_TYPE_CREATE_WALLET",
+    timestampMs: String(Date.now() + n),
+    organizationId,
+    parameters: { walletName: `load ${n}`, accounts: [ETH] },
+  });
+
 export async function runScenarios(
   strongroom: BuiltServerProcess,
   stamper: ApiKeyStamper,
@@ -117,15 +126,7 @@ export async function runScenarios(
         path = "/public/v1/submit/create_wallet";
         const holders = await walletHolders(strongroom, amount + connections + 1);
         let asked = 0;
-        bodies = () => {
-          const n = serial++;
-          return JSON.stringify({
-            type: "ACTIVITY_TYPE_CREATE_WALLET",
-            timestampMs: String(Date.now() + n),
-            organizationId: holders[asked++ % holders.length],
-            parameters: { walletName: `load ${n}`, accounts: [ETH] },
-          });
-        };
+        bodies = () => createWalletBody(holders[asked++ % holders.length]!, serial++);
       }
       if (index === 0 && scenario !== "wallet") await drive(strongroom, 10, await signMany(150, path, bodies), completed); // warm-up
       const signed = await signMany(amount + connections + 1, path, bodies);

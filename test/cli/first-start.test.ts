@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshPostgresDatabase } from "../helpers/postgres-database.js";
-import { cliEntry, embeddedCliEnv, freePort, repoRoot, runCli } from "../helpers/processes.js";
+import { cliEntry, embeddedCliEnv, freePort, repoRoot, runCli, waitUntilHealthy } from "../helpers/processes.js";
 
 interface Credentials {
   organizationId: string;
@@ -31,20 +31,8 @@ async function serve(dataDir: string, extra: string[] = []) {
   child.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   // Polled often, so that an answer given before the first start has written its credentials would be seen.
-  let credentialsWhenHealthy = false;
-  for (const deadline = Date.now() + 120_000; ;) {
-    if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}:\n${log}`);
-    const healthy = await fetch(`${url}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (healthy) {
-      credentialsWhenHealthy = existsSync(join(dataDir, "initial-credentials.json"));
-      break;
-    }
-    if (Date.now() > deadline) throw new Error(`strongroom serve did not answer /health:\n${log}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  await waitUntilHealthy(url, child, 120_000, 2);
+  const credentialsWhenHealthy = existsSync(join(dataDir, "initial-credentials.json"));
   return {
     url,
     port,

@@ -62,8 +62,11 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Polls `url`/health until it answers 200; throws if `child` exits first or `timeoutMs` passes (then kills it). */
-export async function waitUntilHealthy(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/**
+ * Polls `url`/health (every `pollMs`) until it answers 200; throws if `child` exits first or `timeoutMs` passes (then
+ * kills it).
+ */
+export async function waitUntilHealthy(url: string, child: ChildProcess, timeoutMs: number, pollMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`strongroom serve exited with ${child.exitCode}`);
@@ -77,7 +80,7 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, timeout
       child.kill("SIGKILL");
       throw new Error(`strongroom serve did not answer /health within ${timeoutMs / 1000} s`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
