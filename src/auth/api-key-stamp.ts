@@ -37,6 +37,7 @@ type StampKeyColumns = {
   stamp_session_profile_id: string | null;
   stamp_session_profile_name: string | null;
   stamp_session_profile_scope: string | null;
+  stamp_user_organization_has_velocity_controls?: boolean;
 };
 
 /**
@@ -44,10 +45,16 @@ type StampKeyColumns = {
  * nothing to invalidate across processes): the organization, the key with its user — a key present in
  * both the organization and its parent resolves to the organization's own user — and the
  * organization's IP allowlists for that key, and whether the key is its enabled auth proxy's (exempt from them).
- * For an activity, the same statement also reads the user's full record, which its vote records.
+ * For an activity, the same statement also reads the user's full record, which its vote records, and whether the
+ * user's organization has velocity controls, which its decision would otherwise read in the activity's transaction.
  */
 const apiKeyPrincipalSql = (withSnapshot: boolean) => `
-SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", "$3", (column) => `${column} = k.user_id`)},` : ""}
+SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", "$3", (column) => `${column} = k.user_id`)},` : ""}${
+  withSnapshot
+    ? `
+       EXISTS (SELECT 1 FROM velocity_controls vc WHERE vc.organization_id = k.organization_id) AS stamp_user_organization_has_velocity_controls,`
+    : ""
+}
        k.id AS stamp_key_id, k.organization_id AS stamp_key_organization_id, k.user_id AS stamp_key_user_id,
        k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
        k.expires_at AS stamp_key_expires_at, k.created_at AS stamp_key_created_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root, k.proven_at IS NOT NULL AS stamp_key_proven,
@@ -112,6 +119,7 @@ export async function authenticateApiKey(
     stamp_session_profile_id: sessionProfileId,
     stamp_session_profile_name: sessionProfileName,
     stamp_session_profile_scope: sessionProfileScope,
+    stamp_user_organization_has_velocity_controls: organizationHasVelocityControls,
     user_rows: userRows,
     owned_rows: ownedRows,
     ...organization
@@ -148,7 +156,10 @@ export async function authenticateApiKey(
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
   if (sessionProfileId) principal.sessionProfile = { id: sessionProfileId, name: sessionProfileName!, scope: sessionProfileScope! };
-  if (withSnapshot) principal.snapshot = userRecordsFrom({ user_rows: userRows ?? null, owned_rows: ownedRows ?? null })[0];
+  if (withSnapshot) {
+    principal.snapshot = userRecordsFrom({ user_rows: userRows ?? null, owned_rows: ownedRows ?? null })[0];
+    principal.organizationHasVelocityControls = organizationHasVelocityControls;
+  }
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);
   if (!proven) await markApiKeyProven(db, keyId, now);
   return { principal, organization };

@@ -42,6 +42,12 @@ export interface Principal {
   stamp: { publicKey: string; scheme: string; signature: string };
   /** The user's full record, read with an API key when the caller asked for it (a vote records it). */
   snapshot?: UserRecord;
+  /**
+   * Read with the snapshot: whether the user's organization (the one whose policies and velocity controls decide
+   * what the user submits) had any velocity control. False spares the decision its read of them
+   * (src/policy/velocity/ledger.ts); unknown without a snapshot.
+   */
+  organizationHasVelocityControls?: boolean;
   /** The session profile a login key was issued under: its scope binds every activity the key submits (session-scope.ts). */
   sessionProfile?: { id: string; name: string; scope: string };
 }

@@ -70,7 +70,9 @@ export async function decideSubmission(
   const deciding = principal.viaParent ? await requireOrganization(db, principal.user.organizationId) : organization;
   const approval = first ? { ...approvalOf(first), isRoot: principal.user.isRoot } : approvalOfPrincipal(principal);
   const activity = { organizationId: deciding.id, userId: principal.user.id, definition, params, parsedTransactions };
-  const velocity = await openVelocityLedger(db, activity, now);
+  // Authentication read whether the user's organization, the deciding one, has velocity controls.
+  const hasControls = deciding.id === principal.user.organizationId ? principal.organizationHasVelocityControls : undefined;
+  const velocity = await openVelocityLedger(db, activity, now, hasControls);
   const decision = await decide(db, {
     definition,
     params,

@@ -53,10 +53,19 @@ export class VelocityLedger {
 
   /**
    * The organization's controls for this activity: one query, and `describe` (the activity's wallet and
-   * transfers) only when the organization has a control.
+   * transfers) only when the organization has a control. None without a query when `hasControls` is false: the
+   * request's authentication found none a moment before (src/auth/api-key-stamp.ts). A control created since is
+   * then not this activity's, as if created just after it; a policy naming it meanwhile names a control this
+   * ledger does not have, which fails closed (src/policy/decision.ts).
    */
-  static async open(db: Queryable, organizationId: string, describe: () => Promise<VelocitySubject>, now: Date): Promise<VelocityLedger> {
-    const rows = await loadVelocityControls(db, organizationId);
+  static async open(
+    db: Queryable,
+    organizationId: string,
+    describe: () => Promise<VelocitySubject>,
+    now: Date,
+    hasControls?: boolean,
+  ): Promise<VelocityLedger> {
+    const rows = hasControls === false ? [] : await loadVelocityControls(db, organizationId);
     if (rows.length === 0) return new VelocityLedger({ organizationId, userId: "", activityType: "", transfers: [] }, [], now);
     const subject = await describe();
     const controls = rows.flatMap((row) => {

@@ -45,7 +45,15 @@ async function velocitySubject(
   };
 }
 
-/** The velocity ledger of an activity (ledger.ts), at `now`: the activity's execution time. */
-export function openVelocityLedger(db: Queryable, activity: Parameters<typeof velocitySubject>[1], now: Date): Promise<VelocityLedger> {
-  return VelocityLedger.open(db, activity.organizationId, () => velocitySubject(db, activity), now);
+/**
+ * The velocity ledger of an activity (ledger.ts), at `now`: the activity's execution time. `hasControls`: whether
+ * the deciding organization had controls when the request was authenticated, if known.
+ */
+export function openVelocityLedger(
+  db: Queryable,
+  activity: Parameters<typeof velocitySubject>[1],
+  now: Date,
+  hasControls?: boolean,
+): Promise<VelocityLedger> {
+  return VelocityLedger.open(db, activity.organizationId, () => velocitySubject(db, activity), now, hasControls);
 }
