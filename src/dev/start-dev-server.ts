@@ -168,6 +168,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const clock = devClock();
   const inbox = createInbox(clock.now, options.echo ?? (() => undefined));
   let reset: () => Promise<void> = async () => undefined;
+  let identity: Identity | undefined;
   const server = await startServer(config, clock.now, options.logStream, {
     adjustServices: (services) => {
       services.messaging = inbox.messaging(services.messaging);
@@ -175,18 +176,22 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       services.stampClock = () => new Date();
     },
     extend: (app) => registerDevRoutes(app, { inbox, clock, reset: () => reset(), allowedHosts: devAllowedHosts(options, env) }),
+    // Before the server listens, so that the organization (pinned in CI, say) exists, seeded, once /health answers.
+    beforeListen: async (services) => {
+      identity = inMemory ? undefined : readIdentity(services, config.dataDir);
+      if (identity && options.organizationId && identity.organizationId !== options.organizationId.toLowerCase()) {
+        throw new Error(`${config.dataDir} holds organization ${identity.organizationId}, not --organization-id ${options.organizationId}`);
+      }
+      if (!identity) {
+        identity = await createIdentity(services, options, config.authProxyPort !== undefined);
+        if (!inMemory) writeIdentity(services, config.dataDir, identity);
+        await takeSnapshot(services.db);
+      }
+    },
   });
   try {
     const { services } = server;
-    let identity = inMemory ? undefined : readIdentity(services, config.dataDir);
-    if (identity && options.organizationId && identity.organizationId !== options.organizationId.toLowerCase()) {
-      throw new Error(`${config.dataDir} holds organization ${identity.organizationId}, not --organization-id ${options.organizationId}`);
-    }
-    if (!identity) {
-      identity = await createIdentity(services, options, server.authProxyUrl !== undefined);
-      if (!inMemory) writeIdentity(services, config.dataDir, identity);
-      await takeSnapshot(services.db);
-    }
+    if (!identity) throw new Error("the dev server started without its identity");
     reset = async () => {
       await restoreSnapshot(services.db);
       inbox.clear();
