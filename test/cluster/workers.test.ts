@@ -175,9 +175,18 @@ describe.skipIf(!process.env.DATABASE_URL)("serve --workers 2 on PostgreSQL (nee
       }
     };
     const loops = Promise.all(Array.from({ length: 6 }, loop));
+    // Bounded, and saying what the renames answered: a wait that can only time out the whole test explains nothing.
+    const acknowledgedAtLeast = (count: number) =>
+      cluster
+        .until(() => acknowledged.length >= count, 60_000)
+        .catch((error: unknown) => {
+          throw new Error(
+            `${acknowledged.length} renames acknowledged, not ${count}; failures: ${JSON.stringify(failures.slice(-5))}; ${String(error)}`,
+          );
+        });
     let replacement: number;
     try {
-      while (acknowledged.length < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      await acknowledgedAtLeast(20);
       const from = lines.length;
       const victim = workerPids[0]!;
       process.kill(victim, "SIGKILL");
@@ -189,11 +198,13 @@ describe.skipIf(!process.env.DATABASE_URL)("serve --workers 2 on PostgreSQL (nee
       const replaced = await cluster.line((l) => /^worker 1 replaced: pid \d+ serves/.test(l.msg), from);
       replacement = replaced.workerPid as number;
       expect(replacement).not.toBe(victim);
-      const afterReplacement = acknowledged.length;
-      while (acknowledged.length < afterReplacement + 10) await new Promise((resolve) => setTimeout(resolve, 20));
+      await acknowledgedAtLeast(acknowledged.length + 10);
     } finally {
       stop = true;
-      await loops;
+      const unanswered = new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("a rename got no answer within 30 s of the end")), 30_000).unref(),
+      );
+      await Promise.race([loops, unanswered]);
     }
     expect(failures).toEqual([]);
     const stored = await sql.query<{ id: string }>(
