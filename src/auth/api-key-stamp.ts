@@ -2,7 +2,7 @@ import { notFound, unauthenticated } from "../errors.js";
 import { markApiKeyProven } from "../records/api-key.js";
 import type { AllowlistRow } from "../records/ip-allowlist.js";
 import { requireOrganization, type OrganizationRow } from "../records/organization.js";
-import { userRecordsColumns, userRecordsFrom, type UserRecordsJson } from "../records/user.js";
+import { takeUserRecordsJson, userRecordsColumns, userRecordsFrom } from "../records/user.js";
 import type { Queryable } from "../store/database.js";
 import { enforceIpAllowlist } from "./ip-allowlist.js";
 import { scopeDescription, type AuthenticationType, type Principal } from "./principal.js";
@@ -97,11 +97,12 @@ export async function authenticateApiKey(
       "SIGNATURE_INVALID",
     );
   }
-  const [row] = await db.query<OrganizationRow & StampKeyColumns & Partial<UserRecordsJson>>(
+  const [row] = await db.query<OrganizationRow & StampKeyColumns>(
     withSnapshot ? API_KEY_VOTER_SQL : API_KEY_PRINCIPAL_SQL,
     withSnapshot ? [organizationId, stamp.publicKey, now] : [organizationId, stamp.publicKey],
   );
   if (!row) throw notFound(`no organization found with id ${JSON.stringify(organizationId)}`, "ORGANIZATION_NOT_FOUND");
+  const userRecords = withSnapshot ? takeUserRecordsJson(row as unknown as Record<string, unknown>) : undefined;
   const {
     stamp_key_id: keyId,
     stamp_key_organization_id: keyOrganizationId,
@@ -120,8 +121,6 @@ export async function authenticateApiKey(
     stamp_session_profile_name: sessionProfileName,
     stamp_session_profile_scope: sessionProfileScope,
     stamp_user_organization_has_velocity_controls: organizationHasVelocityControls,
-    user_rows: userRows,
-    owned_rows: ownedRows,
     ...organization
   } = row;
   if (!keyId) {
@@ -156,8 +155,8 @@ export async function authenticateApiKey(
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
   if (sessionProfileId) principal.sessionProfile = { id: sessionProfileId, name: sessionProfileName!, scope: sessionProfileScope! };
-  if (withSnapshot) {
-    principal.snapshot = userRecordsFrom({ user_rows: userRows ?? null, owned_rows: ownedRows ?? null })[0];
+  if (userRecords) {
+    principal.snapshot = userRecordsFrom(userRecords)[0];
     principal.organizationHasVelocityControls = organizationHasVelocityControls;
   }
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);

@@ -77,7 +77,6 @@ describe("the voter's record read with the API key", () => {
       [(await server.client().getApiKeys({ userId: alice })).apiKeys[0]!.apiKeyId, new Date()],
     );
     expect(row!.user_rows!.map((user) => user.id)).toEqual([alice]);
-    const owners = row!.owned_rows!.map((owned) => owned.data.user_id);
-    expect(owners).toEqual([alice, alice]);
+    expect(row!.api_key_rows!.map((owned) => owned.user_id)).toEqual([alice, alice]);
   });
 });
