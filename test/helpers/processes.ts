@@ -86,7 +86,7 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, timeout
 
 /**
  * `strongroom serve` in a process of its own, answering /health; `onStderr` also gets what it writes to stderr,
- * `onStdout` what it writes to stdout (its log), which is otherwise dropped.
+ * `onStdout` what it writes to stdout (its log). When it ends before it is healthy, the error carries its log's end.
  */
 export async function startServerProcess(
   env: NodeJS.ProcessEnv,
@@ -97,16 +97,23 @@ export async function startServerProcess(
   const child = spawn(process.execPath, [...cliEntry, "serve", "--port", String(port), "--auth-proxy-port", "0", ...args], {
     cwd: repoRoot,
     env,
-    stdio: ["ignore", options.onStdout ? "pipe" : "ignore", options.onStderr ? "pipe" : "inherit"],
+    stdio: ["ignore", "pipe", options.onStderr ? "pipe" : "inherit"],
   });
+  // The log's last lines, for the error when the process ends before it is healthy (a start-up failure is logged there).
+  let logTail = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     process.stderr.write(chunk);
     options.onStderr?.(chunk.toString("utf8"));
   });
-  child.stdout?.on("data", (chunk: Buffer) => options.onStdout?.(chunk.toString("utf8")));
+  child.stdout!.on("data", (chunk: Buffer) => {
+    logTail = (logTail + chunk.toString("utf8")).slice(-4000);
+    options.onStdout?.(chunk.toString("utf8"));
+  });
   const url = `http://127.0.0.1:${port}`;
   // Generous: a busy two-core machine may take tens of seconds to load the sources.
-  await waitUntilHealthy(url, child, options.startTimeoutMs ?? 120_000);
+  await waitUntilHealthy(url, child, options.startTimeoutMs ?? 120_000).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}; its log ended with:\n${logTail}`);
+  });
   return {
     url,
     child,
