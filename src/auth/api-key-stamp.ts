@@ -40,6 +40,10 @@ type StampKeyColumns = {
   stamp_user_organization_has_velocity_controls?: boolean;
 };
 
+/** What a submission's authentication reads besides: the user's record and whether its organization has velocity controls. */
+const SUBMISSION_COLUMNS = `${userRecordsColumns("k.organization_id", "$3", (column) => `${column} = k.user_id`)},
+       EXISTS (SELECT 1 FROM velocity_controls vc WHERE vc.organization_id = k.organization_id) AS stamp_user_organization_has_velocity_controls,`;
+
 /**
  * Everything an API-key stamp needs from the store in ONE statement (one round trip, always fresh, so
  * nothing to invalidate across processes): the organization, the key with its user — a key present in
@@ -49,12 +53,7 @@ type StampKeyColumns = {
  * user's organization has velocity controls, which its decision would otherwise read in the activity's transaction.
  */
 const apiKeyPrincipalSql = (withSnapshot: boolean) => `
-SELECT o.*,${withSnapshot ? ` ${userRecordsColumns("k.organization_id", "$3", (column) => `${column} = k.user_id`)},` : ""}${
-  withSnapshot
-    ? `
-       EXISTS (SELECT 1 FROM velocity_controls vc WHERE vc.organization_id = k.organization_id) AS stamp_user_organization_has_velocity_controls,`
-    : ""
-}
+SELECT o.*,${withSnapshot ? ` ${SUBMISSION_COLUMNS}` : ""}
        k.id AS stamp_key_id, k.organization_id AS stamp_key_organization_id, k.user_id AS stamp_key_user_id,
        k.curve AS stamp_key_curve, k.credential_type AS stamp_key_credential_type, k.public_key AS stamp_key_public_key,
        k.expires_at AS stamp_key_expires_at, k.created_at AS stamp_key_created_at, k.user_name AS stamp_user_name, k.is_root AS stamp_user_is_root, k.proven_at IS NOT NULL AS stamp_key_proven,

@@ -23,7 +23,11 @@ describe("the dev server's first /health", () => {
       seed: { users: [{ userName: "alice" }] },
     });
     let started = false;
-    void starting.then(() => (started = true)).catch(() => undefined);
+    // Settled either way: a start that fails ends the polling too (and `await starting` below rethrows its error).
+    void starting.then(
+      () => (started = true),
+      () => (started = true),
+    );
     // Polled often, in the same process, so that a 200 before the organization exists would be seen.
     while (
       !started &&
