@@ -53,16 +53,22 @@ export interface NewKeyring {
 
 /**
  * Creates the keyring: its seal row and data key version 1, wrapped by `wrapper` (and to the recovery key). Several
- * processes may start at once on an empty store: the first insert wins, and every process reads back what won.
+ * processes may start at once on an empty store: the first insert wins whole (version 1 is written only with the seal
+ * row that won), and every process reads back what won.
  */
 export async function createKeyring(db: Queryable, wrapper: RootWrapper, keyring: NewKeyring): Promise<void> {
   const dataKey = randomBytes(32);
   try {
     const wrapped = await wrapper.wrap(dataKey, 1);
     const recoveryWrapped = keyring.recovery ? await wrapForRecovery(dataKey, 1, keyring.recovery.publicKeyHex) : null;
+    // One statement: a process that finds the seal row goes on to read version 1, so the two must appear together.
     await db.query(
-      `INSERT INTO keyring_seal (provider, key_shares, key_threshold, recovery_public_key, recovery_shares, recovery_threshold, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now()) ON CONFLICT DO NOTHING`,
+      `WITH seal AS (
+         INSERT INTO keyring_seal (provider, key_shares, key_threshold, recovery_public_key, recovery_shares, recovery_threshold, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, now()) ON CONFLICT DO NOTHING RETURNING 1
+       )
+       INSERT INTO keyring (version, wrapped_key, wrapped_by, recovery_wrapped_key, seal_from, reseal_from, created_at)
+       SELECT 1, $7, $8, $9, now(), now(), now() FROM seal ON CONFLICT DO NOTHING`,
       [
         keyring.provider,
         keyring.keyShares?.shares ?? null,
@@ -70,12 +76,10 @@ export async function createKeyring(db: Queryable, wrapper: RootWrapper, keyring
         keyring.recovery?.publicKeyHex ?? null,
         keyring.recovery?.shares ?? null,
         keyring.recovery?.threshold ?? null,
+        wrapped,
+        wrapper.label,
+        recoveryWrapped,
       ],
-    );
-    await db.query(
-      `INSERT INTO keyring (version, wrapped_key, wrapped_by, recovery_wrapped_key, seal_from, reseal_from, created_at)
-       VALUES (1, $1, $2, $3, now(), now(), now()) ON CONFLICT DO NOTHING`,
-      [wrapped, wrapper.label, recoveryWrapped],
     );
   } finally {
     dataKey.fill(0);
