@@ -13,6 +13,8 @@ export interface Config {
   databaseUrl?: string;
   /** DATABASE_SCHEMA: the PostgreSQL schema of Strongroom's tables (default `strongroom`, created when missing). */
   databaseSchema?: string;
+  /** DATABASE_POOL_SIZE: the PostgreSQL connections each process (each worker) holds at most. */
+  databasePoolSize?: number;
   /** DATABASE_WAIT_SECONDS, in ms: how long a start waits for an unavailable PostgreSQL (default 60 s). */
   databaseWaitMs: number;
   /** PGLITE_SHARED_BUFFERS: the embedded store's buffer pool, e.g. 16MB (the default) or 128MB. */
@@ -375,6 +377,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = 
     databaseUrl,
     databaseSchema,
     databaseWaitMs: waitSeconds * 1000,
+    databasePoolSize: env.DATABASE_POOL_SIZE ? positive("DATABASE_POOL_SIZE", 1) : undefined,
     pgliteSharedBuffers: env.PGLITE_SHARED_BUFFERS || undefined,
     metricsPort,
     masterKey,

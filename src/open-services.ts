@@ -50,6 +50,7 @@ export async function openServices(
     databaseUrl: config.databaseUrl,
     databaseSchema: config.databaseSchema,
     databaseWaitMs: config.databaseWaitMs,
+    databasePoolSize: config.databasePoolSize,
     onWait,
     dataDir: config.dataDir,
     pgliteSharedBuffers: config.pgliteSharedBuffers,

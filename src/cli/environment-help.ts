@@ -15,6 +15,7 @@ const VARIABLES: [group: string, names: string[]][] = [
       "DATABASE_URL_FILE",
       "DATABASE_SCHEMA",
       "DATABASE_WAIT_SECONDS",
+      "DATABASE_POOL_SIZE",
       "PGLITE_SHARED_BUFFERS",
       "STRONGROOM_MASTER_KEY",
       "STRONGROOM_MASTER_KEY_FILE",

@@ -10,6 +10,8 @@ export interface StoreOptions {
   dataDir: string;
   /** PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (default 16MB). */
   pgliteSharedBuffers?: string;
+  /** DATABASE_POOL_SIZE: PostgreSQL only, the connections this process holds at most. */
+  databasePoolSize?: number;
   /** DATABASE_WAIT_SECONDS, in ms: how long to wait for an unavailable PostgreSQL at start (default 0). */
   databaseWaitMs?: number;
   /** Told what the start waits for, each time it tries again. */
@@ -37,6 +39,7 @@ export async function openStoreReporting(options: StoreOptions): Promise<{ db: D
         await import("./postgres.js")
       ).openPostgres(options.databaseUrl, {
         schema: options.databaseSchema,
+        ...(options.databasePoolSize !== undefined ? { poolSize: options.databasePoolSize } : {}),
         ...(options.databaseWaitMs !== undefined ? { waitMs: options.databaseWaitMs } : {}),
         ...(options.onWait ? { onWait: options.onWait } : {}),
       })

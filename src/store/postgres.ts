@@ -36,7 +36,11 @@ export const DEFAULT_SCHEMA = "strongroom";
 /** A schema name that needs no quoting anywhere (it is also written into every connection's search_path). */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** DATABASE_POOL_SIZE's default: connections a process holds at most. */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface PostgresOptions {
+  /** DATABASE_POOL_SIZE: the connections this process holds at most (default DEFAULT_POOL_SIZE). */
   poolSize?: number;
   /** DATABASE_SCHEMA: where Strongroom's tables live; unset, `strongroom` (or `public` for a store created there before). */
   schema?: string;
@@ -102,7 +106,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
   const openPool = (target: string) => {
     const pool = new pg.Pool({
       connectionString: target,
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? DEFAULT_POOL_SIZE,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       pipeline: true,
       options: `-c search_path=${chosen.schema}`,

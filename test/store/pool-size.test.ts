@@ -1,0 +1,67 @@
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/config.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+const settings = { dataDir: "memory://", host: "127.0.0.1", port: 0 };
+
+describe("DATABASE_POOL_SIZE", () => {
+  it("takes a positive whole number, and refuses anything else naming the setting", () => {
+    expect(resolveConfig(settings, { DATABASE_POOL_SIZE: "3" }).databasePoolSize).toBe(3);
+    expect(resolveConfig(settings, {}).databasePoolSize).toBeUndefined();
+    for (const wrong of ["0", "-2", "1.5", "ten"])
+      expect(() => resolveConfig(settings, { DATABASE_POOL_SIZE: wrong })).toThrow("DATABASE_POOL_SIZE must be a positive integer");
+  });
+});
+
+/**
+ * The connections one server process opens to PostgreSQL: its pool keeps them open after the load, so counting its
+ * database's backends afterwards gives the most it held at once.
+ */
+describe.skipIf(!process.env.DATABASE_URL)("the PostgreSQL connections a process holds (needs DATABASE_URL)", () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  async function connectionsAfterConcurrentRenames(env: Record<string, string>): Promise<number> {
+    server = await startTestServer({ env });
+    const running = server;
+    const { userIds } = await running.client().createUsers({
+      users: Array.from({ length: 20 }, (_, i) => ({
+        userName: `user ${i}`,
+        apiKeys: [],
+        authenticators: [],
+        oauthProviders: [],
+        userTags: [],
+      })),
+    });
+    const answers = await Promise.all(userIds.map((userId, i) => running.client().updateUserName({ userId, userName: `renamed ${i}` })));
+    expect(answers.map((a) => a.userId).sort()).toEqual([...userIds].sort());
+    const [{ database }] = (await running.services.db.query<{ database: string }>("SELECT current_database() AS database")) as [
+      { database: string },
+    ];
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      const [row] = (
+        await admin.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
+          [database],
+        )
+      ).rows;
+      return row!.n;
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it("holds at most DATABASE_POOL_SIZE, and still answers 20 requests at once", async () => {
+    expect(await connectionsAfterConcurrentRenames({ DATABASE_POOL_SIZE: "2" })).toBeLessThanOrEqual(2);
+  });
+
+  it("opens more than that under the same load by default", async () => {
+    expect(await connectionsAfterConcurrentRenames({})).toBeGreaterThan(2);
+  });
+});
