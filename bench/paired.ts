@@ -2,7 +2,8 @@
  * Two builds compared in the same run, paired: both serve at once (each in its own process, fresh store), and the
  * same scenarios are sent to one then the other, round after round (A B, B A, A B, …), so a machine whose load or
  * speed drifts slows both alike. What is compared is the server's CPU time per request (steadier than wall time on
- * a shared machine) and the latency p50; the answer is each build's median over the rounds and the ratio B ÷ A.
+ * a shared machine) and the latency p50 — on PostgreSQL also its backends' CPU time per request (each build has a
+ * database of its own) and the requests per second; the answer is each build's median over the rounds and the ratio B ÷ A.
  *
  *   npm run build && BENCH_CLI_B=/tmp/old/dist/cli/strongroom.js npx tsx bench/paired.ts
  *   BENCH_CLI_A=…  (default: this checkout's dist/)   BENCH_ROUNDS=6   BENCH_REQUESTS=300   BENCH_CONNECTIONS=1
@@ -19,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { createWalletBody, prepareScenarios, walletHolders } from "./scenarios.js";
-import { cpuMs, percentile, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
+import { cpuMs, percentile, postgresCpuMs, postgresCpuSince, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
 const CLI_A = process.env.BENCH_CLI_A ?? join(import.meta.dirname, "..", "dist", "cli", "strongroom.js");
 const ENV_B = Object.fromEntries(
@@ -112,8 +113,16 @@ async function prepareBuild(name: Build["name"], cli: string, env: Record<string
   };
 }
 
-/** `count` distinct signed requests of a scenario, sent over CONNECTIONS connections: CPU ms per request and p50. */
-async function measure(build: Build, scenario: string, count: number): Promise<{ cpuMsPerRequest: number; p50Ms: number }> {
+interface Sample {
+  cpuMsPerRequest: number;
+  p50Ms: number;
+  perSecond: number;
+  /** PostgreSQL: the backends of the build's database. */
+  postgresCpuMsPerRequest?: number;
+}
+
+/** `count` distinct signed requests of a scenario, sent over CONNECTIONS connections. */
+async function measure(build: Build, scenario: string, count: number): Promise<Sample> {
   const signed: Signed[] = [];
   for (let i = 0; i < count; i++) {
     const { path, body } = build.next[scenario]!();
@@ -121,7 +130,10 @@ async function measure(build: Build, scenario: string, count: number): Promise<{
   }
   const latencies: number[] = [];
   let index = 0;
+  const database = build.server.databaseName;
+  const postgresBefore = database ? postgresCpuMs(database) : undefined;
   const cpuBefore = cpuMs(build.server.pid)!;
+  const startedAt = performance.now();
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (index < signed.length) {
@@ -134,15 +146,22 @@ async function measure(build: Build, scenario: string, count: number): Promise<{
       }
     }),
   );
+  const seconds = (performance.now() - startedAt) / 1000;
   const cpu = cpuMs(build.server.pid)! - cpuBefore;
+  const postgresAfter = database ? postgresCpuMs(database) : undefined;
   latencies.sort((a, b) => a - b);
-  return { cpuMsPerRequest: cpu / count, p50Ms: percentile(latencies, 50) };
+  return {
+    cpuMsPerRequest: cpu / count,
+    p50Ms: percentile(latencies, 50),
+    perSecond: count / seconds,
+    ...(postgresBefore && postgresAfter ? { postgresCpuMsPerRequest: postgresCpuSince(postgresBefore, postgresAfter) / count } : {}),
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const builds = [await prepareBuild("A", CLI_A), await prepareBuild("B", CLI_B, ENV_B)];
-const samples: Record<string, Record<"A" | "B", Array<{ cpuMsPerRequest: number; p50Ms: number }>>> = {};
+const samples: Record<string, Record<"A" | "B", Sample[]>> = {};
 try {
   for (const build of builds) for (const scenario of SCENARIOS) await measure(build, scenario, WARM_UP[scenario as keyof typeof WARM_UP]);
   for (let round = 0; round < ROUNDS; round++) {
@@ -164,20 +183,23 @@ try {
   }
 }
 
+/** Each build's median of one figure over the rounds, and B ÷ A. */
+function compared(A: Sample[], B: Sample[], figure: keyof Sample, digits = 3) {
+  const a = median(A.map((s) => s[figure] ?? NaN));
+  const b = median(B.map((s) => s[figure] ?? NaN));
+  return { A: +a.toFixed(digits), B: +b.toFixed(digits), BoverA: +(b / a).toFixed(3) };
+}
+
 const report = Object.fromEntries(
-  Object.entries(samples).map(([scenario, { A, B }]) => {
-    const cpuA = median(A.map((s) => s.cpuMsPerRequest));
-    const cpuB = median(B.map((s) => s.cpuMsPerRequest));
-    const p50A = median(A.map((s) => s.p50Ms));
-    const p50B = median(B.map((s) => s.p50Ms));
-    return [
-      scenario,
-      {
-        cpuMsPerRequest: { A: +cpuA.toFixed(3), B: +cpuB.toFixed(3), BoverA: +(cpuB / cpuA).toFixed(3) },
-        p50Ms: { A: +p50A.toFixed(3), B: +p50B.toFixed(3), BoverA: +(p50B / p50A).toFixed(3) },
-        cpuMsPerRequestEachRound: { A: A.map((s) => +s.cpuMsPerRequest.toFixed(3)), B: B.map((s) => +s.cpuMsPerRequest.toFixed(3)) },
-      },
-    ];
-  }),
+  Object.entries(samples).map(([scenario, { A, B }]) => [
+    scenario,
+    {
+      cpuMsPerRequest: compared(A, B, "cpuMsPerRequest"),
+      p50Ms: compared(A, B, "p50Ms"),
+      perSecond: compared(A, B, "perSecond", 0),
+      ...(A[0]?.postgresCpuMsPerRequest !== undefined ? { postgresCpuMsPerRequest: compared(A, B, "postgresCpuMsPerRequest") } : {}),
+      cpuMsPerRequestEachRound: { A: A.map((s) => +s.cpuMsPerRequest.toFixed(3)), B: B.map((s) => +s.cpuMsPerRequest.toFixed(3)) },
+    },
+  ]),
 );
 process.stdout.write(`${JSON.stringify({ A: CLI_A, B: CLI_B, envB: ENV_B, connections: CONNECTIONS, report }, null, 2)}\n`);
