@@ -37,7 +37,7 @@ export const DEFAULT_SCHEMA = "strongroom";
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** DATABASE_POOL_SIZE's default: connections a process holds at most. */
-export const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_POOL_SIZE = 10;
 
 export interface PostgresOptions {
   /** DATABASE_POOL_SIZE: the connections this process holds at most (default DEFAULT_POOL_SIZE). */
