@@ -15,12 +15,14 @@ export interface ServerUrls {
 export interface WorkerSummary {
   workers: number;
   workerPids: number[];
+  /** The PostgreSQL connections each worker holds at most (DATABASE_POOL_SIZE, or connectionsPerWorker's default). */
+  connectionsPerWorker: number;
 }
 
 /**
  * The start-up line: version, store (data directory, or PostgreSQL host/database and schema — never the URL's
  * credentials), schema version and the migrations this start applied, and where it listens (with several
- * workers, how many and their process ids). Store warnings (tables still in PostgreSQL's `public`) follow, one
+ * workers, how many, their process ids and the connections each holds at most). Store warnings (tables still in PostgreSQL's `public`) follow, one
  * line each. Addresses for people are printed as `localhost` (src/server/browser-address.ts), where the
  * console's passkeys work.
  */

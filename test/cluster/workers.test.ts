@@ -135,6 +135,7 @@ describe.skipIf(!process.env.DATABASE_URL)("serve --workers 2 on PostgreSQL (nee
     const { lines, workerPids, server } = cluster;
     expect(lines.filter((l) => / started/.test(l.msg))).toHaveLength(1);
     expect(new Set(workerPids).size).toBe(2);
+    expect(lines.find((l) => / started/.test(l.msg))!.connectionsPerWorker).toBe(10);
     const from = lines.length;
     const client = sdkClient(server.url, root, root.organizationId);
     const answers = await Promise.all(Array.from({ length: 24 }, () => client.getWhoami({})));

@@ -9,6 +9,7 @@ import { hasAnyOrganization, NO_ORGANIZATION_YET } from "../first-start.js";
 import { serveMetrics, type MetricsServer } from "../serve-metrics.js";
 import { logShutdown, logStartup, type ServerUrls } from "../startup-log.js";
 import { isFromWorker, WORKER_SLOT_VARIABLE, type FromWorker, type ToWorker } from "./messages.js";
+import { connectionsPerWorker } from "./worker-count.js";
 
 /** A worker that died is replaced after this long, doubled for each death in a row, up to RESTART_MAX_MS. */
 const RESTART_FIRST_MS = 500;
@@ -68,6 +69,7 @@ async function prepareStore(config: Config, log: Logger): Promise<{ store: Store
 export async function runPrimary({ config, workers, logs, logFinishMs }: PrimaryOptions): Promise<void> {
   const log = pino({ level: config.logLevel }, logDestination(logs.stream, config.logFormat)).child({ worker: 0 });
   const startedAt = Date.now();
+  const poolSize = config.databasePoolSize ?? connectionsPerWorker(workers);
   const { store, hasOrganization } = await prepareStore(config, log);
   const aggregator = new AggregatorRegistry();
   const metricsServer: MetricsServer | undefined =
@@ -101,7 +103,7 @@ export async function runPrimary({ config, workers, logs, logFinishMs }: Primary
   };
 
   const fork = (slot: Slot) => {
-    const worker = cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot.number) });
+    const worker = cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot.number), DATABASE_POOL_SIZE: String(poolSize) });
     Object.assign(slot, { worker, startedAt: Date.now(), ready: false, stoppedListening: false, restart: undefined });
     // A message to a worker that just died fails; its exit is handled below.
     worker.on("error", (error) =>
@@ -162,6 +164,7 @@ export async function runPrimary({ config, workers, logs, logFinishMs }: Primary
   logStartup(log, { store, signerPublicKeyHex: first.signerPublicKeyHex }, urls, {
     workers,
     workerPids: slots.map((s) => s.worker!.process.pid!),
+    connectionsPerWorker: poolSize,
   });
   if (!hasOrganization) log.warn(NO_ORGANIZATION_YET);
 

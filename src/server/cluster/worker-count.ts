@@ -3,6 +3,16 @@ import { availableParallelism } from "node:os";
 /** The flag and variable that set the number of workers, for messages. */
 export const WORKERS_SETTING = "--workers (STRONGROOM_WORKERS)";
 
+/** The PostgreSQL connections all the workers of one `serve` hold at most when DATABASE_POOL_SIZE is not set. */
+const WORKERS_CONNECTION_BUDGET = 80;
+
+/**
+ * The PostgreSQL connections each of `workers` workers holds at most when DATABASE_POOL_SIZE is not set: 10, as a
+ * single process, or fewer with more than 8 workers so that together they stay within 80 — under PostgreSQL's
+ * default `max_connections` (100), with room for other clients — but never fewer than 2.
+ */
+export const connectionsPerWorker = (workers: number): number => Math.max(2, Math.min(10, Math.floor(WORKERS_CONNECTION_BUDGET / workers)));
+
 /**
  * How many worker processes `serve` runs (`--workers`, STRONGROOM_WORKERS). Unset: one per CPU core on
  * PostgreSQL, where every process is a peer of the others (the guarantees of test/cluster/ hold between them);

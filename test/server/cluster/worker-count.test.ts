@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveWorkerCount } from "../../../src/server/cluster/worker-count.js";
+import { connectionsPerWorker, resolveWorkerCount } from "../../../src/server/cluster/worker-count.js";
 
 describe("serve --workers (STRONGROOM_WORKERS)", () => {
   it("defaults to one worker per core on PostgreSQL and to one on the embedded store", () => {
@@ -23,5 +23,14 @@ describe("serve --workers (STRONGROOM_WORKERS)", () => {
 
   it("refuses several workers on the embedded store, saying to use PostgreSQL", () => {
     expect(() => resolveWorkerCount("2", false, 2)).toThrow(/--workers 2: the embedded store .* belongs to one process.*DATABASE_URL/);
+  });
+});
+
+describe("the PostgreSQL connections each worker holds when DATABASE_POOL_SIZE is not set", () => {
+  it("is 10, as one process, up to 8 workers; with more, together they stay within 80, and each holds at least 2", () => {
+    expect([1, 2, 8].map(connectionsPerWorker)).toEqual([10, 10, 10]);
+    expect([9, 16, 32].map(connectionsPerWorker)).toEqual([8, 5, 2]);
+    expect(connectionsPerWorker(64)).toBe(2);
+    for (let workers = 1; workers <= 40; workers++) expect(workers * connectionsPerWorker(workers)).toBeLessThanOrEqual(80);
   });
 });
