@@ -22,9 +22,9 @@ export interface WorkerSummary {
 /**
  * The start-up line: version, store (data directory, or PostgreSQL host/database and schema — never the URL's
  * credentials), schema version and the migrations this start applied, and where it listens (with several
- * workers, how many, their process ids and the connections each holds at most). Store warnings (tables still in PostgreSQL's `public`) follow, one
- * line each. Addresses for people are printed as `localhost` (src/server/browser-address.ts), where the
- * console's passkeys work.
+ * workers, how many, their process ids and the connections each holds at most). Store warnings (tables still in
+ * PostgreSQL's `public`) follow, one line each. Addresses for people are printed as `localhost`
+ * (src/server/browser-address.ts), where the console's passkeys work.
  */
 export function logStartup(
   log: FastifyBaseLogger | Logger,
