@@ -100,7 +100,9 @@ async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promis
 async function insertRoute(stamper: ApiKeyStamper, organizationId: string, databaseUrl: string | null): Promise<Measured[]> {
   const dataDir = mkdtempSync(join(tmpdir(), "strongroom-bench-limit-"));
   const database = databaseUrl ? await freshPostgresDatabase(databaseUrl, "strongroom_bench") : undefined;
-  const route = await startBareRoute(database ? `postgres:${database.url}` : `pglite:${dataDir}`);
+  const started = await startBareRoute(database ? `postgres:${database.url}` : `pglite:${dataDir}`);
+  // Named, so that the figures split the CPU with PostgreSQL's backends as the scenarios' do.
+  const route = database ? { ...started, databaseName: new URL(database.url).pathname.slice(1) } : started;
   try {
     let serial = 0;
     const body = () =>
