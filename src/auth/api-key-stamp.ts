@@ -2,7 +2,7 @@ import { notFound, unauthenticated } from "../errors.js";
 import { markApiKeyProven } from "../records/api-key.js";
 import type { AllowlistRow } from "../records/ip-allowlist.js";
 import { requireOrganization, type OrganizationRow } from "../records/organization.js";
-import { takeUserRecordsJson, userRecordsColumns, userRecordsFrom } from "../records/user.js";
+import { userRecordOf, type OwnedRows } from "../records/user.js";
 import type { Queryable } from "../store/database.js";
 import { enforceIpAllowlist } from "./ip-allowlist.js";
 import { scopeDescription, type AuthenticationType, type Principal } from "./principal.js";
@@ -37,11 +37,19 @@ type StampKeyColumns = {
   stamp_session_profile_id: string | null;
   stamp_session_profile_name: string | null;
   stamp_session_profile_scope: string | null;
+  /** With the snapshot: the user's columns its record shows, and the rows they own. */
+  stamp_user_email?: string | null;
+  stamp_user_phone_number?: string | null;
+  stamp_user_created_at?: Date;
+  stamp_user_updated_at?: Date;
+  stamp_user_owned_rows?: OwnedRows;
   stamp_user_organization_has_velocity_controls?: boolean;
 };
 
 /** What a submission's authentication reads besides: the user's record and whether its organization has velocity controls. */
-const SUBMISSION_COLUMNS = `${userRecordsColumns("k.organization_id", "$3", (column) => `${column} = k.user_id`)},
+const SUBMISSION_COLUMNS = `k.user_email AS stamp_user_email, k.user_phone_number AS stamp_user_phone_number,
+       k.user_created_at AS stamp_user_created_at, k.user_updated_at AS stamp_user_updated_at,
+       k.user_owned_rows AS stamp_user_owned_rows,
        EXISTS (SELECT 1 FROM velocity_controls vc WHERE vc.organization_id = k.organization_id) AS stamp_user_organization_has_velocity_controls,`;
 
 /**
@@ -63,7 +71,9 @@ SELECT o.*,${withSnapshot ? ` ${SUBMISSION_COLUMNS}` : ""}
        EXISTS (SELECT 1 FROM auth_proxy_configs p WHERE p.organization_id = o.id AND p.public_key = $2 AND p.enabled) AS stamp_key_is_auth_proxy
   FROM organizations o
   LEFT JOIN LATERAL (
-    SELECT k.*, u.name AS user_name, u.is_root, sp.name AS profile_name, sp.scope AS profile_scope
+    SELECT k.*, u.name AS user_name, u.is_root, u.email AS user_email, u.phone_number AS user_phone_number,
+           u.created_at AS user_created_at, u.updated_at AS user_updated_at, u.owned_rows AS user_owned_rows,
+           sp.name AS profile_name, sp.scope AS profile_scope
       FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN session_profiles sp ON sp.id = k.session_profile_id
      WHERE k.public_key = $2 AND k.organization_id IN (o.id, COALESCE(o.parent_id, o.id))
      ORDER BY (k.organization_id = o.id) DESC LIMIT 1
@@ -96,12 +106,11 @@ export async function authenticateApiKey(
       "SIGNATURE_INVALID",
     );
   }
-  const [row] = await db.query<OrganizationRow & StampKeyColumns>(
-    withSnapshot ? API_KEY_VOTER_SQL : API_KEY_PRINCIPAL_SQL,
-    withSnapshot ? [organizationId, stamp.publicKey, now] : [organizationId, stamp.publicKey],
-  );
+  const [row] = await db.query<OrganizationRow & StampKeyColumns>(withSnapshot ? API_KEY_VOTER_SQL : API_KEY_PRINCIPAL_SQL, [
+    organizationId,
+    stamp.publicKey,
+  ]);
   if (!row) throw notFound(`no organization found with id ${JSON.stringify(organizationId)}`, "ORGANIZATION_NOT_FOUND");
-  const userRecords = withSnapshot ? takeUserRecordsJson(row as unknown as Record<string, unknown>) : undefined;
   const {
     stamp_key_id: keyId,
     stamp_key_organization_id: keyOrganizationId,
@@ -119,6 +128,11 @@ export async function authenticateApiKey(
     stamp_session_profile_id: sessionProfileId,
     stamp_session_profile_name: sessionProfileName,
     stamp_session_profile_scope: sessionProfileScope,
+    stamp_user_email: email,
+    stamp_user_phone_number: phoneNumber,
+    stamp_user_created_at: userCreatedAt,
+    stamp_user_updated_at: userUpdatedAt,
+    stamp_user_owned_rows: ownedRows,
     stamp_user_organization_has_velocity_controls: organizationHasVelocityControls,
     ...organization
   } = row;
@@ -154,8 +168,19 @@ export async function authenticateApiKey(
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
   if (sessionProfileId) principal.sessionProfile = { id: sessionProfileId, name: sessionProfileName!, scope: sessionProfileScope! };
-  if (userRecords) {
-    principal.snapshot = userRecordsFrom(userRecords)[0];
+  if (ownedRows) {
+    principal.snapshot = userRecordOf(
+      {
+        id: userId,
+        name: userName,
+        email: email ?? null,
+        phone_number: phoneNumber ?? null,
+        created_at: userCreatedAt!,
+        updated_at: userUpdatedAt!,
+        owned_rows: ownedRows,
+      },
+      now,
+    );
     principal.organizationHasVelocityControls = organizationHasVelocityControls;
   }
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);

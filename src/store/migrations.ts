@@ -32,6 +32,7 @@ import { auditLog } from "./migrations/0035-audit-log.js";
 import { keyring } from "./migrations/0037-keyring.js";
 import { sealRequests } from "./migrations/0038-seal-requests.js";
 import { listOrderIndexes } from "./migrations/0039-list-order-indexes.js";
+import { userOwnedRows } from "./migrations/0040-user-owned-rows.js";
 import type { Migration } from "./migrations/migration.js";
 
 export type { Migration };
@@ -74,6 +75,7 @@ export const migrations: Migration[] = [
   keyring,
   sealRequests,
   listOrderIndexes,
+  userOwnedRows,
 ];
 
 /** The newest schema version this code knows. */

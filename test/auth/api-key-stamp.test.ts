@@ -2,7 +2,6 @@ import { p256 } from "@noble/curves/nist.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { userRecordsColumns, type UserRecordsJson } from "../../src/records/user.js";
 import { p256Stamp, post } from "../helpers/requests.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -43,40 +42,5 @@ describe("API key stamps: the key as registered", () => {
       code: 16,
       message: expect.stringMatching(/does not fit API key .*whose curve is API_KEY_CURVE_SECP256K1/),
     });
-  });
-});
-
-describe("the voter's record read with the API key", () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server.close());
-
-  // The authentication statement names the stamping key `k`; the record's own subqueries must not take that for
-  // their tables (they once did, and every activity read every API key of the store).
-  it("reads only the rows of the user the filter names, whatever the outer statement calls its tables", async () => {
-    const key = () => ({
-      apiKeyName: "key",
-      publicKey: bytesToHex(p256.getPublicKey(p256.utils.randomSecretKey(), true)),
-      curveType: "API_KEY_CURVE_P256" as const,
-    });
-    const { userIds } = await server.client().createUsers({
-      users: ["alice", "bob"].map((userName) => ({
-        userName,
-        apiKeys: [key(), key()],
-        authenticators: [],
-        oauthProviders: [],
-        userTags: [],
-      })),
-    });
-    const [alice] = userIds as [string];
-    const [row] = await server.services.db.query<UserRecordsJson>(
-      `SELECT ${userRecordsColumns("k.organization_id", "$2", (column) => `${column} = k.user_id`)} FROM api_keys k WHERE k.id = $1`,
-      [(await server.client().getApiKeys({ userId: alice })).apiKeys[0]!.apiKeyId, new Date()],
-    );
-    expect(row!.user_rows!.map((user) => user.id)).toEqual([alice]);
-    expect(row!.api_key_rows!.map((owned) => owned.user_id)).toEqual([alice, alice]);
   });
 });
