@@ -51,8 +51,8 @@ export type UserRecordSource = Pick<UserRow, "id" | "name" | "email" | "phone_nu
   owned_rows: OwnedRows;
 };
 
-/** The columns of `UserRecordSource`, for a statement that reads users. */
-export const USER_RECORD_COLUMNS = "id, name, email, phone_number, created_at, updated_at, owned_rows";
+/** The columns of `UserRecordSource`. */
+const USER_RECORD_COLUMNS = "id, name, email, phone_number, created_at, updated_at, owned_rows";
 
 /** Rows read back from JSON: timestamps become Dates again. */
 function revived<T>(rows: Record<string, unknown>[] | null | undefined): T[] {
@@ -92,11 +92,13 @@ export function userRecordOf(user: UserRecordSource, now: Date): UserRecord {
  * users, in creation order, in one statement.
  */
 export async function loadUserRecords(db: Queryable, organizationId: string, now: Date, userIds?: string[]): Promise<UserRecord[]> {
-  const users = await db.query<UserRecordSource>(
-    `SELECT ${USER_RECORD_COLUMNS} FROM users WHERE organization_id = $1${userIds ? " AND id = ANY($2::text[])" : ""} ORDER BY created_at, id`,
+  // One JSON value for all of them, parsed at once: a row per user cost list_users of 10,000 users a quarter more CPU.
+  const [{ users }] = (await db.query<{ users: Record<string, unknown>[] | null }>(
+    `SELECT json_agg(u ORDER BY u.created_at, u.id) AS users
+       FROM (SELECT ${USER_RECORD_COLUMNS} FROM users WHERE organization_id = $1${userIds ? " AND id = ANY($2::text[])" : ""}) u`,
     userIds ? [organizationId, userIds] : [organizationId],
-  );
-  return users.map((user) => userRecordOf(user, now));
+  )) as [{ users: Record<string, unknown>[] | null }];
+  return revived<UserRecordSource>(users).map((user) => userRecordOf(user, now));
 }
 
 export async function loadUserRecord(db: Queryable, organizationId: string, userId: string, now: Date): Promise<UserRecord> {
