@@ -70,7 +70,7 @@ function revived<T>(rows: Record<string, unknown>[] | null | undefined): T[] {
  */
 export function userRecordOf(user: UserRecordSource, now: Date): UserRecord {
   const owned = user.owned_rows;
-  const apiKeys = revived<ApiKeyRow>(owned.api_keys).filter((key) => key.expires_at === null || key.expires_at > now);
+  const apiKeys = revived<ApiKeyRow>(owned.api_keys).filter((key) => !key.expires_at || key.expires_at > now);
   const record: UserRecord = {
     userId: user.id,
     userName: user.name,

@@ -1,6 +1,6 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
-import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomBytes, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SoftwareAuthenticator } from "../helpers/software-authenticator.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -138,6 +138,50 @@ describe("a user's record kept in step with the rows they own", () => {
     const { user } = await server.client().getUser({ userId: server.root.userId });
     const { activity } = await server.client().createUserTag({ userTagName: "voted", userIds: [] });
     expect(activity.votes[0]!.user).toEqual(user);
+  });
+
+  // Two transactions add to one user's rows at once: the second's rewrite waits for the first to commit, and must
+  // then read what the first added (here an MFA policy, which the user's submissions are held to), not drop it.
+  it.skipIf(!process.env.DATABASE_URL)("when two transactions change one user's rows at once (PostgreSQL)", async () => {
+    const { db } = server.services;
+    const now = new Date();
+    const organizationId = server.root.organizationId;
+    let second: Promise<unknown> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO mfa_policies (id, organization_id, user_id, name, condition, required_methods, position, notes, created_at, updated_at)
+         VALUES ($1, $2, $3, 'concurrent policy', $4, $5::jsonb, 9, '', $6, $6)`,
+        [
+          randomUUID(),
+          organizationId,
+          alice,
+          "activity.action == 'SIGN'",
+          JSON.stringify([{ any: [{ type: "AUTHENTICATION_TYPE_PASSKEY" }] }]),
+          now,
+        ],
+      );
+      second = db.transaction((other) =>
+        other.query(
+          `INSERT INTO api_keys (id, organization_id, user_id, name, public_key, curve, credential_type, created_at, updated_at)
+           VALUES ($1, $2, $3, 'concurrent key', $4, 'API_KEY_CURVE_P256', 'CREDENTIAL_TYPE_API_KEY_P256', $5, $5)`,
+          [randomUUID(), organizationId, alice, generateP256KeyPair().publicKey, now],
+        ),
+      );
+      await vi.waitFor(
+        async () => {
+          const [{ n }] = (await db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          )) as [{ n: number }];
+          expect(n, "the second transaction waits for the first's lock on the user").toBeGreaterThan(0);
+        },
+        { timeout: 10_000, interval: 5 },
+      );
+    });
+    await second;
+    const { user } = await server.client().getUser({ userId: alice });
+    expect(user.mfaPolicies.map((policy) => policy.mfaPolicyName)).toContain("concurrent policy");
+    expect(user.apiKeys.map((key) => key.apiKeyName)).toContain("concurrent key");
+    await expectRecordsMatchTables();
   });
 
   it("after a user is deleted with everything they own", async () => {

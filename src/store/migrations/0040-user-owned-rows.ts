@@ -38,14 +38,25 @@ CREATE FUNCTION user_owned_rows(owner text) RETURNS jsonb LANGUAGE sql STABLE AS
       FROM user_tag_assignments ta JOIN user_tags t ON t.id = ta.tag_id WHERE ta.user_id = owner))
 $$;
 
+-- Lock the user's row first, then read: under READ COMMITTED the UPDATE then takes its snapshot with the lock held,
+-- so it sees the owned rows of every transaction that held the lock before. An UPDATE left to wait for the row
+-- itself would recompute the value from the snapshot it took before waiting, and drop what that transaction added
+-- (an MFA policy, say). NO KEY UPDATE, like the UPDATE's own lock: inserts that reference the user are not held up.
+CREATE FUNCTION rewrite_user_owned_rows(owner text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM users WHERE id = owner FOR NO KEY UPDATE;
+  UPDATE users SET owned_rows = user_owned_rows(id) WHERE id = owner;
+END
+$$;
+
 -- A row's owner before and after the change: both records are rewritten (a user deleted meanwhile has none).
 CREATE FUNCTION refresh_user_owned_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP <> 'INSERT' THEN
-    UPDATE users SET owned_rows = user_owned_rows(id) WHERE id = OLD.user_id;
+    PERFORM rewrite_user_owned_rows(OLD.user_id);
   END IF;
   IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
-    UPDATE users SET owned_rows = user_owned_rows(id) WHERE id = NEW.user_id;
+    PERFORM rewrite_user_owned_rows(NEW.user_id);
   END IF;
   RETURN NULL;
 END
