@@ -62,6 +62,9 @@ export class TransactionAborted extends Error {
 
 /** How many times a transaction (or a statement outside one) is run before its conflict or stale plan is the caller's. */
 export const MAX_ATTEMPTS = 5;
+
+/** The advisory lock processes starting on one PostgreSQL take turns with: to create the schema, and to migrate it. */
+export const MIGRATION_LOCK = 7163453;
 const CONFLICT_BACKOFF_MS = 5;
 
 /**

@@ -1,4 +1,4 @@
-import type { Database } from "./database.js";
+import { MIGRATION_LOCK, type Database } from "./database.js";
 import { foundation } from "./migrations/0001-foundation.js";
 import { wallets } from "./migrations/0002-wallets.js";
 import { policies } from "./migrations/0003-policies.js";
@@ -108,9 +108,16 @@ export interface MigrationReport {
  * migrated past the newest migration this code knows is refused before anything is applied.
  */
 export async function migrate(db: Database): Promise<MigrationReport> {
-  await db.query(
-    "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
-  );
+  const [table] = await db.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+  if (!table?.present)
+    await db.transaction(async (tx) => {
+      // Processes starting at once on an empty PostgreSQL would each create it, and all but one fail on the catalog's
+      // unique index (IF NOT EXISTS looks before it inserts): they take turns, as for each migration.
+      await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+      await tx.query(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+    });
   const latest = latestMigration();
   const [newest] = await db.query<{ version: number | null }>("SELECT max(version) AS version FROM schema_migrations");
   if (newest?.version != null && newest.version > latest) throw new SchemaTooNewError(newest.version, latest);
@@ -120,7 +127,7 @@ export async function migrate(db: Database): Promise<MigrationReport> {
   for (const migration of migrations.filter((m) => !present.has(m.version))) {
     const ran = await db.transaction(async (tx) => {
       // Several processes may start at once against one PostgreSQL; one applies, the others wait.
-      await tx.query("SELECT pg_advisory_xact_lock(7163453)");
+      await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
       const done = await tx.query("SELECT 1 FROM schema_migrations WHERE version = $1", [migration.version]);
       if (done.length > 0) return false;
       await tx.exec(migration.sql);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { asUnavailable, isConnectionFailure, retried, TransactionAborted, type Database } from "./database.js";
+import { asUnavailable, isConnectionFailure, MIGRATION_LOCK, retried, TransactionAborted, type Database } from "./database.js";
 import { inOneWrite } from "./pg-internals.js";
 import { findServer, parseHosts } from "./postgres-hosts.js";
 import { connectWaiting, CONNECT_TIMEOUT_MS, describePostgres } from "./postgres-wait.js";
@@ -78,7 +78,15 @@ async function chooseSchema(client: pg.ClientBase, configured: string | undefine
   }
   // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database even when the schema exists.
   const exists = (await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema])).rowCount! > 0;
-  if (!exists) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  if (!exists) {
+    // Processes starting at once on an empty database take turns, as for the migrations (see `migrate`).
+    await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+    }
+  }
   return { schema, warnings: [] };
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { latestMigration, SchemaTooNewError } from "../../src/store/migrations.js";
+import { latestMigration, migrations, SchemaTooNewError } from "../../src/store/migrations.js";
 import { openStore, openStoreReporting } from "../../src/store/open.js";
 
 const baseUrl = process.env.DATABASE_URL;
@@ -51,6 +51,23 @@ describe.skipIf(!baseUrl)("Strongroom's tables in their own PostgreSQL schema", 
     expect((await tablesIn(url, "public")).sort()).toEqual(["users"]);
     expect(await sql(url, "SELECT email FROM public.users")).toEqual([{ email: "someone@example.com" }]);
     expect(await sql(url, "SELECT name FROM strongroom.server_secrets")).toEqual([{ name: "probe" }]);
+  });
+
+  // Two processes started together on an empty database (a cluster's first start) each found no schema and no
+  // migrations table, created them, and all but one failed on the catalog's unique index, at random.
+  it("opens and migrates an empty database from several processes at once", async () => {
+    for (let round = 0; round < 3; round++) {
+      const url = await freshDatabase();
+      const opened = await Promise.allSettled(
+        Array.from({ length: 6 }, () => openStoreReporting({ databaseUrl: url, dataDir: "memory://", databasePoolSize: 1 })),
+      );
+      for (const result of opened) if (result.status === "fulfilled") await result.value.db.close();
+      expect(opened.map((result) => (result.status === "fulfilled" ? result.value.report.schemaVersion : String(result.reason)))).toEqual(
+        Array.from({ length: 6 }, () => latestMigration()),
+      );
+      // Each migration applied once, by whichever process got there first.
+      expect(opened.flatMap((result) => (result.status === "fulfilled" ? result.value.report.applied : [])).length).toBe(migrations.length);
+    }
   });
 
   it("uses the schema DATABASE_SCHEMA names, creating it", async () => {
