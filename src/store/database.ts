@@ -62,10 +62,10 @@ export class TransactionAborted extends Error {
 
 /** How many times a transaction (or a statement outside one) is run before its conflict or stale plan is the caller's. */
 export const MAX_ATTEMPTS = 5;
+const CONFLICT_BACKOFF_MS = 5;
 
 /** The advisory lock processes starting on one PostgreSQL take turns with: to create the schema, and to migrate it. */
 export const MIGRATION_LOCK = 7163453;
-const CONFLICT_BACKOFF_MS = 5;
 
 /**
  * Runs `attempt` until it succeeds, fails otherwise than on a conflict or a stale plan, or has run MAX_ATTEMPTS
