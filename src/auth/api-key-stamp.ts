@@ -2,7 +2,7 @@ import { notFound, unauthenticated } from "../errors.js";
 import { markApiKeyProven } from "../records/api-key.js";
 import type { AllowlistRow } from "../records/ip-allowlist.js";
 import { requireOrganization, type OrganizationRow } from "../records/organization.js";
-import { userRecordOf, type OwnedRows } from "../records/user.js";
+import { userRecordFromJson, userRecordJson } from "../records/user.js";
 import type { Queryable } from "../store/database.js";
 import { enforceIpAllowlist } from "./ip-allowlist.js";
 import { scopeDescription, type AuthenticationType, type Principal } from "./principal.js";
@@ -37,19 +37,13 @@ type StampKeyColumns = {
   stamp_session_profile_id: string | null;
   stamp_session_profile_name: string | null;
   stamp_session_profile_scope: string | null;
-  /** With the snapshot: the user's columns its record shows, and the rows they own. */
-  stamp_user_email?: string | null;
-  stamp_user_phone_number?: string | null;
-  stamp_user_created_at?: Date;
-  stamp_user_updated_at?: Date;
-  stamp_user_owned_rows?: OwnedRows;
+  /** With the snapshot: what the user's record is made of (`userRecordJson`). */
+  stamp_user_record?: Record<string, unknown>;
   stamp_user_organization_has_velocity_controls?: boolean;
 };
 
 /** What a submission's authentication reads besides: the user's record and whether its organization has velocity controls. */
-const SUBMISSION_COLUMNS = `k.user_email AS stamp_user_email, k.user_phone_number AS stamp_user_phone_number,
-       k.user_created_at AS stamp_user_created_at, k.user_updated_at AS stamp_user_updated_at,
-       k.user_owned_rows AS stamp_user_owned_rows,
+const SUBMISSION_COLUMNS = `k.user_record AS stamp_user_record,
        EXISTS (SELECT 1 FROM velocity_controls vc WHERE vc.organization_id = k.organization_id) AS stamp_user_organization_has_velocity_controls,`;
 
 /**
@@ -71,8 +65,7 @@ SELECT o.*,${withSnapshot ? ` ${SUBMISSION_COLUMNS}` : ""}
        EXISTS (SELECT 1 FROM auth_proxy_configs p WHERE p.organization_id = o.id AND p.public_key = $2 AND p.enabled) AS stamp_key_is_auth_proxy
   FROM organizations o
   LEFT JOIN LATERAL (
-    SELECT k.*, u.name AS user_name, u.is_root, u.email AS user_email, u.phone_number AS user_phone_number,
-           u.created_at AS user_created_at, u.updated_at AS user_updated_at, u.owned_rows AS user_owned_rows,
+    SELECT k.*, u.name AS user_name, u.is_root,${withSnapshot ? ` ${userRecordJson("u")} AS user_record,` : ""}
            sp.name AS profile_name, sp.scope AS profile_scope
       FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN session_profiles sp ON sp.id = k.session_profile_id
      WHERE k.public_key = $2 AND k.organization_id IN (o.id, COALESCE(o.parent_id, o.id))
@@ -128,11 +121,7 @@ export async function authenticateApiKey(
     stamp_session_profile_id: sessionProfileId,
     stamp_session_profile_name: sessionProfileName,
     stamp_session_profile_scope: sessionProfileScope,
-    stamp_user_email: email,
-    stamp_user_phone_number: phoneNumber,
-    stamp_user_created_at: userCreatedAt,
-    stamp_user_updated_at: userUpdatedAt,
-    stamp_user_owned_rows: ownedRows,
+    stamp_user_record: userRecord,
     stamp_user_organization_has_velocity_controls: organizationHasVelocityControls,
     ...organization
   } = row;
@@ -168,19 +157,8 @@ export async function authenticateApiKey(
     stamp: { publicKey: stamp.publicKey, scheme: stamp.scheme, signature: stamp.signature },
   };
   if (sessionProfileId) principal.sessionProfile = { id: sessionProfileId, name: sessionProfileName!, scope: sessionProfileScope! };
-  if (ownedRows) {
-    principal.snapshot = userRecordOf(
-      {
-        id: userId,
-        name: userName,
-        email: email ?? null,
-        phone_number: phoneNumber ?? null,
-        created_at: userCreatedAt!,
-        updated_at: userUpdatedAt!,
-        owned_rows: ownedRows,
-      },
-      now,
-    );
+  if (userRecord) {
+    principal.snapshot = userRecordFromJson(userRecord, now);
     principal.organizationHasVelocityControls = organizationHasVelocityControls;
   }
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);
