@@ -67,6 +67,9 @@ const CONFLICT_BACKOFF_MS = 5;
 /** The advisory lock processes starting on one PostgreSQL take turns with: to create the schema, and to migrate it. */
 export const MIGRATION_LOCK = 7163453;
 
+/** DATABASE_POOL_SIZE's default: the PostgreSQL connections a process holds at most. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /**
  * Runs `attempt` until it succeeds, fails otherwise than on a conflict or a stale plan, or has run MAX_ATTEMPTS
  * times. Before the attempt after a stale plan, `renamePlans` has every statement prepared afresh. `mayRetry`

@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { asUnavailable, isConnectionFailure, MIGRATION_LOCK, retried, TransactionAborted, type Database } from "./database.js";
+import {
+  asUnavailable,
+  DEFAULT_POOL_SIZE,
+  isConnectionFailure,
+  MIGRATION_LOCK,
+  retried,
+  TransactionAborted,
+  type Database,
+} from "./database.js";
 import { inOneWrite } from "./pg-internals.js";
 import { findServer, parseHosts } from "./postgres-hosts.js";
 import { connectWaiting, CONNECT_TIMEOUT_MS, describePostgres } from "./postgres-wait.js";
@@ -35,9 +43,6 @@ export const DEFAULT_SCHEMA = "strongroom";
 
 /** A schema name that needs no quoting anywhere (it is also written into every connection's search_path). */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-/** DATABASE_POOL_SIZE's default: connections a process holds at most. */
-const DEFAULT_POOL_SIZE = 10;
 
 export interface PostgresOptions {
   /** DATABASE_POOL_SIZE: the connections this process holds at most (default DEFAULT_POOL_SIZE). */

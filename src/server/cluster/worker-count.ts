@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { DEFAULT_POOL_SIZE } from "../../store/database.js";
 
 /** The flag and variable that set the number of workers, for messages. */
 export const WORKERS_SETTING = "--workers (STRONGROOM_WORKERS)";
@@ -7,11 +8,12 @@ export const WORKERS_SETTING = "--workers (STRONGROOM_WORKERS)";
 const WORKERS_CONNECTION_BUDGET = 80;
 
 /**
- * The PostgreSQL connections each of `workers` workers holds at most when DATABASE_POOL_SIZE is not set: 10, as a
- * single process, or fewer with more than 8 workers so that together they stay within 80 — under PostgreSQL's
- * default `max_connections` (100), with room for other clients — but never fewer than 2.
+ * The PostgreSQL connections each of `workers` workers holds at most when DATABASE_POOL_SIZE is not set: as many as
+ * a single process (DEFAULT_POOL_SIZE, 10), or fewer with more than 8 workers so that together they stay within 80 —
+ * under PostgreSQL's default `max_connections` (100), with room for other clients — but never fewer than 2.
  */
-export const connectionsPerWorker = (workers: number): number => Math.max(2, Math.min(10, Math.floor(WORKERS_CONNECTION_BUDGET / workers)));
+export const connectionsPerWorker = (workers: number): number =>
+  Math.max(2, Math.min(DEFAULT_POOL_SIZE, Math.floor(WORKERS_CONNECTION_BUDGET / workers)));
 
 /**
  * How many worker processes `serve` runs (`--workers`, STRONGROOM_WORKERS). Unset: one per CPU core on
