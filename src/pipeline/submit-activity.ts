@@ -246,11 +246,17 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
     };
     trail.evaluations = decision.evaluations;
     const auditEvent = newActivityEvent(services, row, principal, decision.evaluations, submission.clientIp); // record (written by persist)
-    queued = await persistNewActivity(tx, stored, first, decision, auditEvent, () =>
-      decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : "",
+    queued = await persistNewActivity(
+      tx,
+      stored,
+      first,
+      decision,
+      auditEvent,
+      () => (decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : ""),
+      { releaseClaim: claim !== undefined },
     );
     await recordRequirements(tx, activityId, requirements);
-    await claim?.release(tx);
+    claim?.releasedByInsert();
     tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
     return row;
   });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Queryable } from "../../src/store/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { watchStore } from "../helpers/watch-store.js";
 import { createUserWithApiKey } from "../helpers/users.js";
 import { controlIntent, createControl, httpClient, refused } from "../helpers/velocity-controls.js";
 
@@ -8,36 +8,6 @@ import { controlIntent, createControl, httpClient, refused } from "../helpers/ve
 const CONTROLS_READ = /FROM velocity_controls WHERE organization_id = \$1 ORDER BY seq/;
 /** Authentication's statement for a submission, which says whether the user's organization has controls. */
 const AUTHENTICATION = /AS stamp_user_organization_has_velocity_controls/;
-
-/**
- * Every statement the server's store is given (`statements`), and `afterAuthentication`, run once right after the
- * next submission's authentication statement, before its decision.
- */
-function watchStore(server: TestServer) {
-  const watched = { statements: [] as string[], afterAuthentication: undefined as (() => Promise<void>) | undefined };
-  const db = server.services.db;
-  const query = db.query.bind(db);
-  const transaction = db.transaction.bind(db);
-  db.query = async <Row>(sql: string, params?: unknown[]) => {
-    watched.statements.push(sql);
-    const rows = await query<Row>(sql, params);
-    const hook = AUTHENTICATION.test(sql) ? watched.afterAuthentication : undefined;
-    if (hook) watched.afterAuthentication = undefined;
-    await hook?.();
-    return rows;
-  };
-  db.transaction = (work) =>
-    transaction((tx) =>
-      work({
-        ...tx,
-        query: <Row>(sql: string, params?: unknown[]) => {
-          watched.statements.push(sql);
-          return tx.query<Row>(sql, params);
-        },
-      } satisfies Queryable),
-    );
-  return watched;
-}
 
 /**
  * A submission's authentication says whether the deciding organization has velocity controls, so an organization
@@ -93,7 +63,7 @@ describe("the decision's read of velocity controls", () => {
       notes: "",
     });
     let created = false;
-    store.afterAuthentication = async () => {
+    const hook = async () => {
       await createControl(
         rootClient(),
         server.root.organizationId,
@@ -102,6 +72,7 @@ describe("the decision's read of velocity controls", () => {
       await server.client().createPolicy({ policyName: "deny on cap", effect: "EFFECT_DENY", condition: "controls.cap", notes: "" });
       created = true;
     };
+    store.afterStatement = { pattern: AUTHENTICATION, hook };
     const refusal = await refused(server.client(erin.credentials).updateUserName({ userId: erin.userId, userName: "erin again" }));
     expect(created).toBe(true);
     expect(refusal.message).toContain("names a velocity control the organization does not have");

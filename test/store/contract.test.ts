@@ -126,6 +126,28 @@ function storeContract(store: StoreUnderTest) {
         expect(await db.transaction(async () => "nothing to do")).toBe("nothing to do");
       });
 
+      it("statements issued before the previous one answered run in the order issued, each seeing the ones before", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const [, , seen] = await db.transaction((tx) =>
+          Promise.all([
+            tx.query(`INSERT INTO ${t} VALUES ($1)`, [1]),
+            tx.query(`INSERT INTO ${t} SELECT count(*)::int + 1 FROM ${t}`),
+            tx.query<{ ids: number[] }>(`SELECT array_agg(id ORDER BY id) AS ids FROM ${t}`),
+          ]),
+        );
+        expect(seen[0]!.ids).toEqual([1, 2]);
+        // A failed one fails every one after it, and the transaction writes nothing.
+        const failed = db.transaction((tx) =>
+          Promise.all([
+            tx.query(`INSERT INTO ${t} VALUES ($1)`, [3]),
+            tx.query(`INSERT INTO ${t} VALUES ($1)`, [1]),
+            tx.query(`INSERT INTO ${t} VALUES ($1)`, [4]),
+          ]),
+        );
+        await expect(failed).rejects.toMatchObject({ code: "23505" });
+        expect(await count(t)).toBe(2);
+      });
+
       it("commits a statement outside a transaction on its own, and a script of several with exec", async () => {
         const t = await table("id int PRIMARY KEY");
         await db.query(`INSERT INTO ${t} VALUES ($1)`, [1]);

@@ -5,12 +5,14 @@ import type { Queryable } from "../../store/database.js";
 import { subscribersSql, type Subscriber } from "../webhooks/outbox.js";
 import type { ActivityRow } from "../../records/activity.js";
 import { VOTE_COLUMNS, voteValues, type StoredVote } from "./votes.js";
+import { DELETE_OWN_CLAIM } from "../../records/activity-claim.js";
 
 /**
  * Writes a new activity in its final state with its first vote and that vote's policy evaluations, in ONE
  * statement, which also reads who subscribes to its ACTIVITY_UPDATES and writes its audit event (when given) for the
- * integrator (src/audit/). The activity's fingerprint decides: when another activity holds it, nothing is written and
- * the answer is undefined.
+ * integrator (src/audit/). With `releaseClaim`, it also deletes this process's claim on the fingerprint
+ * (src/pipeline/steps/claim.ts), which the activity now stands for. The activity's fingerprint decides: when another
+ * activity holds it, nothing is written and the answer is undefined.
  */
 export async function insertNewActivity(
   tx: Queryable,
@@ -18,6 +20,7 @@ export async function insertNewActivity(
   vote: StoredVote,
   evaluations: PolicyOutcome[],
   auditEvent: AuditEvent | undefined,
+  { releaseClaim = false }: { releaseClaim?: boolean } = {},
 ): Promise<Subscriber[] | undefined> {
   const [written] = await tx.query<{ inserted: boolean; subscribers: Subscriber[] | null }>(
     `WITH activity AS (
@@ -32,6 +35,8 @@ export async function insertNewActivity(
        SELECT $22, $1, $2, id, $23::jsonb, $11 FROM vote
      ), audited AS (
        INSERT INTO audit_pending (organization_id, event) SELECT $25, $26::text FROM activity WHERE $26::text IS NOT NULL
+     ), released AS (
+       ${DELETE_OWN_CLAIM("$5")} AND $27::boolean AND EXISTS (SELECT 1 FROM activity)
      )
      SELECT EXISTS (SELECT 1 FROM activity) AS inserted,
             (SELECT json_agg(s) FROM (${subscribersSql("$2", "'ACTIVITY_UPDATES'")}) s) AS subscribers`,
@@ -53,6 +58,7 @@ export async function insertNewActivity(
       row.sealed_secret_params ?? null,
       auditEvent?.organizationId ?? null,
       auditEvent ? pendingEvent(auditEvent) : null,
+      releaseClaim,
     ],
   );
   return written?.inserted ? (written.subscribers ?? []) : undefined;

@@ -150,15 +150,33 @@ export async function insertWallet(
   fields: { name: string; accounts: string },
 ): Promise<{ walletId: string; addresses: string[] }> {
   // The organization locked for its wallet limit (lockOrganizationForLimits); the insert, a statement after the lock,
-  // counts the wallets and checks the name itself, and only when it inserts nothing is the reason read.
-  await lockOrganizationForLimits(tx, wallet.organizationId);
+  // counts the wallets and checks the name itself, and only when it inserts nothing is the reason read. The lock's
+  // answer is awaited with the insert's: statements run in the order issued (Queryable). The wallet holds no accounts
+  // yet, so only the organization's account names are read (when the accounts have names).
+  const locked = lockOrganizationForLimits(tx, wallet.organizationId);
+  locked.catch(() => undefined); // its failure fails every statement after it, which reports it
   const walletId = randomUUID();
-  const inserted = await tx.query(
-    `INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at)
-     SELECT $1, $2, $3, $4, $5, $6, $6
-      WHERE (SELECT count(*) FROM wallets WHERE organization_id = $2) < $7
-        AND NOT EXISTS (SELECT 1 FROM wallets WHERE organization_id = $2 AND name = $3)
-     RETURNING id`,
+  const rows = await newAccountRows(
+    tx,
+    services,
+    { id: walletId, organizationId: wallet.organizationId },
+    accounts,
+    derived,
+    fields.accounts,
+    {
+      newWallet: true,
+    },
+  );
+  // The wallet and its accounts in one statement: the accounts' foreign key is checked at its end, once the wallet is in.
+  const [written] = await tx.query<{ inserted: boolean }>(
+    `WITH wallet AS (
+       INSERT INTO wallets (id, organization_id, name, sealed_mnemonic, imported, created_at, updated_at)
+       SELECT $1, $2, $3, $4, $5, $6, $6
+        WHERE (SELECT count(*) FROM wallets WHERE organization_id = $2) < $7
+          AND NOT EXISTS (SELECT 1 FROM wallets WHERE organization_id = $2 AND name = $3)
+       RETURNING id
+     ), accounts AS (${insertAccountsSql({ organizationId: "$2", walletId: "wallet.id", now: "$6", firstColumn: 8, joined: "wallet" })})
+     SELECT EXISTS (SELECT 1 FROM wallet) AS inserted`,
     [
       walletId,
       wallet.organizationId,
@@ -167,20 +185,12 @@ export async function insertWallet(
       wallet.imported,
       wallet.now,
       WALLETS_PER_ORGANIZATION,
+      ...accountColumns(rows),
     ],
   );
-  if (inserted.length === 0) await refuseNewWallet(tx, wallet.organizationId, wallet.name, fields.name);
-  const addresses = await insertWalletAccounts(
-    tx,
-    services,
-    { id: walletId, organizationId: wallet.organizationId },
-    accounts,
-    derived,
-    wallet.now,
-    fields.accounts,
-    { persist: true, newWallet: true },
-  );
-  return { walletId, addresses };
+  await locked;
+  if (!written?.inserted) await refuseNewWallet(tx, wallet.organizationId, wallet.name, fields.name);
+  return { walletId, addresses: derived.slice(0, accounts.length).map((account) => account.address) };
 }
 
 /** A new wallet's secret and its accounts, generated and derived before the activity's transaction. */
@@ -220,10 +230,7 @@ export async function openWalletSeed(services: Services, wallet: WalletRow): Pro
   return walletSeedAsync(parseWalletSecret(secret));
 }
 
-/**
- * Stores accounts derived beforehand (`deriveAccounts`); with `persist` false they are only previewed. A wallet
- * inserted by the same transaction (`newWallet`) holds no accounts yet, so they are not read.
- */
+/** Stores accounts derived beforehand (`deriveAccounts`) in an existing wallet; with `persist` false they are only previewed. */
 export async function insertWalletAccounts(
   tx: Queryable,
   services: Services,
@@ -232,10 +239,39 @@ export async function insertWalletAccounts(
   derivedAccounts: DerivedAccount[],
   now: Date,
   field: string,
-  { persist = true, newWallet = false }: { persist?: boolean; newWallet?: boolean } = {},
+  { persist = true }: { persist?: boolean } = {},
 ): Promise<string[]> {
   const addresses = accounts.map((_, index) => derivedAccounts[index]!.address);
   if (!persist) return addresses;
+  const rows = await newAccountRows(tx, services, wallet, accounts, derivedAccounts, field, { newWallet: false });
+  if (rows.length === 0) return addresses;
+  await tx.query(insertAccountsSql({ organizationId: "$1::text", walletId: "$2::text", now: "$3::timestamptz", firstColumn: 4 }), [
+    wallet.organizationId,
+    wallet.id,
+    now,
+    ...accountColumns(rows),
+  ]);
+  return addresses;
+}
+
+/** An account's row as `insertAccountsSql` takes it: id, curve, path format, path, address format, address, public key, sealed private key, name. */
+type AccountRow = (string | null)[];
+const ACCOUNT_COLUMNS = 9;
+
+/**
+ * The rows of new accounts, their private keys sealed, after checking that the wallet holds none of them (a wallet
+ * inserted by the same transaction, `newWallet`, holds none, so it is not read) and that no account of the
+ * organization has their names.
+ */
+async function newAccountRows(
+  tx: Queryable,
+  services: Services,
+  wallet: { id: string; organizationId: string },
+  accounts: WalletAccountInput[],
+  derivedAccounts: DerivedAccount[],
+  field: string,
+  { newWallet }: { newWallet: boolean },
+): Promise<AccountRow[]> {
   // What the wallet and the organization hold, read once; then one insert for all the accounts.
   const held = newWallet
     ? []
@@ -256,7 +292,7 @@ export async function insertWalletAccounts(
         ).map((row) => row.name),
   );
   const seen = new Set<string>();
-  const rows: (string | null)[][] = [];
+  const rows: AccountRow[] = [];
   for (const [index, account] of accounts.entries()) {
     const at = `${field}[${index}]`;
     const derived = derivedAccounts[index]!;
@@ -288,15 +324,21 @@ export async function insertWalletAccounts(
       account.name ?? null,
     ]);
   }
-  if (rows.length === 0) return addresses;
-  const column = (i: number) => rows.map((row) => row[i] ?? null);
-  await tx.query(
-    `INSERT INTO wallet_accounts (id, organization_id, wallet_id, curve, path_format, path, address_format, address, public_key, sealed_private_key, name, created_at, updated_at)
-     SELECT a.id, $1::text, $2::text, a.curve, a.path_format, a.path, a.address_format, a.address, a.public_key, a.sealed_private_key, a.name, $3::timestamptz, $3::timestamptz
-       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+  return rows;
+}
+
+/** `rows` as the parameters `insertAccountsSql` reads: one array per column. */
+const accountColumns = (rows: AccountRow[]) => Array.from({ length: ACCOUNT_COLUMNS }, (_, i) => rows.map((row) => row[i] ?? null));
+
+/**
+ * The insert of accounts, in the order given, from `accountColumns` at parameters `firstColumn` onwards; the
+ * organization, the wallet and the time are SQL expressions, which may read the relation `joined` (none inserted without its row).
+ */
+function insertAccountsSql(at: { organizationId: string; walletId: string; now: string; firstColumn: number; joined?: string }): string {
+  const columns = Array.from({ length: ACCOUNT_COLUMNS }, (_, i) => `$${at.firstColumn + i}::text[]`).join(", ");
+  return `INSERT INTO wallet_accounts (id, organization_id, wallet_id, curve, path_format, path, address_format, address, public_key, sealed_private_key, name, created_at, updated_at)
+     SELECT a.id, ${at.organizationId}, ${at.walletId}, a.curve, a.path_format, a.path, a.address_format, a.address, a.public_key, a.sealed_private_key, a.name, ${at.now}, ${at.now}
+       FROM ${at.joined ? `${at.joined}, ` : ""}unnest(${columns})
             WITH ORDINALITY AS a(id, curve, path_format, path, address_format, address, public_key, sealed_private_key, name, position)
-      ORDER BY a.position`,
-    [wallet.organizationId, wallet.id, now, ...Array.from({ length: 9 }, (_, i) => column(i))],
-  );
-  return addresses;
+      ORDER BY a.position`;
 }

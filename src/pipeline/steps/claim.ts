@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, GrpcCode, internalError, type FieldViolation, type ErrorCode } from "../../errors.js";
 import type { Queryable } from "../../store/database.js";
+import { DELETE_OWN_CLAIM } from "../../records/activity-claim.js";
 
 /**
  * A body's fingerprint is older than the liveness window (one hour, plus five minutes of clock skew) once
@@ -45,10 +46,12 @@ export class Claim {
   /** Gone with the activity or the vote it belongs to: called inside that transaction. */
   async release(tx: Queryable = this.db): Promise<void> {
     this.stopRenewing();
-    await tx.query(
-      "DELETE FROM activity_claims WHERE fingerprint = $1 AND holder IS NOT DISTINCT FROM current_setting('application_name')",
-      [this.fingerprint],
-    );
+    await tx.query(DELETE_OWN_CLAIM("$1"), [this.fingerprint]);
+  }
+
+  /** Deleted by the statement that inserted the activity (`insertNewActivity`'s `releaseClaim`), inside its transaction. */
+  releasedByInsert(): void {
+    this.stopRenewing();
   }
 
   /**

@@ -29,7 +29,8 @@ export function newActivityRow(
 /**
  * Step "persist" (and "record") for a new activity: the activity, its first vote, that vote's evaluations and its
  * audit event in ONE statement (the idempotency check is that insert: an activity with the same fingerprint wins,
- * and this one rolls back), then its ACTIVITY_UPDATES outbox rows. A denial rolls everything back (403). Answers how many deliveries it queued.
+ * and this one rolls back; with `releaseClaim`, the fingerprint's claim goes in it too), then its ACTIVITY_UPDATES outbox
+ * rows. A denial rolls everything back (403). Answers how many deliveries it queued.
  */
 export async function persistNewActivity(
   tx: Queryable,
@@ -38,8 +39,9 @@ export async function persistNewActivity(
   decision: Decision,
   auditEvent: AuditEvent | undefined,
   deniedMessage: () => string,
+  options: { releaseClaim?: boolean } = {},
 ): Promise<number> {
-  const subscribers = await insertNewActivity(tx, row, first, decision.evaluations, auditEvent);
+  const subscribers = await insertNewActivity(tx, row, first, decision.evaluations, auditEvent, options);
   if (!subscribers) throw new AlreadySubmitted();
   if (decision.outcome === "deny")
     throw policyDenied(
