@@ -9,6 +9,7 @@
  *   BENCH_CLI_A=…  (default: this checkout's dist/)   BENCH_ROUNDS=6   BENCH_REQUESTS=300   BENCH_CONNECTIONS=1
  *   BENCH_SCENARIOS=whoami,rename,sign,wallet   DATABASE_URL=postgres://… (PostgreSQL instead of PGlite)
  *   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   (given to both servers)
+ *   BENCH_IDLE_MS=12000   (both servers idle that long before each measurement: bursts after a lull)
  *
  * One build under two settings instead: BENCH_ENV_B adds environment variables to B's server (B is then A's build
  * unless BENCH_CLI_B names another), e.g. what the audit log costs an activity:
@@ -19,6 +20,7 @@ import { ApiKeyStamper } from "@turnkey/api-key-stamper";
 import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createWalletBody, prepareScenarios, walletHolders } from "./scenarios.js";
 import { cpuMs, percentile, postgresCpuMs, postgresCpuSince, startBuiltServerProcess, type BuiltServerProcess } from "./support.js";
 
@@ -39,6 +41,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "whoami,rename,sign").split(",");
+/** Quiet before each measured round, both servers idle: a burst after a lull (BENCH_IDLE_MS, default none). */
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 0);
 /** Requests of each scenario before the first round: every statement prepared, every module loaded, the JIT settled. */
 const WARM_UP = { whoami: 100, rename: 100, sign: 100, wallet: 20 } as const;
 
@@ -170,6 +174,7 @@ try {
       for (const build of order) {
         // A query costs a third of an activity: three times as many, for as many CPU clock ticks (10 ms each).
         const count = scenario === "whoami" ? 3 * REQUESTS : REQUESTS;
+        if (IDLE_MS > 0) await sleep(IDLE_MS);
         const sample = await measure(build, scenario, count);
         (samples[scenario] ??= { A: [], B: [] })[build.name].push(sample);
       }

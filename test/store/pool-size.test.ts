@@ -25,36 +25,45 @@ describe.skipIf(!process.env.DATABASE_URL)("the PostgreSQL connections a process
     server = undefined;
   });
 
-  async function connectionsAfterConcurrentRenames(env: Record<string, string>): Promise<number> {
-    server = await startTestServer({ env });
-    const running = server;
+  async function concurrentRenames(running: TestServer): Promise<void> {
+    const burst = Math.random();
     const { userIds } = await running.client().createUsers({
       users: Array.from({ length: 20 }, (_, i) => ({
-        userName: `user ${i}`,
+        userName: `user ${i} of ${burst}`,
         apiKeys: [],
         authenticators: [],
         oauthProviders: [],
         userTags: [],
       })),
     });
-    const answers = await Promise.all(userIds.map((userId, i) => running.client().updateUserName({ userId, userName: `renamed ${i}` })));
+    const answers = await Promise.all(
+      userIds.map((userId, i) => running.client().updateUserName({ userId, userName: `renamed ${i} of ${burst}` })),
+    );
     expect(answers.map((a) => a.userId).sort()).toEqual([...userIds].sort());
+  }
+
+  /** The process ids of the PostgreSQL backends serving the server's database. */
+  async function backendsOf(running: TestServer): Promise<number[]> {
     const [{ database }] = (await running.services.db.query<{ database: string }>("SELECT current_database() AS database")) as [
       { database: string },
     ];
     const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await admin.connect();
     try {
-      const [row] = (
-        await admin.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'",
-          [database],
-        )
-      ).rows;
-      return row!.n;
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' ORDER BY pid",
+        [database],
+      );
+      return rows.map((row) => row.pid);
     } finally {
       await admin.end();
     }
+  }
+
+  async function connectionsAfterConcurrentRenames(env: Record<string, string>): Promise<number> {
+    server = await startTestServer({ env });
+    await concurrentRenames(server);
+    return (await backendsOf(server)).length;
   }
 
   it("holds at most DATABASE_POOL_SIZE, and still answers 20 requests at once", async () => {
@@ -63,5 +72,17 @@ describe.skipIf(!process.env.DATABASE_URL)("the PostgreSQL connections a process
 
   it("opens more than that under the same load by default", async () => {
     expect(await connectionsAfterConcurrentRenames({})).toBeGreaterThan(2);
+  });
+
+  // pg closes a connection idle for 10 s by default; each one opened again costs PostgreSQL a process, its caches and
+  // a parse and plan of every statement, which after every lull doubled what a burst cost it (bench/README.md).
+  it("keeps its connections over a lull longer than 10 s: the next burst is served by the same backends", { timeout: 40_000 }, async () => {
+    server = await startTestServer();
+    await concurrentRenames(server);
+    const before = await backendsOf(server);
+    expect(before.length).toBeGreaterThan(2);
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    await concurrentRenames(server);
+    expect(await backendsOf(server)).toEqual(before);
   });
 });
