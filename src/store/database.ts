@@ -6,9 +6,10 @@ import { setTimeout as sleep } from "node:timers/promises";
  */
 export interface Queryable {
   /**
-   * Statements issued before the previous one has answered run in the order issued, each after the one before
-   * has finished (the PostgreSQL adapter writes them at once, sparing the wait for each answer): a statement whose
-   * answer nothing needs, such as a lock, may go unawaited until the statement after it is issued.
+   * In a transaction (`tx`), statements issued before the previous one has answered run in the order issued, each
+   * after the one before has finished (the PostgreSQL adapter writes them at once, sparing the wait for each answer):
+   * a statement whose answer nothing needs, such as a lock, may go unawaited until the statement after it is issued.
+   * Outside a transaction, statements issued together may run on different connections, in any order.
    */
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** Runs a script of several statements without parameters (migrations). */
