@@ -76,13 +76,18 @@ describe.skipIf(!process.env.DATABASE_URL)("the PostgreSQL connections a process
 
   // pg closes a connection idle for 10 s by default; each one opened again costs PostgreSQL a process, its caches and
   // a parse and plan of every statement, which after every lull doubled what a burst cost it (bench/README.md).
-  it("keeps its connections over a lull longer than 10 s: the next burst is served by the same backends", { timeout: 40_000 }, async () => {
-    server = await startTestServer();
-    await concurrentRenames(server);
-    const before = await backendsOf(server);
-    expect(before.length).toBeGreaterThan(2);
-    await new Promise((resolve) => setTimeout(resolve, 11_000));
-    await concurrentRenames(server);
-    expect(await backendsOf(server)).toEqual(before);
-  });
+  it(
+    "keeps its connections over a lull longer than 10 s: the backends of one burst are there for the next",
+    { timeout: 40_000 },
+    async () => {
+      server = await startTestServer();
+      await concurrentRenames(server);
+      const before = await backendsOf(server);
+      expect(before.length).toBeGreaterThan(2);
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      await concurrentRenames(server);
+      // Each of them still serves (a busier second burst may open one more, up to the pool's size).
+      expect(await backendsOf(server)).toEqual(expect.arrayContaining(before));
+    },
+  );
 });
