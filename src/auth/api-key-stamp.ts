@@ -8,6 +8,7 @@ import { enforceIpAllowlist } from "./ip-allowlist.js";
 import { scopeDescription, type AuthenticationType, type Principal } from "./principal.js";
 import { API_KEY_SCHEMES, verifyApiKeySignature, type ApiKeyStamp } from "./stamp.js";
 import { apiKeyInSubOrganization } from "./sub-organization-credentials.js";
+import { anySubscriberSql } from "../records/webhook-subscribers.js";
 
 const CURVE_OF_KEY: Record<string, string> = {
   API_KEY_CURVE_P256: "p256",
@@ -40,19 +41,25 @@ type StampKeyColumns = {
   /** With the snapshot: what the user's record is made of (`userRecordJson`). */
   stamp_user_record?: Record<string, unknown>;
   stamp_user_organization_has_velocity_controls?: boolean;
+  stamp_activity_updates_subscribed?: boolean;
 };
 
-/** What a submission's authentication reads besides: the user's record and whether its organization has velocity controls. */
+/**
+ * What a submission's authentication reads besides: the user's record, whether the user's organization has velocity
+ * controls, and whether the organization acted in has subscribers to its activities' updates.
+ */
 const SUBMISSION_COLUMNS = `k.user_record AS stamp_user_record,
-       EXISTS (SELECT 1 FROM velocity_controls vc WHERE vc.organization_id = k.organization_id) AS stamp_user_organization_has_velocity_controls,`;
+       EXISTS (SELECT 1 FROM velocity_controls vc WHERE vc.organization_id = k.organization_id) AS stamp_user_organization_has_velocity_controls,
+       ${anySubscriberSql("o.id", "'ACTIVITY_UPDATES'")} AS stamp_activity_updates_subscribed,`;
 
 /**
  * Everything an API-key stamp needs from the store in ONE statement (one round trip, always fresh, so
  * nothing to invalidate across processes): the organization, the key with its user — a key present in
  * both the organization and its parent resolves to the organization's own user — and the
  * organization's IP allowlists for that key, and whether the key is its enabled auth proxy's (exempt from them).
- * For an activity, the same statement also reads the user's full record, which its vote records, and whether the
- * user's organization has velocity controls, which its decision would otherwise read in the activity's transaction.
+ * For an activity, the same statement also reads the user's full record, which its vote records, whether the user's
+ * organization has velocity controls, which its decision would otherwise read in the activity's transaction, and whether
+ * anyone subscribes to the activity's updates.
  */
 const apiKeyPrincipalSql = (withSnapshot: boolean) => `
 SELECT o.*,${withSnapshot ? ` ${SUBMISSION_COLUMNS}` : ""}
@@ -123,6 +130,7 @@ export async function authenticateApiKey(
     stamp_session_profile_scope: sessionProfileScope,
     stamp_user_record: userRecord,
     stamp_user_organization_has_velocity_controls: organizationHasVelocityControls,
+    stamp_activity_updates_subscribed: activityUpdatesSubscribed,
     ...organization
   } = row;
   if (!keyId) {
@@ -160,6 +168,7 @@ export async function authenticateApiKey(
   if (userRecord) {
     principal.snapshot = userRecordFromJson(userRecord, now);
     principal.organizationHasVelocityControls = organizationHasVelocityControls;
+    principal.activityUpdatesSubscribed = activityUpdatesSubscribed;
   }
   enforceIpAllowlist(allowlists, principal, organization, clientIp, isAuthProxyKey);
   if (!proven) await markApiKeyProven(db, keyId, now);

@@ -48,6 +48,12 @@ export interface Principal {
    * (src/policy/velocity/ledger.ts); unknown without a snapshot.
    */
   organizationHasVelocityControls?: boolean;
+  /**
+   * Read with the snapshot: whether the organization the request acts in, or its parent, had an active subscription to
+   * ACTIVITY_UPDATES. False lets a new activity's insert leave with its COMMIT, with no delivery to queue after it
+   * (src/pipeline/steps/persist.ts); unknown without a snapshot.
+   */
+  activityUpdatesSubscribed?: boolean;
   /** The session profile a login key was issued under: its scope binds every activity the key submits (session-scope.ts). */
   sessionProfile?: { id: string; name: string; scope: string };
 }

@@ -164,6 +164,11 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
   /** Only the root quorum may perform it, whatever policies say. */
   rootQuorumOnly?: boolean;
   /**
+   * It may subscribe a webhook endpoint to its organization's activity updates (creating or resuming one): its own
+   * update is then delivered there too, so its subscribers are read after `execute`, never assumed from authentication.
+   */
+  addsSubscribers?: boolean;
+  /**
    * Bearer secrets (verification tokens, one-time codes, OIDC tokens, read-only session tokens) the activity's
    * intent or result carries: stored as "<redacted>" wherever another member reads the activity (get_activity,
    * list_activities, the first vote's signed body, webhook payloads). Only the submitter's synchronous answer

@@ -246,6 +246,9 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
     };
     trail.evaluations = decision.evaluations;
     const auditEvent = newActivityEvent(services, row, principal, decision.evaluations, submission.clientIp); // record (written by persist)
+    // The activity's insert can leave with the COMMIT when no MFA requirement follows it and, as authentication read,
+    // no one subscribes to its updates (one subscribing since is as if it had subscribed just after) nor will it add one.
+    const commit = requirements.length === 0 && principal.activityUpdatesSubscribed === false && !definition.addsSubscribers;
     queued = await persistNewActivity(
       tx,
       stored,
@@ -253,9 +256,9 @@ async function executeAndPersist(submission: Submission, prepared: Preparation, 
       decision,
       auditEvent,
       () => (decision.outcome === "deny" ? `user ${principal.user.id} (${JSON.stringify(principal.user.name)}): ${decision.reason}` : ""),
-      { releaseClaim: claim !== undefined },
+      { releaseClaim: claim !== undefined, commit },
     );
-    await recordRequirements(tx, activityId, requirements);
+    if (!commit) await recordRequirements(tx, activityId, requirements);
     claim?.releasedByInsert();
     tasks = outcome?.status === "ACTIVITY_STATUS_COMPLETED" ? outcome.afterCommit : [];
     return row;

@@ -16,6 +16,23 @@ export interface Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/** The statements of one transaction (`Database.transaction`'s `tx`). */
+export interface Transaction extends Queryable {
+  /**
+   * Runs the transaction's last statement and commits with it: the PostgreSQL adapter writes the statement and COMMIT
+   * at once, sparing the wait for the statement's answer before the COMMIT leaves. Answers the statement's rows once
+   * the transaction has committed. When the statement fails (as it does after a statement that failed unheeded), the
+   * transaction is rolled back and the statement's error rejects. Either way the transaction has ended: a statement
+   * issued after it is refused, and what `work` throws afterwards rolls nothing back.
+   */
+  queryThenCommit<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+}
+
+/** Refuses a statement issued in a transaction that `queryThenCommit` has ended. */
+export function transactionEnded(): never {
+  throw new Error("the transaction has ended: queryThenCommit was its last statement");
+}
+
 export interface Database extends Queryable {
   readonly kind: "pglite" | "postgres";
   /**
@@ -25,7 +42,7 @@ export interface Database extends Queryable {
    * back and rejects with `TransactionAborted`. Inside `work`, use `tx` only: on PGlite the Database itself
    * waits for the transaction to end. test/store/contract.test.ts holds both adapters to this.
    */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
    * The embedded store in a data directory only: the whole store as a gzipped tar (what `strongroom backup` writes),
    * taken between two transactions after a checkpoint, while the server keeps running.

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { setImmediate as eventLoopTurn } from "node:timers/promises";
-import { retried, TransactionAborted, type Database, type Queryable } from "./database.js";
+import { retried, TransactionAborted, transactionEnded, type Database, type Transaction } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
 import { createPglite } from "./pglite-create.js";
 import { migrate } from "./migrations.js";
@@ -236,35 +236,53 @@ function wrap(db: PGlite, closeEngine: () => Promise<void>, releaseLock: () => v
    * write), so a transaction of n statements makes n + 1 calls. Neither can fail where it is sent other than in a
    * transaction already aborted, and then the statement after it fails too (the engine answers the first error).
    */
-  const inOneTransaction = <T>(work: (tx: Queryable) => Promise<T>): Promise<T> =>
+  const inOneTransaction = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> =>
     engine.exclusiveTransaction(async () => {
       let ahead = ["BEGIN"];
       let begun = false;
+      let ended = false;
       const takeAhead = () => {
+        if (ended) transactionEnded();
         const taken = ahead;
         ahead = [];
         begun = true;
         return taken;
       };
-      const tx: Queryable = {
+      const commit = async () => {
+        const statements = [...takeAhead(), "COMMIT"];
+        ended = true;
+        // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
+        if (engine.command(await simple(...statements), statements.length - 1) === "ROLLBACK") throw new TransactionAborted();
+        await db.syncToFs();
+      };
+      const tx: Transaction = {
         query: (sql, params) => db.runExclusive(() => run(sql, params, takeAhead)),
         exec: async (sql) => {
+          if (ended) transactionEnded();
           if (SAVEPOINT.test(sql)) ahead.push(sql);
           else await simple(...takeAhead(), sql);
+        },
+        // Here a round trip is a function call: the statement and the COMMIT are two engine calls.
+        async queryThenCommit<Row>(sql: string, params?: unknown[]) {
+          if (ended) transactionEnded();
+          const rows = await tx.query<Row>(sql, params).catch(async (error: unknown) => {
+            ended = true;
+            await simple("ROLLBACK");
+            throw error;
+          });
+          await commit();
+          return rows;
         },
       };
       let result: T;
       try {
         result = await work(tx);
       } catch (error) {
-        if (begun) await simple("ROLLBACK");
+        if (begun && !ended) await simple("ROLLBACK");
         throw error;
       }
-      if (!begun && ahead.length === 1) return result; // no statement: nothing to begin or commit
-      const statements = [...takeAhead(), "COMMIT"];
-      // COMMIT of a transaction a failed statement aborted answers ROLLBACK: nothing was written.
-      if (engine.command(await simple(...statements), statements.length - 1) === "ROLLBACK") throw new TransactionAborted();
-      await db.syncToFs();
+      if (ended || (!begun && ahead.length === 1)) return result; // ended by queryThenCommit, or no statement to begin or commit
+      await commit();
       return result;
     });
 

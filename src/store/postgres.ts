@@ -7,7 +7,9 @@ import {
   MIGRATION_LOCK,
   retried,
   TransactionAborted,
+  transactionEnded,
   type Database,
+  type Transaction,
 } from "./database.js";
 import { inOneWrite } from "./pg-internals.js";
 import { findServer, parseHosts } from "./postgres-hosts.js";
@@ -188,6 +190,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         // same socket write as the transaction's next statement, which spares a write and a wake-up of the
         // server process per statement. They can only fail in a transaction already aborted, as the next would.
         let begun = false;
+        let ended = false;
         let ahead: string[] = ["BEGIN"];
         const answers: Array<Promise<unknown>> = [];
         const writeAhead = () => {
@@ -200,21 +203,44 @@ export async function openPostgres(connectionString: string, options: PostgresOp
           begun = true;
         };
         const withAhead = <T>(issue: () => Promise<T>): Promise<T> => {
+          if (ended) transactionEnded();
           if (ahead.length === 0) return issue();
           return inOneWrite(conn, () => {
             writeAhead();
             return issue();
           });
         };
+        const tx: Transaction = {
+          query: (sql, params) => withAhead(() => run(conn, sql, params)),
+          exec: (sql) => {
+            if (!SAVEPOINT.test(sql)) return withAhead(async () => void (await conn.query(sql)));
+            if (ended) transactionEnded();
+            ahead.push(sql);
+            return Promise.resolve();
+          },
+          async queryThenCommit<Row>(sql: string, params?: unknown[]) {
+            let commit!: Promise<pg.QueryResult>;
+            const rows = withAhead(() =>
+              inOneWrite(conn, () => {
+                const answer = run<Row>(conn, sql, params);
+                commit = conn.query("COMMIT");
+                return answer;
+              }),
+            );
+            ended = true;
+            const [answered, committed] = await Promise.allSettled([rows, commit, ...answers]);
+            // A COMMIT that failed (the connection lost, say) leaves the connection in a state not worth trusting.
+            if (committed.status === "rejected") broken = true;
+            // A failed statement turns the COMMIT after it into a ROLLBACK: nothing was written.
+            if (answered.status === "rejected") throw answered.reason;
+            if (committed.status === "rejected") throw committed.reason;
+            if ((committed.value as pg.QueryResult).command === "ROLLBACK") throw new TransactionAborted();
+            return answered.value as Row[];
+          },
+        };
         try {
-          const result = await work({
-            query: (sql, params) => withAhead(() => run(conn, sql, params)),
-            exec: (sql) => {
-              if (!SAVEPOINT.test(sql)) return withAhead(async () => void (await conn.query(sql)));
-              ahead.push(sql);
-              return Promise.resolve();
-            },
-          });
+          const result = await work(tx);
+          if (ended) return result;
           if (begun || ahead.length > 1) {
             if (ahead.length > 0) inOneWrite(conn, writeAhead);
             await Promise.all(answers);
@@ -223,7 +249,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
           }
           return result;
         } catch (error) {
-          if (begun) {
+          if (begun && !ended) {
             await conn.query("ROLLBACK").catch(() => {
               broken = true; // never hand a connection in an unknown transaction state back to the pool
             });

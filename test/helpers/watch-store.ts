@@ -1,4 +1,4 @@
-import type { Queryable } from "../../src/store/database.js";
+import type { Transaction } from "../../src/store/database.js";
 import type { TestServer } from "./server.js";
 
 /**
@@ -8,6 +8,8 @@ import type { TestServer } from "./server.js";
 export function watchStore(server: TestServer) {
   const watched = {
     statements: [] as string[],
+    /** Of those, the ones that left with their transaction's COMMIT (`queryThenCommit`). */
+    committedWith: [] as string[],
     afterStatement: undefined as { pattern: RegExp; hook: () => Promise<void> } | undefined,
   };
   const db = server.services.db;
@@ -31,7 +33,12 @@ export function watchStore(server: TestServer) {
           watched.statements.push(sql);
           return tx.query<Row>(sql, params);
         },
-      } satisfies Queryable),
+        queryThenCommit: <Row>(sql: string, params?: unknown[]) => {
+          watched.statements.push(sql);
+          watched.committedWith.push(sql);
+          return tx.queryThenCommit<Row>(sql, params);
+        },
+      } satisfies Transaction),
     );
   return watched;
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage, createHook } from "node:async_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Queryable } from "../../src/store/database.js";
+import type { Transaction } from "../../src/store/database.js";
 import { refusal } from "../helpers/refusal.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -23,7 +23,7 @@ describe("webhook endpoint hosts are resolved outside the activity's transaction
     server = await startTestServer();
     const db = server.services.db;
     const transaction = db.transaction.bind(db);
-    db.transaction = <T>(work: (tx: Queryable) => Promise<T>) => transaction((tx) => inTransaction.run(true, () => work(tx)));
+    db.transaction = <T>(work: (tx: Transaction) => Promise<T>) => transaction((tx) => inTransaction.run(true, () => work(tx)));
     hook.enable();
   });
   afterAll(async () => {

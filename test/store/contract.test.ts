@@ -261,6 +261,83 @@ function storeContract(store: StoreUnderTest) {
       });
     });
 
+    describe("the last statement with its COMMIT (queryThenCommit)", () => {
+      it("commits the transaction with it and answers its rows: as its first statement, and after others and a savepoint", async () => {
+        const t = await table("id int PRIMARY KEY");
+        expect(await db.transaction((tx) => tx.queryThenCommit<{ id: number }>(`INSERT INTO ${t} VALUES ($1) RETURNING id`, [1]))).toEqual([
+          { id: 1 },
+        ]);
+        const answered = await db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES ($1)`, [2]);
+          await tx.exec("SAVEPOINT handler");
+          return tx.queryThenCommit<{ n: number }>(
+            `WITH added AS (INSERT INTO ${t} VALUES (3) RETURNING id) SELECT count(*)::int AS n FROM ${t}`,
+          );
+        });
+        expect(answered).toEqual([{ n: 2 }]);
+        expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2, 3]);
+      });
+
+      it("a failing statement rolls the whole transaction back and rejects with its error; work that catches it resolves, having written nothing", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        const work = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (2)`);
+          await tx.queryThenCommit(`INSERT INTO ${t} VALUES ($1)`, [1]);
+        });
+        await expect(work).rejects.toMatchObject({ code: "23505" });
+        const caught = await db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (3)`);
+          return tx.queryThenCommit(`INSERT INTO ${t} VALUES (1)`).catch((error: unknown) => sqlState(error));
+        });
+        expect(caught).toBe("23505");
+        expect(await count(t)).toBe(1);
+        expect(await db.transaction((tx) => tx.queryThenCommit<{ one: number }>("SELECT 1 AS one"))).toEqual([{ one: 1 }]);
+      });
+
+      it("after a statement that failed unheeded, it fails too and nothing is written", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        const work = db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t} VALUES (1)`).catch(() => undefined);
+          return tx.queryThenCommit(`INSERT INTO ${t} VALUES (2)`).catch((error: unknown) => error);
+        });
+        // The statement itself fails in the aborted transaction (25P02), which is what rejects.
+        await expect(work).resolves.toMatchObject({ code: "25P02" });
+        expect(await count(t)).toBe(1);
+      });
+
+      it("ends the transaction: a statement after it is refused, and a throw after it rolls nothing back", async () => {
+        const t = await table("id int PRIMARY KEY");
+        const refused = db.transaction(async (tx) => {
+          await tx.queryThenCommit(`INSERT INTO ${t} VALUES (1)`);
+          await tx.query(`INSERT INTO ${t} VALUES (2)`);
+        });
+        await expect(refused).rejects.toThrow(/the transaction has ended/);
+        const thrown = new Error("too late to roll back");
+        const late = db.transaction(async (tx) => {
+          await tx.queryThenCommit(`INSERT INTO ${t} VALUES (3)`);
+          throw thrown;
+        });
+        await expect(late).rejects.toBe(thrown);
+        expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 3]);
+      });
+
+      it("a conflict in it runs the work again, whole", async () => {
+        const t = await table("id int PRIMARY KEY");
+        let attempts = 0;
+        await db.transaction(async (tx) => {
+          attempts++;
+          await tx.query(`INSERT INTO ${t} VALUES (1)`);
+          await tx.queryThenCommit(
+            attempts === 1
+              ? "DO $$ BEGIN RAISE EXCEPTION 'provoked by the contract test' USING ERRCODE = '40P01'; END $$"
+              : `INSERT INTO ${t} VALUES (2)`,
+          );
+        });
+        expect(attempts).toBe(2);
+        expect(await count(t)).toBe(2);
+      });
+    });
+
     describe("retries", () => {
       for (const [conflict, state] of [
         ["a serialization failure", "40001"],

@@ -2,25 +2,8 @@ import { v7 as uuidv7 } from "uuid";
 import { activityRecord, type ActivityRow } from "../../records/activity.js";
 import type { VoteRow } from "../../records/vote.js";
 import type { Queryable } from "../../store/database.js";
+import { subscribersSql, type Subscriber } from "../../records/webhook-subscribers.js";
 import { parseFilters, passes, type EventType } from "./filters.js";
-
-export interface Subscriber {
-  endpoint_id: string;
-  organization_id: string;
-  filters_json: string | null;
-}
-
-/**
- * Active endpoints with an active subscription to the event type, owned by the organization or its parent;
- * both given as SQL expressions (placeholders), so the lookup can ride along in another statement.
- */
-export function subscribersSql(organizationId: string, eventType: string): string {
-  return `SELECT e.id AS endpoint_id, e.organization_id, s.filters_json
-            FROM webhook_endpoints e JOIN webhook_subscriptions s ON s.endpoint_id = e.id
-           WHERE e.is_active AND s.is_active AND s.event_type = ${eventType}
-             AND (e.organization_id = ${organizationId} OR e.organization_id = (SELECT parent_id FROM organizations WHERE id = ${organizationId}))
-           ORDER BY e.seq, s.position`;
-}
 
 /** Writes one delivery per matching endpoint into the outbox, inside the caller's transaction. */
 export async function enqueue(

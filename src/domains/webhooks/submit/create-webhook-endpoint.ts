@@ -16,6 +16,7 @@ export const createWebhookEndpoint = defineActivity({
   sdkMethod: "createWebhookEndpoint",
   summary:
     "Register a webhook endpoint with its subscriptions (ACTIVITY_UPDATES, BALANCE_CONFIRMED_UPDATES, BALANCE_FINALIZED_UPDATES, SEND_TRANSACTION_STATUS_UPDATES)",
+  addsSubscribers: true,
   resource: "WEBHOOK_ENDPOINT",
   action: "CREATE",
   parameters: Type.Object({

@@ -12,6 +12,7 @@ export const updateWebhookEndpoint = defineActivity({
   result: Type.Object({ endpointId: Type.String(), webhookEndpoint: WebhookEndpointRecord }),
   sdkMethod: "updateWebhookEndpoint",
   summary: "Change a webhook endpoint's URL or name, or pause and resume it (isActive)",
+  addsSubscribers: true,
   resource: "WEBHOOK_ENDPOINT",
   action: "UPDATE",
   parameters: Type.Object({
