@@ -18,6 +18,9 @@ export interface UserRow {
   updated_at: Date;
 }
 
+/** A UserRow's columns: not `*`, which would carry the user's owned rows along unread. */
+const USER_ROW_COLUMNS = "id, organization_id, name, email, phone_number, is_root, created_at, updated_at";
+
 export const UserRecord = Type.Object({
   userId: Type.String(),
   userName: Type.String(),
@@ -115,7 +118,10 @@ export async function loadUserRecord(db: Queryable, organizationId: string, user
 }
 
 export async function requireUser(db: Queryable, organizationId: string, userId: string, field = "userId"): Promise<UserRow> {
-  const [row] = await db.query<UserRow>("SELECT * FROM users WHERE id = $1 AND organization_id = $2", [userId, organizationId]);
+  const [row] = await db.query<UserRow>(`SELECT ${USER_ROW_COLUMNS} FROM users WHERE id = $1 AND organization_id = $2`, [
+    userId,
+    organizationId,
+  ]);
   if (!row) throw notFound(`${field}: no user ${JSON.stringify(userId)} in organization ${organizationId}`);
   return row;
 }
