@@ -171,14 +171,12 @@ async function decideThenPrepare(submission: Submission): Promise<{ claim?: Clai
   const { decision } = await decideSubmission(db, { definition, params, ...caller, parsedTransactions }); // decide, outside any transaction
   if (decision.outcome !== "allow") return { prepared: NOT_PREPARED };
   // A twin of this body (another request, another process) may be preparing: wait for it, then answer its activity.
-  const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, () => refuseSameBody(db, parsed.fingerprint));
-  let started = false;
+  // look up the fingerprint: with each attempt at the claim, as a twin may have finished before it
+  const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, undefined, { sameBody: true });
   try {
-    await refuseSameBody(db, parsed.fingerprint); // look up the fingerprint: a twin may have finished before the claim
-    started = true;
     return { claim, prepared: await prepare(services, definition, params, caller.organization, { atVote: false }) };
   } catch (error) {
-    await claim.settle(error, started);
+    await claim.settle(error, true);
     throw error;
   }
 }

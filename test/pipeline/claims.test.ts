@@ -1,7 +1,9 @@
 import { freshPostgresDatabase } from "../helpers/postgres-database.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { failedPrecondition, invalidArgument } from "../../src/errors.js";
+import { randomUUID } from "node:crypto";
 import { claimFingerprint } from "../../src/pipeline/steps/claim.js";
+import { SameBodyAgain } from "../../src/pipeline/steps/fingerprint.js";
 import type { Database } from "../../src/store/database.js";
 import { openStore } from "../../src/store/open.js";
 
@@ -68,6 +70,34 @@ describe("fingerprint claims", () => {
         if (++asked === 3) throw invalidArgument("stopped waiting");
       }),
     ).rejects.toThrow("stopped waiting");
+  });
+
+  it("with sameBody, the body's activity answers each attempt: a claim won is released, a wait ends", async () => {
+    const activityWith = async (fingerprint: string) => {
+      const id = randomUUID();
+      await db.query(
+        `INSERT INTO activities (id, organization_id, type, status, fingerprint, intent, result, created_at, updated_at)
+         VALUES ($1, $2, 'ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_COMPLETED', $3, '{}', '{}', now(), now())`,
+        [id, randomUUID(), fingerprint],
+      );
+      return id;
+    };
+    const claims = async (fingerprint: string) =>
+      (await db.query("SELECT 1 FROM activity_claims WHERE fingerprint = $1", [fingerprint])).length;
+
+    const done = await activityWith("sha256:h");
+    const found = await claimFingerprint(db, "sha256:h", now, undefined, { sameBody: true }).catch((error: unknown) => error);
+    expect(found).toBeInstanceOf(SameBodyAgain);
+    expect((found as SameBodyAgain).activity.id).toBe(done);
+    expect(await claims("sha256:h")).toBe(0);
+
+    // A twin holds the claim, then its activity is written (its insert deletes its claim): the waiting request gets the activity.
+    await claimFingerprint(db, "sha256:i", now);
+    let asked = 0;
+    const waiting = claimFingerprint(db, "sha256:i", now, async () => void asked++, { sameBody: true }).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(asked).toBeGreaterThan(0), 10_000);
+    const twins = await activityWith("sha256:i");
+    expect(((await waiting) as SameBodyAgain).activity.id).toBe(twins);
   });
 
   it("a claim older than any live body is dropped", async () => {

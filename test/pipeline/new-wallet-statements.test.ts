@@ -7,10 +7,13 @@ const WALLET_INSERT = /INSERT INTO wallets /;
 const ACCOUNTS_INSERT = /INSERT INTO wallet_accounts /;
 const ACTIVITY_INSERT = /INSERT INTO activities /;
 const CLAIM_DELETE = /DELETE FROM activity_claims WHERE fingerprint/;
+const CLAIM = /INSERT INTO activity_claims /;
+const BODY_LOOKUP = /^SELECT \* FROM activities WHERE fingerprint = \$1$/;
 
 /**
- * A new wallet's statements: the wallet and its accounts go in one, and the body's claim is deleted by the
- * activity's insert, so each costs no round trip of its own; a wallet refused (its name taken) writes no account.
+ * A new wallet's statements: the wallet and its accounts go in one, the body's claim and the lookup of its activity
+ * leave together, and the claim is deleted by the activity's insert, so each costs no round trip of its own; a wallet
+ * refused (its name taken) writes no account.
  */
 describe("a new wallet's statements", () => {
   let server: TestServer;
@@ -28,6 +31,7 @@ describe("a new wallet's statements", () => {
 
   it("writes the wallet with its accounts in one statement, and the claim goes with the activity's insert", async () => {
     store.statements = [];
+    store.committedWith = [];
     const { walletId, addresses } = await server
       .client()
       .createWallet({ walletName: "one statement", accounts: [ETHEREUM_ACCOUNT, ethereumAccountAt(1)] });
@@ -40,6 +44,10 @@ describe("a new wallet's statements", () => {
     expect(activityInsert).toMatch(CLAIM_DELETE);
     expect(store.statements.filter((sql) => CLAIM_DELETE.test(sql) && !ACTIVITY_INSERT.test(sql))).toEqual([]);
     expect(await claimCount()).toBe(0);
+    // The claim, then the body's activity looked up with the claim's transaction's COMMIT: one round trip.
+    const lookup = store.statements.findIndex((sql) => BODY_LOOKUP.test(sql));
+    expect(store.statements[lookup - 1]).toMatch(CLAIM);
+    expect(store.committedWith.filter((sql) => BODY_LOOKUP.test(sql))).toHaveLength(1);
     const { accounts } = await server.client().getWalletAccounts({ walletId });
     expect(accounts.map((account) => account.address)).toEqual(addresses);
     expect(accounts.map((account) => account.path)).toEqual([ETHEREUM_ACCOUNT.path, ethereumAccountAt(1).path]);

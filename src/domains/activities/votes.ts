@@ -167,9 +167,12 @@ export async function currentActivity(db: Queryable, activityId: string, forUpda
 
 /** The activity with this body, in any organization (a resubmission finds its activity by fingerprint). */
 export async function activityWithFingerprint(db: Queryable, fingerprint: string): Promise<ActivityRow | undefined> {
-  const [row] = await db.query<ActivityRow>("SELECT * FROM activities WHERE fingerprint = $1", [fingerprint]);
+  const [row] = await db.query<ActivityRow>(ACTIVITY_WITH_FINGERPRINT, [fingerprint]);
   return row;
 }
+
+/** The activity whose body has the fingerprint $1, if any. */
+export const ACTIVITY_WITH_FINGERPRINT = "SELECT * FROM activities WHERE fingerprint = $1";
 
 /**
  * The activity approve_activity / reject_activity name, in the organization the request targets. An activity

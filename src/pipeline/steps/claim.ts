@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, GrpcCode, internalError, type FieldViolation, type ErrorCode } from "../../errors.js";
-import type { Queryable } from "../../store/database.js";
+import type { Database, Queryable } from "../../store/database.js";
+import { ACTIVITY_WITH_FINGERPRINT } from "../../domains/activities/votes.js";
+import type { ActivityRow } from "../../records/activity.js";
+import { SameBodyAgain } from "./fingerprint.js";
 import { DELETE_OWN_CLAIM } from "../../records/activity-claim.js";
 
 /**
@@ -93,37 +96,41 @@ function refusalError(stored: StoredRefusal): ApiError {
 }
 
 /**
- * Claims `fingerprint` for this request, waiting while another request (in any process) holds it. `whileHeld`
- * is asked after each failed attempt: it may end the wait (by throwing, or by answering) when what the other
- * request did is visible. A claim that ended in an error after its preparation is answered with that error;
+ * Claims `fingerprint` for this request, waiting while another request (in any process) holds it. With `sameBody`,
+ * each attempt also reads the body's activity, issued right after the claim without waiting for it (one round trip): once
+ * there is one, the request is that activity (SameBodyAgain), whether it won the claim (then released) or not.
+ * `whileHeld` is asked after each failed attempt: it may end the wait (by throwing) when what the other request did
+ * is visible. A claim that ended in an error after its preparation is answered with that error;
  * (a vote, `forVote`, is on an activity that exists, so such a refusal answers nothing any more: it takes the claim).
  * A claim is taken over at once when its holder is gone: no database session carries the holder's name (the
  * process died during the preparation, and its connections went with it; src/store/process-session.ts). One held
  * past WAIT_MS by a live holder is a 503 UNAVAILABLE, never taken over.
  */
 export async function claimFingerprint(
-  db: Queryable,
+  db: Database,
   fingerprint: string,
   now: () => Date,
   whileHeld: () => Promise<void> = async () => undefined,
-  options: { forVote?: boolean } = {},
+  options: { forVote?: boolean; sameBody?: boolean } = {},
 ): Promise<Claim> {
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     const at = now();
-    const [row] = await db.query<{ won: boolean; refusal: StoredRefusal | null }>(
-      `WITH stale AS (DELETE FROM activity_claims WHERE claimed_at < $3 AND fingerprint <> $1),
-            won AS (INSERT INTO activity_claims (fingerprint, claimed_at, holder) VALUES ($1, $2, current_setting('application_name'))
-                    ON CONFLICT (fingerprint) DO UPDATE SET claimed_at = EXCLUDED.claimed_at, refusal = NULL, holder = EXCLUDED.holder
-                    WHERE activity_claims.claimed_at < $3 OR (activity_claims.refusal IS NOT NULL AND $4::boolean)
-                       OR (activity_claims.refusal IS NULL AND activity_claims.holder IS NOT NULL
-                           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity s WHERE s.application_name = activity_claims.holder))
-                    RETURNING 1)
-       SELECT EXISTS (SELECT 1 FROM won) AS won, (SELECT refusal FROM activity_claims WHERE fingerprint = $1) AS refusal`,
-      [fingerprint, at, new Date(at.getTime() - CLAIM_LIFETIME_MS), options.forVote === true],
-    );
-    if (row?.won) return new Claim(fingerprint, db, now);
-    if (row?.refusal) throw refusalError(row.refusal);
+    const params = [fingerprint, at, new Date(at.getTime() - CLAIM_LIFETIME_MS), options.forVote === true];
+    const [row, earlier] = options.sameBody
+      ? await db.transaction((tx) =>
+          Promise.all([
+            tx.query<ClaimAttempt>(CLAIM, params).then(([claimed]) => claimed),
+            tx.queryThenCommit<ActivityRow>(ACTIVITY_WITH_FINGERPRINT, [fingerprint]).then(([activity]) => activity),
+          ]),
+        )
+      : [(await db.query<ClaimAttempt>(CLAIM, params))[0], undefined];
+    if (row?.won) {
+      const claim = new Claim(fingerprint, db, now);
+      if (!earlier) return claim;
+      await claim.release();
+    } else if (row?.refusal) throw refusalError(row.refusal);
+    if (earlier) throw new SameBodyAgain(earlier);
     await whileHeld();
     if (Date.now() > deadline) {
       throw new ApiError(
@@ -134,3 +141,17 @@ export async function claimFingerprint(
     await sleep(pause);
   }
 }
+
+interface ClaimAttempt {
+  won: boolean;
+  refusal: StoredRefusal | null;
+}
+
+const CLAIM = `WITH stale AS (DELETE FROM activity_claims WHERE claimed_at < $3 AND fingerprint <> $1),
+            won AS (INSERT INTO activity_claims (fingerprint, claimed_at, holder) VALUES ($1, $2, current_setting('application_name'))
+                    ON CONFLICT (fingerprint) DO UPDATE SET claimed_at = EXCLUDED.claimed_at, refusal = NULL, holder = EXCLUDED.holder
+                    WHERE activity_claims.claimed_at < $3 OR (activity_claims.refusal IS NOT NULL AND $4::boolean)
+                       OR (activity_claims.refusal IS NULL AND activity_claims.holder IS NOT NULL
+                           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity s WHERE s.application_name = activity_claims.holder))
+                    RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM won) AS won, (SELECT refusal FROM activity_claims WHERE fingerprint = $1) AS refusal`;
