@@ -106,7 +106,7 @@ export async function castVote(
   }
   const activity = storedActivity(services, target);
   const claim = activity.definition.prepare
-    ? await claimFingerprint(services.db, target.fingerprint, services.clock, undefined, { forVote: true })
+    ? await claimFingerprint(services.db, target.fingerprint, services.clock, { forVote: true })
     : undefined;
   let tasks: AfterCommitTask[];
   try {

@@ -172,7 +172,7 @@ async function decideThenPrepare(submission: Submission): Promise<{ claim?: Clai
   if (decision.outcome !== "allow") return { prepared: NOT_PREPARED };
   // A twin of this body (another request, another process) may be preparing: wait for it, then answer its activity.
   // look up the fingerprint: with each attempt at the claim, as a twin may have finished before it
-  const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, undefined, { sameBody: true });
+  const claim = await claimFingerprint(db, parsed.fingerprint, services.clock, { sameBody: true });
   try {
     return { claim, prepared: await prepare(services, definition, params, caller.organization, { atVote: false }) };
   } catch (error) {

@@ -30,7 +30,7 @@ describe("fingerprint claims", () => {
   it("a twin waits while the claim is held, and gets it once released", async () => {
     const claim = await claimFingerprint(db, "sha256:a", now);
     let asked = 0;
-    const twin = claimFingerprint(db, "sha256:a", now, async () => void asked++);
+    const twin = claimFingerprint(db, "sha256:a", now, { whileHeld: async () => void asked++ });
     // The twin is waiting: it has looked for the holder's outcome at least once, and has not got the claim.
     await vi.waitFor(() => expect(asked).toBeGreaterThan(0), 10_000);
     await claim.release();
@@ -40,7 +40,7 @@ describe("fingerprint claims", () => {
   it("a twin may stop waiting when it sees what the holder did", async () => {
     await claimFingerprint(db, "sha256:b", now);
     const done = failedPrecondition("the holder's activity exists");
-    await expect(claimFingerprint(db, "sha256:b", now, async () => Promise.reject(done))).rejects.toBe(done);
+    await expect(claimFingerprint(db, "sha256:b", now, { whileHeld: async () => Promise.reject(done) })).rejects.toBe(done);
   });
 
   it("an error after the preparation ran answers the same body again; one before it does not", async () => {
@@ -50,7 +50,7 @@ describe("fingerprint claims", () => {
     expect(again).toMatchObject({ code: 3, message: "authCode: refused", httpStatus: 400, turnkeyErrorCode: "REQUEST_INVALID" });
 
     // A vote is on an activity that exists: an earlier refusal of its body answers nothing any more.
-    expect((await claimFingerprint(db, "sha256:c", now, undefined, { forVote: true })).fingerprint).toBe("sha256:c");
+    expect((await claimFingerprint(db, "sha256:c", now, { forVote: true })).fingerprint).toBe("sha256:c");
 
     const released = await claimFingerprint(db, "sha256:d", now);
     await released.settle(invalidArgument("denied before preparing"), false);
@@ -66,8 +66,10 @@ describe("fingerprint claims", () => {
     await db.query("UPDATE activity_claims SET holder = NULL WHERE fingerprint = 'sha256:g'");
     let asked = 0;
     await expect(
-      claimFingerprint(db, "sha256:g", now, async () => {
-        if (++asked === 3) throw invalidArgument("stopped waiting");
+      claimFingerprint(db, "sha256:g", now, {
+        whileHeld: async () => {
+          if (++asked === 3) throw invalidArgument("stopped waiting");
+        },
       }),
     ).rejects.toThrow("stopped waiting");
   });
@@ -86,7 +88,7 @@ describe("fingerprint claims", () => {
       (await db.query("SELECT 1 FROM activity_claims WHERE fingerprint = $1", [fingerprint])).length;
 
     const done = await activityWith("sha256:h");
-    const found = await claimFingerprint(db, "sha256:h", now, undefined, { sameBody: true }).catch((error: unknown) => error);
+    const found = await claimFingerprint(db, "sha256:h", now, { sameBody: true }).catch((error: unknown) => error);
     expect(found).toBeInstanceOf(SameBodyAgain);
     expect((found as SameBodyAgain).activity.id).toBe(done);
     expect(await claims("sha256:h")).toBe(0);
@@ -94,7 +96,9 @@ describe("fingerprint claims", () => {
     // A twin holds the claim, then its activity is written (its insert deletes its claim): the waiting request gets the activity.
     await claimFingerprint(db, "sha256:i", now);
     let asked = 0;
-    const waiting = claimFingerprint(db, "sha256:i", now, async () => void asked++, { sameBody: true }).catch((error: unknown) => error);
+    const waiting = claimFingerprint(db, "sha256:i", now, { whileHeld: async () => void asked++, sameBody: true }).catch(
+      (error: unknown) => error,
+    );
     await vi.waitFor(() => expect(asked).toBeGreaterThan(0), 10_000);
     const twins = await activityWith("sha256:i");
     expect(((await waiting) as SameBodyAgain).activity.id).toBe(twins);

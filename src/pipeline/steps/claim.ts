@@ -110,8 +110,7 @@ export async function claimFingerprint(
   db: Database,
   fingerprint: string,
   now: () => Date,
-  whileHeld: () => Promise<void> = async () => undefined,
-  options: { forVote?: boolean; sameBody?: boolean } = {},
+  options: { forVote?: boolean; sameBody?: boolean; whileHeld?: () => Promise<void> } = {},
 ): Promise<Claim> {
   const deadline = Date.now() + WAIT_MS;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
@@ -131,7 +130,7 @@ export async function claimFingerprint(
       await claim.release();
     } else if (row?.refusal) throw refusalError(row.refusal);
     if (earlier) throw new SameBodyAgain(earlier);
-    await whileHeld();
+    await options.whileHeld?.();
     if (Date.now() > deadline) {
       throw new ApiError(
         GrpcCode.UNAVAILABLE,
