@@ -1,6 +1,6 @@
 /**
  * Idle memory of the embedded server: `strongroom serve` (compiled, dist/) on an existing data directory, sent
- * nothing, its resident set (VmRSS) read every BENCH_SAMPLE_SECONDS for BENCH_MINUTES. Several settings run side by
+ * nothing, its resident set (VmRSS) read every BENCH_SAMPLE_SECONDS for BENCH_MINUTES, and the CPU time it used meanwhile. Several settings run side by
  * side, each on its own copy of the same store, so a drifting machine moves them alike; the limit, in the same run,
  * is a bare Node process serving /health.
  *
@@ -42,6 +42,12 @@ function parseVariant(text: string): Variant {
   }
   return { name: text, env, nodeArgs };
 }
+
+/** CPU time the process has used (user and system), from /proc/PID/stat in clock ticks of 10 ms. */
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 
 const rssMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 
@@ -95,26 +101,34 @@ try {
   const samples = new Map<string, number[]>(servers.map(({ variant }) => [variant.name, []]));
   const bareSamples: number[] = [];
   const seconds: number[] = [];
+  const cpuAtStart = new Map([[bare.pid, cpuMs(bare.pid)], ...servers.map(({ server }) => [server.pid, cpuMs(server.pid)] as const)]);
+  /** CPU used while idle, in ms per minute. */
+  const idleCpu = (pid: number) => Math.round(((cpuMs(pid) - cpuAtStart.get(pid)!) / (MINUTES * 60)) * 60);
   for (let at = 0; at <= MINUTES * 60; at += SAMPLE_SECONDS) {
     seconds.push(at);
     bareSamples.push(rssMb(bare.pid));
     for (const { variant, server } of servers) samples.get(variant.name)!.push(rssMb(server.pid));
     if (at + SAMPLE_SECONDS <= MINUTES * 60) await new Promise((resolve) => setTimeout(resolve, SAMPLE_SECONDS * 1000));
   }
+  const cpu = new Map([["bare", idleCpu(bare.pid)], ...servers.map(({ variant, server }) => [variant.name, idleCpu(server.pid)] as const)]);
   await Promise.all([bare.stop(), ...servers.map(({ server }) => server.stop())]);
 
   const round = (mb: number) => Math.round(mb);
-  console.log(`| setting | ${seconds.map((s) => `${s} s`).join(" | ")} |   (VmRSS, MB; idle since healthy)`);
-  console.log(`|---|${seconds.map(() => "---").join("|")}|`);
-  console.log(`| bare Node server (the limit) | ${bareSamples.map(round).join(" | ")} |`);
-  for (const [name, values] of samples) console.log(`| ${name} | ${values.map(round).join(" | ")} |`);
+  console.log(`| setting | ${seconds.map((s) => `${s} s`).join(" | ")} | CPU, ms/min |   (VmRSS, MB; idle since healthy)`);
+  console.log(`|---|${seconds.map(() => "---").join("|")}|---|`);
+  console.log(`| bare Node server (the limit) | ${bareSamples.map(round).join(" | ")} | ${cpu.get("bare")} |`);
+  for (const [name, values] of samples) console.log(`| ${name} | ${values.map(round).join(" | ")} | ${cpu.get(name)} |`);
 
   const last = (values: number[]) => values[values.length - 1]!;
   writeResult({
     benchmark: "idle-memory",
     loadAverage: load.finish(),
-    limits: { bareNodeServerMb: round(last(bareSamples)), targetMb: TARGET_MB },
-    figures: { seconds, variants: Object.fromEntries([...samples].map(([name, values]) => [name, values.map(round)])) },
+    limits: { bareNodeServerMb: round(last(bareSamples)), bareNodeServerCpuMsPerMinute: cpu.get("bare"), targetMb: TARGET_MB },
+    figures: {
+      seconds,
+      variants: Object.fromEntries([...samples].map(([name, values]) => [name, values.map(round)])),
+      cpuMsPerMinute: Object.fromEntries([...samples.keys()].map((name) => [name, cpu.get(name)])),
+    },
     ratios: Object.fromEntries(
       [...samples].flatMap(([name, values]) => [
         [`${name}: target ÷ resident set at the end`, +(TARGET_MB / last(values)).toFixed(3)],

@@ -3,6 +3,12 @@ import type { Queryable } from "./store/database.js";
 
 export interface Metrics {
   registry: Registry;
+  /**
+   * Adds the process's own metrics (CPU, memory, event loop lag, garbage collection) to the registry, once. Only where
+   * the registry is read (METRICS_PORT, the workers of a cluster whose primary serves it): measuring the event loop's
+   * lag wakes the process a hundred times a second, which an idle server otherwise never is.
+   */
+  includeProcessMetrics(): void;
   requestDuration: Histogram<"route" | "status">;
   /** Latency of each API operation (`create_wallet`, `get_wallet`, …), by kind and HTTP status. */
   operationDuration: Histogram<"operation" | "kind" | "status">;
@@ -24,7 +30,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  */
 export function createMetrics(db?: Queryable): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "strongroom_" });
+  let processMetrics = false;
   const registers = [registry];
   if (db) {
     new Gauge({
@@ -41,6 +47,11 @@ export function createMetrics(db?: Queryable): Metrics {
   }
   return {
     registry,
+    includeProcessMetrics() {
+      if (processMetrics) return;
+      processMetrics = true;
+      collectDefaultMetrics({ register: registry, prefix: "strongroom_" });
+    },
     requestDuration: new Histogram({
       name: "strongroom_http_request_duration_seconds",
       help: "HTTP request latency by route and status code",

@@ -90,6 +90,7 @@ export async function openServices(
       oauth: { ...config.oauth, issuer: config.oauth.publicUrl ?? "" },
       chains: new Chains(config.chains),
       broadcaster: { wake: () => undefined },
+      custodyWorker: { wake: () => undefined },
       audit: {
         get keys() {
           return held().auditKeys;

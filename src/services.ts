@@ -43,6 +43,8 @@ export interface Services {
   chains: Chains;
   /** Tells the broadcaster that new sends were committed (no-op when none runs). */
   broadcaster: { wake(): void };
+  /** Tells the custody worker to read the keyring and the seal requests now (no-op when none runs). */
+  custodyWorker: { wake(): void };
   /** The audit log: its keys and settings, and what the pipelines record events with (src/audit/). */
   audit: AuditRecorder & { keys: AuditKeys; settings: AuditSettings; wake(): void };
   webhooks: WebhookSettings & {

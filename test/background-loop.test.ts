@@ -113,4 +113,33 @@ describe("startBackgroundLoop", () => {
     await loop.stop();
     expect(starts).toHaveLength(3);
   });
+
+  it("after a pass that found no work at all it sleeps the idle interval; after one with work due later, the poll", async () => {
+    const answers: Array<boolean | "idle"> = ["idle", false, "idle"];
+    const starts: number[] = [];
+    let next: () => void = () => {};
+    const started = () => new Promise<void>((resolve) => (next = resolve));
+    let passStarted = started();
+    const loop = startBackgroundLoop(
+      async () => {
+        starts.push(performance.now());
+        next();
+        return answers[starts.length - 1] ?? "idle";
+      },
+      { pollIntervalMs: 100, idleIntervalMs: NEVER_MS },
+      () => {},
+    );
+    await passStarted;
+    passStarted = started();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // three polls' time: the idle loop ran no pass
+    expect(starts).toHaveLength(1);
+    loop.wake();
+    await passStarted; // the second pass answers false: the third follows a poll later, unwoken
+    passStarted = started();
+    await passStarted;
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(95);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(starts).toHaveLength(3);
+    await loop.stop();
+  });
 });

@@ -22,6 +22,8 @@ export interface IntegrationPass {
   checkpoint?: number;
   /** Events remain after this pass's batch. */
   more: boolean;
+  /** The log grew past its latest checkpoint, which a later pass signs once it falls due. */
+  checkpointOwed: boolean;
 }
 
 interface StateRow {
@@ -65,11 +67,13 @@ const readState = (extra = "") =>
      LEFT JOIN LATERAL (SELECT size, signed_at FROM audit_checkpoints ORDER BY size DESC LIMIT 1) c ON true
     WHERE s.id`;
 
-/** Whether a log of `size` entries is owed a checkpoint: it grew past the latest, which is old enough. */
+/** Whether a log of `size` entries grew past its latest checkpoint. */
+const grewPastCheckpoint = (state: StateRow, size: number) => size > (state.checkpoint_size === null ? -1 : Number(state.checkpoint_size));
+
+/** Whether a log of `size` entries is owed a checkpoint now: it grew past the latest, which is old enough. */
 function checkpointDue(state: StateRow, size: number, settings: IntegrationSettings): boolean {
-  const lastCheckpoint = state.checkpoint_size === null ? -1 : Number(state.checkpoint_size);
   const due = state.checkpoint_age_ms === null || Number(state.checkpoint_age_ms) >= settings.checkpointIntervalMs;
-  return size > lastCheckpoint && due;
+  return grewPastCheckpoint(state, size) && due;
 }
 
 /**
@@ -104,8 +108,8 @@ async function idlePass(db: Database, settings: IntegrationSettings): Promise<In
   const size = Number(state.size);
   if (checkpointDue(state, size, settings)) return undefined;
   if (state.mine && !state.free && Number(state.lease_left_ms) > settings.leaseMs / 2)
-    return { holder: true, integrated: 0, size, more: false };
-  if (!state.mine && !state.free) return { holder: false, integrated: 0, size, more: false };
+    return { holder: true, integrated: 0, size, more: false, checkpointOwed: grewPastCheckpoint(state, size) };
+  if (!state.mine && !state.free) return { holder: false, integrated: 0, size, more: false, checkpointOwed: false };
   return undefined;
 }
 
@@ -127,7 +131,7 @@ export async function integrateOnce(db: Database, keys: AuditKeys, settings: Int
   return db.transaction(async (tx) => {
     const state = await lockState(tx);
     const size = Number(state.size);
-    if (!state.mine && !state.free) return { holder: false, integrated: 0, size, more: false };
+    if (!state.mine && !state.free) return { holder: false, integrated: 0, size, more: false, checkpointOwed: false };
     const pending = await tx.query<{ seq: string; organization_id: string | null; event: string }>(
       "SELECT seq, organization_id, event FROM audit_pending ORDER BY seq LIMIT $1",
       [settings.batch + 1],
@@ -168,6 +172,13 @@ export async function integrateOnce(db: Database, keys: AuditKeys, settings: Int
               lease_until = now() + ($2 || ' milliseconds')::interval WHERE id`,
       [String(newSize), String(settings.leaseMs)],
     );
-    return { holder: true, integrated: entries.length, size: newSize, ...(checkpoint !== undefined ? { checkpoint } : {}), more };
+    return {
+      holder: true,
+      integrated: entries.length,
+      size: newSize,
+      ...(checkpoint !== undefined ? { checkpoint } : {}),
+      more,
+      checkpointOwed: checkpoint === undefined && grewPastCheckpoint(state, newSize),
+    };
   });
 }

@@ -1,4 +1,4 @@
-import { startBackgroundLoop, type LoopPacing } from "../background-loop.js";
+import { startBackgroundLoop, type LoopPacing, type PassOutcome } from "../background-loop.js";
 import type { AuditSettings } from "../config.js";
 import type { AuditKeys } from "../crypto/audit-keys.js";
 import type { Database } from "../store/database.js";
@@ -13,9 +13,6 @@ export interface Integrator {
   stop(): Promise<void>;
 }
 
-/** How the integrator paces its passes: woken passes gather the events committed meanwhile (one commit for them all). */
-export type IntegratorPacing = Required<LoopPacing>;
-
 /**
  * The integrator's settings from the audit settings: batches of 1,000, a lease of 10 s (or four polls, if longer),
  * and woken passes at most every 500 ms (or every poll, if shorter). A pass is about ten statements and a commit;
@@ -23,7 +20,7 @@ export type IntegratorPacing = Required<LoopPacing>;
  * (bench/README.md). Entries then reach the log up to half a second after their activity under steady load (a
  * wake after a quiet spell still starts a pass at once); checkpoints are signed far less often anyway.
  */
-export function integrationSettings(audit: AuditSettings): IntegrationSettings & IntegratorPacing {
+export function integrationSettings(audit: AuditSettings): IntegrationSettings & LoopPacing {
   return {
     batch: 1000,
     checkpointIntervalMs: audit.checkpointIntervalMs,
@@ -37,19 +34,24 @@ export function integrationSettings(audit: AuditSettings): IntegrationSettings &
  * The audit log's integrator: every process runs one, and the one holding the lease (src/audit/integrate.ts)
  * integrates for the whole cluster; the others look again each poll and take over when the lease runs out or
  * its holder's session is gone. Between passes it sleeps until woken (this process committed events) or the
- * next poll (another process did, or a checkpoint falls due). Each pass first writes the summaries of this
+ * next poll (another process did, or a checkpoint falls due); the idle interval, if one is set, when it holds the
+ * lease and nothing is pending or owed. Each pass first writes the summaries of this
  * process's refusal budget whose minute is over; the last, as it stops, writes them all.
  */
 export function startIntegrator(
   db: Database,
   keys: AuditKeys,
-  settings: IntegrationSettings & IntegratorPacing,
+  /** LoopPacing: woken passes gather the events committed meanwhile (one commit for them all). */
+  settings: IntegrationSettings & LoopPacing,
   refusals: { budget: RefusalBudget; clock: () => Date },
   onError: (error: unknown) => void,
 ): Integrator {
-  const pass = async () => {
+  const pass = async (): Promise<PassOutcome> => {
     await recordRefusalSummaries(db, refusals.budget, refusals.clock());
-    return (await integrateOnce(db, keys, settings)).more;
+    const integrated = await integrateOnce(db, keys, settings);
+    if (integrated.more) return true;
+    // Another process's lease may lapse, a checkpoint and a refusal summary fall due with time: none of that is idle.
+    return integrated.holder && !integrated.checkpointOwed && !refusals.budget.owesSummaries ? "idle" : false;
   };
   const loop = startBackgroundLoop(pass, settings, onError);
   return {

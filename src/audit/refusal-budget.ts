@@ -100,6 +100,11 @@ export class RefusalBudget {
     return summaries;
   }
 
+  /** Whether a summary is owed: a window counted refusals, or a summary taken was put back. */
+  get owesSummaries(): boolean {
+    return this.closed.length > 0 || [...this.open.values()].some((window) => window.counted !== undefined);
+  }
+
   /** Summaries taken but not written (the store failed): answered again by the next `takeSummaries`. */
   putBack(summaries: RefusalSummary[]): void {
     this.closed.unshift(...summaries);

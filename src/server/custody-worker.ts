@@ -12,8 +12,10 @@ export interface CustodyWorker {
  * Every STRONGROOM_KEYRING_POLL_MS, while unsealed: reads the keyring and the seal requests again (custody.refresh:
  * a seal request seals this process), then moves a batch of values to the sealing version, and once none is left
  * under an older version retires those versions and purges what they opened. Every process of a cluster runs it.
+ * Once nothing is left to move it waits `idleMs` between rounds (the poll by default): long only where every change
+ * it reads wakes it (the embedded store, whose one writer is this process: a rotation, a seal request).
  */
-export function startCustodyWorker(services: Services, pollMs: number, log: FastifyBaseLogger): CustodyWorker {
+export function startCustodyWorker(services: Services, pollMs: number, log: FastifyBaseLogger, idleMs = pollMs): CustodyWorker {
   const { custody, db } = services;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -55,7 +57,7 @@ export function startCustodyWorker(services: Services, pollMs: number, log: Fast
             ? log.warn(`keyring worker: ${error.message}`)
             : log.warn({ err: error }, "keyring worker"),
         )
-        .finally(() => schedule(pollMs));
+        .finally(() => schedule(pending ? pollMs : idleMs));
     }, delay);
   };
   schedule(pollMs);

@@ -66,6 +66,18 @@ interface Workers {
 }
 
 /**
+ * How long a background loop with no work at all, not even work due later, sleeps unless woken, on the embedded
+ * store. Its one writer is this process, and whatever it commits that makes work for a loop wakes that loop (a
+ * webhook delivery, an audit event, a seal request, a rotation through the control socket), so polling finds
+ * nothing the wakes miss. An idle embedded server then runs no statement for a minute at a time, and its engine
+ * keeps the memory that running them would cost (bench/README.md, "Idle memory"). On PostgreSQL other processes
+ * write: the loops keep their polls.
+ */
+const EMBEDDED_IDLE_INTERVAL_MS = 60_000;
+
+const idleIntervalMs = (services: Services) => (services.store.kind === "pglite" ? EMBEDDED_IDLE_INTERVAL_MS : undefined);
+
+/**
  * The workers that need the server's keys: the webhook delivery worker (whose loop also prunes budget events no
  * window counts any more), the audit log's integrator, the transaction broadcaster and the block watcher. While the
  * database is unavailable they fail each round: one line saying so, not a stack each time.
@@ -75,13 +87,16 @@ function startWorkers(services: Services, config: Config, log: FastifyBaseLogger
     error instanceof Error && error.name === "DatabaseUnavailable"
       ? log.warn(`${what}: ${error.message}`)
       : log.error({ err: error }, what);
-  const worker = startDeliveryWorker(services, workerFailed("webhook delivery worker"), [periodicSweep(services)]);
+  const worker = startDeliveryWorker(services, workerFailed("webhook delivery worker"), {
+    housekeeping: [periodicSweep(services)],
+    idleIntervalMs: idleIntervalMs(services),
+  });
   services.webhooks.wake = worker.wake;
   // Every process runs the audit log's integrator; the one holding its lease integrates for the cluster.
   const integrator = startIntegrator(
     services.db,
     services.audit.keys,
-    integrationSettings(services.audit.settings),
+    { ...integrationSettings(services.audit.settings), idleIntervalMs: idleIntervalMs(services) },
     { budget: services.audit.refusals, clock: services.clock },
     workerFailed("audit log integrator"),
   );
@@ -158,7 +173,10 @@ export async function startServer(
         );
       });
     }
-    if (config.metricsPort !== undefined) metricsServer = await serveMetrics(services.metrics.registry, config.host, config.metricsPort);
+    if (config.metricsPort !== undefined) {
+      services.metrics.includeProcessMetrics();
+      metricsServer = await serveMetrics(services.metrics.registry, config.host, config.metricsPort);
+    }
   } catch (error) {
     await proxy?.close();
     await app.close();
@@ -184,7 +202,8 @@ export async function startServer(
     app.log.warn("sealed: every key was dropped from memory; the API answers 503 until the process is unsealed");
     void stopAllWorkers();
   });
-  const custodyWorker = startCustodyWorker(services, config.seal.pollMs, app.log);
+  const custodyWorker = startCustodyWorker(services, config.seal.pollMs, app.log, idleIntervalMs(services));
+  services.custodyWorker.wake = custodyWorker.wake;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const urlOf = (server: FastifyInstance, fallback: number) => {
     const address = server.server.address();

@@ -106,6 +106,7 @@ describe("logs and metrics", () => {
       "strongroom_webhook_queue_depth",
       "strongroom_webhook_delivery_attempts_total",
       "strongroom_process_resident_memory_bytes",
+      "strongroom_nodejs_eventloop_lag_seconds",
     ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }

@@ -182,12 +182,29 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+/** Whether any delivery waits, due or not: none means the worker has no work at all until something is queued. */
+async function anyPending(services: Services): Promise<boolean> {
+  const [row] = await services.db.query<{ pending: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING') AS pending",
+  );
+  return row?.pending ?? false;
+}
+
+export interface DeliveryWorkerOptions {
+  /** Periodic store housekeeping run on each turn of the loop (each decides itself whether it is due). */
+  housekeeping?: Array<() => Promise<void>>;
+  /**
+   * How long it sleeps, unless woken, when no delivery waits at all (background-loop.ts, idleIntervalMs). Set only
+   * where every enqueue wakes it: the embedded store.
+   */
+  idleIntervalMs?: number;
+}
+
 /** Sends the outbox: claims due deliveries, posts them signed, records the outcome; sleeps until woken or the next poll. */
 export function startDeliveryWorker(
   services: Services,
   onError: (error: unknown) => void,
-  /** Periodic store housekeeping run on each turn of the loop (each decides itself whether it is due). */
-  housekeeping: Array<() => Promise<void>> = [],
+  { housekeeping = [], idleIntervalMs }: DeliveryWorkerOptions = {},
 ): DeliveryWorker {
   return startBackgroundLoop(
     async () => {
@@ -197,9 +214,11 @@ export function startDeliveryWorker(
       for (const row of claimed.sort((a, b) => Number(a.seq) - Number(b.seq)))
         runs.set(row.endpoint_id, [...(runs.get(row.endpoint_id) ?? []), row]);
       await Promise.all([...runs.values()].map((run) => deliverRun(services, run)));
-      return claimed.length > 0;
+      if (claimed.length > 0) return true;
+      // Only a long idle interval is worth the statement: retries and claims not yet due keep the poll.
+      return idleIntervalMs !== undefined && !(await anyPending(services)) ? "idle" : false;
     },
-    { pollIntervalMs: services.webhooks.pollIntervalMs },
+    { pollIntervalMs: services.webhooks.pollIntervalMs, idleIntervalMs },
     onError,
   );
 }

@@ -84,6 +84,7 @@ export async function runWorker(config: Config, logs: LogDestination, logFinishM
     return;
   }
   new AggregatorRegistry(); // answers the primary's metrics requests (prom-client adds the listener once)
+  if (config.metricsPort !== undefined) server.services.metrics.includeProcessMetrics();
   AggregatorRegistry.setRegistries([server.services.metrics.registry]);
   await tell({
     strongroom: "ready",
