@@ -105,7 +105,7 @@ async function chooseSchema(client: pg.ClientBase, configured: string | undefine
 const IDLE_CONNECTION_MS = 5 * 60_000;
 
 /** A statement whose answer carries nothing: it may leave with the next one (see `transaction`). */
-const SAVEPOINT = /^SAVEPOINT [a-z_]+$/;
+const ANSWERS_NOTHING = /^(SAVEPOINT [a-z_]+|SET LOCAL [a-z_]+ = [a-z0-9_]+)$/;
 
 export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<PostgresDatabase> {
   const hosts = parseHosts(connectionString);
@@ -186,7 +186,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
       let broken = false;
       const attempt = async () => {
         const conn = await current.pool.connect();
-        // BEGIN, and a SAVEPOINT, are not awaited (their answers are checked before COMMIT): each leaves in the
+        // BEGIN, a SAVEPOINT and a SET LOCAL are not awaited (their answers are checked before COMMIT): each leaves in the
         // same socket write as the transaction's next statement, which spares a write and a wake-up of the
         // server process per statement. They can only fail in a transaction already aborted, as the next would.
         let begun = false;
@@ -213,7 +213,7 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         const tx: Transaction = {
           query: (sql, params) => withAhead(() => run(conn, sql, params)),
           exec: (sql) => {
-            if (!SAVEPOINT.test(sql)) return withAhead(async () => void (await conn.query(sql)));
+            if (!ANSWERS_NOTHING.test(sql)) return withAhead(async () => void (await conn.query(sql)));
             if (ended) transactionEnded();
             ahead.push(sql);
             return Promise.resolve();

@@ -259,6 +259,17 @@ function storeContract(store: StoreUnderTest) {
         ).rejects.toMatchObject({ code: "3B001" });
         expect((await db.query<{ id: number }>(`SELECT id FROM ${t} ORDER BY id`)).map((r) => r.id)).toEqual([1, 2]);
       });
+
+      it("a SET LOCAL holds for the rest of its transaction only, first or before queryThenCommit", async () => {
+        const setting = (q: Queryable) => q.query<{ value: string }>("SELECT current_setting('synchronous_commit') AS value");
+        const [[inside], [last]] = await db.transaction(async (tx) => {
+          await tx.exec("SET LOCAL synchronous_commit = off");
+          return Promise.all([setting(tx), tx.queryThenCommit<{ value: string }>("SELECT current_setting('synchronous_commit') AS value")]);
+        });
+        expect([inside!.value, last!.value]).toEqual(["off", "off"]);
+        expect((await db.transaction((tx) => setting(tx)))[0]!.value).toBe("on");
+        await expect(db.transaction((tx) => tx.exec("SET LOCAL synchronous_commit = nonsense"))).rejects.toMatchObject({ code: "22023" });
+      });
     });
 
     describe("the last statement with its COMMIT (queryThenCommit)", () => {
