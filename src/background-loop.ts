@@ -30,9 +30,9 @@ export interface LoopPacing {
 /**
  * Runs `pass` over and over until stopped: again at once when it answers true (more to do) or, gathering aside, when
  * woken while it ran; otherwise after the poll interval (the idle interval when it answers "idle") or at the next
- * wake, whichever comes first. A pass that
- * throws is handed to `onError` (unless the loop is stopping) and the loop sleeps as after a pass with nothing more
- * to do. The outbox workers (webhooks, the broadcaster, the block watcher, the audit log's integrator) all run on one.
+ * wake, whichever comes first. A pass that throws is handed to `onError` (unless the loop is stopping) and the loop
+ * sleeps as after a pass with nothing more to do. The outbox workers (webhooks, the broadcaster, the block watcher,
+ * the audit log's integrator) all run on one.
  */
 export function startBackgroundLoop(
   pass: () => Promise<PassOutcome>,

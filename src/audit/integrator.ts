@@ -35,8 +35,8 @@ export function integrationSettings(audit: AuditSettings): IntegrationSettings &
  * integrates for the whole cluster; the others look again each poll and take over when the lease runs out or
  * its holder's session is gone. Between passes it sleeps until woken (this process committed events) or the
  * next poll (another process did, or a checkpoint falls due); the idle interval, if one is set, when it holds the
- * lease and nothing is pending or owed. Each pass first writes the summaries of this
- * process's refusal budget whose minute is over; the last, as it stops, writes them all.
+ * lease and nothing is pending or owed. Each pass first writes the summaries of this process's refusal budget whose
+ * minute is over; the last, as it stops, writes them all.
  */
 export function startIntegrator(
   db: Database,
