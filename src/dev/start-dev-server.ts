@@ -175,7 +175,17 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       // The clock moves what expires; stamps stay checked against real time, so the SDK's stamps never go stale.
       services.stampClock = () => new Date();
     },
-    extend: (app) => registerDevRoutes(app, { inbox, clock, reset: () => reset(), allowedHosts: devAllowedHosts(options, env) }),
+    extend: (app, services) =>
+      registerDevRoutes(app, {
+        inbox,
+        clock,
+        reset: () => reset(),
+        clockMoved: () => {
+          services.webhooks.wake();
+          services.audit.wake();
+        },
+        allowedHosts: devAllowedHosts(options, env),
+      }),
     // Before the server listens, so that the organization (pinned in CI, say) exists, seeded, once /health answers.
     beforeListen: async (services) => {
       identity = inMemory ? undefined : readIdentity(services, config.dataDir);

@@ -129,6 +129,20 @@ describe("the dev server", () => {
     expect(await bad.json()).toMatchObject({ code: 3, message: expect.stringContaining("advanceSeconds") });
   });
 
+  it("moving the clock wakes the background work: budget events past their window are swept at once", async () => {
+    const db = dev.services.db;
+    const events = async () =>
+      Number((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM rate_limit_events WHERE key = 'dev-clock-sweep'"))[0]!.n);
+    await db.query("INSERT INTO rate_limit_events (key, at) VALUES ('dev-clock-sweep', $1)", [dev.clock.now()]);
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the loop, done with its own passes, waits: idle
+    expect(await events()).toBe(1);
+    // Two windows of the longest budget later (an hour by default), the event is dead: the sweep, woken, deletes it.
+    expect((await post(dev, "/dev/clock", { advanceSeconds: 2 * 3600 + 60 })).status).toBe(200);
+    const started = Date.now();
+    while ((await events()) > 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await events()).toBe(0);
+  });
+
   it("resets to the seeded state: later changes, the inbox and the clock", async () => {
     const api = client(dev);
     await api.createWallet({ walletName: "Later", accounts: [] });

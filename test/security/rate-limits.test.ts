@@ -444,6 +444,9 @@ describe("budget events are pruned once no window can count them", () => {
     expect(await spentProofs()).toEqual(["expiring", "expiring", "living", "living"]);
 
     offsetMs += (WINDOW_SECONDS + 1) * 1000; // the server's clock, not a sleep
+    // A moved clock wakes the background loops, as the dev server's clock control does: an idle loop on the embedded
+    // store would otherwise look again only a minute later (src/server/start.ts).
+    server.services.webhooks.wake();
     expect((await sendCode("regular@example.com")).status).toBe(200);
     // The sweep runs in the background: the stale contact's events go, the one inside the window stays.
     await vi.waitFor(async () => expect(await eventsOf("once@example.com")).toBe(0), { timeout: 15_000, interval: 100 });
