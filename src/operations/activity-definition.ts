@@ -2,6 +2,7 @@ import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { OrganizationRow } from "../records/organization.js";
 import type { Services } from "../services.js";
 import type { Queryable } from "../store/database.js";
+import type { ReadAhead, Statement } from "../store/read-alongside.js";
 import type { ParsedTransactions } from "../crypto/signing/parsed-transactions.js";
 import type { SignerRules } from "./signers.js";
 
@@ -77,6 +78,8 @@ export interface ValidationContext {
   now: Date;
   /** The request's parse of the transaction it signs, which its decision and execution read again (see ParsedTransactions). */
   parsedTransactions: ParsedTransactions;
+  /** What the definition's `readAhead` statement read with the authentication, when it was sent (see there). */
+  readAhead?: ReadAhead;
 }
 
 /**
@@ -208,6 +211,13 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
    * (a name still free, a capacity) stay in `execute`: found only at execution, they fail the activity.
    */
   validate?(ctx: ValidationContext, params: Static<S>): Promise<unknown>;
+  /**
+   * A read `validate` makes, sent with the authentication's statement (on PostgreSQL in the same round trip), from the
+   * organization the request names and its parameters as they arrived: not yet checked against the schema (it must
+   * accept any value, answering nothing for what it cannot use), nor authenticated. Its rows reach `validate`
+   * (`ctx.readAhead`) only once the request is authenticated in that very organization; otherwise they are dropped.
+   */
+  readAhead?: (organizationId: string, parameters: unknown) => Statement | undefined;
   /**
    * `execute` fails (or refuses) whenever `validate` would refuse, and never reads `ctx.validated`: then a submission
    * runs `validate` only when its answer matters, saving its reads on the common path. Allowed at once, the activity

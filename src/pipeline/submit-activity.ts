@@ -85,7 +85,9 @@ async function runSubmission(
   const parsed = parseRequest(request.rawBody); // parse
   Object.assign(trail, { fingerprint: parsed.fingerprint, organizationId: parsed.organizationId });
   const definition = route.earlierVersions?.find((d) => d.type === parsed.body.type) ?? route;
-  const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit" }); // authenticate
+  // The read validate makes, if the definition has one, leaves with authentication's statement.
+  const readAhead = validationDeferred(definition) ? undefined : definition.readAhead?.(parsed.organizationId, parsed.body.parameters);
+  const caller = await authenticateRequest(services, definition, parsed, request, { kind: "submit", ...(readAhead ? { readAhead } : {}) }); // authenticate
   Object.assign(trail, { principal: caller.principal, organizationId: caller.organization.id });
   checkTypeAndLiveness(definition, parsed.body, services.stampClock()); // check type and liveness
   const params = checkSchema(definition.parameters, parsed.body.parameters) as Record<string, unknown>; // validate: schema

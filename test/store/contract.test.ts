@@ -12,6 +12,7 @@ import {
   type Queryable,
 } from "../../src/store/database.js";
 import { openPglite } from "../../src/store/pglite.js";
+import { readAlongside } from "../../src/store/read-alongside.js";
 import { openPostgres } from "../../src/store/postgres.js";
 
 /**
@@ -269,6 +270,34 @@ function storeContract(store: StoreUnderTest) {
         expect([inside!.value, last!.value]).toEqual(["off", "off"]);
         expect((await db.transaction((tx) => setting(tx)))[0]!.value).toBe("on");
         await expect(db.transaction((tx) => tx.exec("SET LOCAL synchronous_commit = nonsense"))).rejects.toMatchObject({ code: "22023" });
+      });
+    });
+
+    describe("a read alongside the first statement (readAlongside)", () => {
+      it("answers the first statement's rows, reads the other with it, and passes every later statement through", async () => {
+        const t = await table("id int PRIMARY KEY, name text", "(1, 'one'), (2, 'two')");
+        const reading = readAlongside(db, { sql: `SELECT name, now() AS at FROM ${t} WHERE id = $1`, params: [2] });
+        expect(reading.read()).toBeUndefined();
+        const [first] = await reading.db.query<{ name: string; at: Date }>(`SELECT name, now() AS at FROM ${t} WHERE id = $1`, [1]);
+        expect(first!.name).toBe("one");
+        const read = reading.read()!;
+        expect(read.rows.map((r) => r.name)).toEqual(["two"]);
+        expect(read.statement.params).toEqual([2]);
+        // PostgreSQL: one transaction, whose start time both statements read.
+        if (store.concurrent) expect((read.rows[0]!.at as Date).getTime()).toBe(first!.at.getTime());
+        await reading.db.query(`INSERT INTO ${t} VALUES (3, 'three')`);
+        expect(await count(t)).toBe(3);
+        expect(reading.read()!.rows.map((r) => r.name)).toEqual(["two"]);
+      });
+
+      it("a failing read leaves the first statement's answer standing, and nothing read", async () => {
+        const t = await table("id int PRIMARY KEY", "(1)");
+        const reading = readAlongside(db, { sql: "SELECT 1 / $1::int AS n", params: [0] });
+        expect(await reading.db.query<{ id: number }>(`SELECT id FROM ${t}`)).toEqual([{ id: 1 }]);
+        expect(reading.read()).toBeUndefined();
+        const failing = readAlongside(db, { sql: "SELECT 1 AS n", params: [] });
+        await expect(failing.db.query("SELECT 1 / 0")).rejects.toMatchObject({ code: "22012" });
+        expect(failing.read()).toBeUndefined();
       });
     });
 

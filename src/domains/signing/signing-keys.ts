@@ -6,6 +6,7 @@ import { invalidArgument, notFound } from "../../errors.js";
 import { mustExist } from "../references.js";
 import type { Services } from "../../services.js";
 import type { Queryable } from "../../store/database.js";
+import type { ReadAhead, Statement } from "../../store/read-alongside.js";
 
 export type ResolvedKey = SigningKey & { publicKey: Uint8Array };
 
@@ -41,19 +42,28 @@ class FoundSigningKey {
   constructor(readonly row: SigningKeyRow) {}
 }
 
-async function findSigningKey(db: Queryable, organizationId: string, signWith: string, field: string): Promise<SigningKeyRow> {
-  const [match] = await db.query<SigningKeyRow>(
-    `SELECT 'private-key:' || id AS context, curve, public_key, sealed_private_key, NULL AS format, 0 AS rank, seq
-       FROM private_keys WHERE organization_id = $1 AND id = $2
-     UNION ALL
-     SELECT 'wallet-account:' || id, curve, public_key, sealed_private_key, address_format, 1, seq
-       FROM wallet_accounts WHERE organization_id = $1 AND address = $2
-     UNION ALL
-     SELECT 'private-key:' || k.id, k.curve, k.public_key, k.sealed_private_key, a.format, 2, k.seq
-       FROM private_key_addresses a JOIN private_keys k ON k.id = a.private_key_id WHERE a.organization_id = $1 AND a.address = $2
-     ORDER BY rank, seq LIMIT 1`,
-    [organizationId, signWith],
-  );
+/**
+ * `readAhead` for the activities that sign with `signWith` (ActivityDefinition.readAhead): the key, read with the
+ * authentication; nothing for parameters without a string `signWith`, which the schema refuses.
+ */
+export function readAheadSigningKey(organizationId: string, parameters: unknown): Statement | undefined {
+  const signWith = (parameters as { signWith?: unknown } | null)?.signWith;
+  return typeof signWith === "string" ? { sql: FIND_SIGNING_KEY, params: [organizationId, signWith] } : undefined;
+}
+
+async function findSigningKey(
+  db: Queryable,
+  organizationId: string,
+  signWith: string,
+  field: string,
+  readAhead?: ReadAhead,
+): Promise<SigningKeyRow> {
+  const params = [organizationId, signWith];
+  const readWithAuthentication =
+    readAhead?.statement.sql === FIND_SIGNING_KEY && readAhead.statement.params.every((value, i) => value === params[i]);
+  const [match] = readWithAuthentication
+    ? (readAhead.rows as unknown as SigningKeyRow[])
+    : await db.query<SigningKeyRow>(FIND_SIGNING_KEY, params);
   if (!match) {
     throw notFound(
       `${field}: ${JSON.stringify(signWith)} is neither a private key id, a wallet account address nor a private key address in organization ${organizationId}`,
@@ -62,6 +72,16 @@ async function findSigningKey(db: Queryable, organizationId: string, signWith: s
   }
   return match;
 }
+
+const FIND_SIGNING_KEY = `SELECT 'private-key:' || id AS context, curve, public_key, sealed_private_key, NULL AS format, 0 AS rank, seq
+       FROM private_keys WHERE organization_id = $1 AND id = $2
+     UNION ALL
+     SELECT 'wallet-account:' || id, curve, public_key, sealed_private_key, address_format, 1, seq
+       FROM wallet_accounts WHERE organization_id = $1 AND address = $2
+     UNION ALL
+     SELECT 'private-key:' || k.id, k.curve, k.public_key, k.sealed_private_key, a.format, 2, k.seq
+       FROM private_key_addresses a JOIN private_keys k ON k.id = a.private_key_id WHERE a.organization_id = $1 AND a.address = $2
+     ORDER BY rank, seq LIMIT 1`;
 
 /** The key signWith names as `validate` sees it: never its private key. */
 export type DescribedKey = Omit<ResolvedKey, "privateKey">;
@@ -77,8 +97,10 @@ export async function checkSigningInput(
   organizationId: string,
   signWith: string,
   check: (key: DescribedKey) => unknown,
+  /** What `readAheadSigningKey` read with the authentication (ValidationContext.readAhead): used if it is this key's read. */
+  readAhead?: ReadAhead,
 ): Promise<FoundSigningKey> {
-  const row = await mustExist(findSigningKey(db, organizationId, signWith, "signWith"));
+  const row = await mustExist(findSigningKey(db, organizationId, signWith, "signWith", readAhead));
   const key: DescribedKey = {
     curve: row.curve as Curve,
     publicKey: new Uint8Array(Buffer.from(row.public_key, "hex")),

@@ -6,6 +6,7 @@ import type { SignerRules } from "../../operations/signers.js";
 import { operationsOfScopedCredential } from "../registry.js";
 import type { OrganizationRow } from "../../records/organization.js";
 import type { Services } from "../../services.js";
+import { readAlongside, type ReadAhead, type Statement } from "../../store/read-alongside.js";
 import type { ParsedRequest, SignedRequest } from "./parse.js";
 
 /** Who asks, in which organization, at what time: what every later step reads. */
@@ -13,6 +14,8 @@ export interface Caller {
   principal: Principal;
   organization: OrganizationRow;
   now: Date;
+  /** What the definition's `readAhead` read with the authentication: a submission's, in the organization it named. */
+  readAhead?: ReadAhead;
 }
 
 /**
@@ -29,10 +32,12 @@ export async function authenticateRequest(
   definition: SignerRules & { operation: string },
   parsed: ParsedRequest,
   request: SignedRequest,
-  options: { kind: "submit" | "query" },
+  options: { kind: "submit" | "query"; readAhead?: Statement },
 ): Promise<Caller> {
   const now = services.clock();
-  const { principal, organization } = await authenticate(services.db, request.headers, request.rawBody, parsed.organizationId, now, {
+  const reading = options.readAhead ? readAlongside(services.db, options.readAhead) : undefined;
+  const db = reading?.db ?? services.db;
+  const { principal, organization } = await authenticate(db, request.headers, request.rawBody, parsed.organizationId, now, {
     clientIp: request.clientIp,
     operation: definition.operation,
     subOrganizationCredentials: definition.subOrganizationCredentials === true,
@@ -40,7 +45,9 @@ export async function authenticateRequest(
     ...(options.kind === "submit" ? { withSnapshot: true } : { readOnlySessions: services.signer }),
   });
   assertCredentialMayUse(principal, definition, operationsOfScopedCredential);
-  return { principal, organization, now };
+  // Read for the organization the request named: a sub-organization's credential acting in its own drops it.
+  const readAhead = organization.id === parsed.organizationId ? reading?.read() : undefined;
+  return { principal, organization, now, ...(readAhead ? { readAhead } : {}) };
 }
 
 /**

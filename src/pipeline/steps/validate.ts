@@ -32,6 +32,7 @@ export async function validateWithDefinition(
       ...(caller.principal.credential.kind === "api-key" ? { requesterApiPublicKey: caller.principal.credential.publicKey } : {}),
       now: caller.now,
       parsedTransactions,
+      ...(caller.readAhead ? { readAhead: caller.readAhead } : {}),
     },
     params,
   );

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { HASH_FUNCTIONS, PAYLOAD_ENCODINGS, rawPayloadMessage, signRawPayload as sign } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
-import { resolveSigningKey, signingInput, RawSignatureResult, checkSigningInput } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult, checkSigningInput, readAheadSigningKey } from "../signing-keys.js";
 
 export const signRawPayload = defineActivity({
   operation: "sign_raw_payload",
@@ -22,8 +22,9 @@ export const signRawPayload = defineActivity({
     encoding: StringEnum(PAYLOAD_ENCODINGS),
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
-  async validate({ db, organization }, { signWith, payload, encoding, hashFunction }) {
-    return checkSigningInput(db, organization.id, signWith, (key) => rawPayloadMessage(key, payload, encoding, hashFunction));
+  readAhead: readAheadSigningKey,
+  async validate({ db, organization, readAhead }, { signWith, payload, encoding, hashFunction }) {
+    return checkSigningInput(db, organization.id, signWith, (key) => rawPayloadMessage(key, payload, encoding, hashFunction), readAhead);
   },
   async execute({ tx, organization, services, validated }, { signWith, payload, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);

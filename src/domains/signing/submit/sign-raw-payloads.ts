@@ -10,7 +10,7 @@ import {
 } from "../../../crypto/signing/raw-payload.js";
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
-import { resolveSigningKey, signingInput, RawSignatureResult, checkSigningInput } from "../signing-keys.js";
+import { resolveSigningKey, signingInput, RawSignatureResult, checkSigningInput, readAheadSigningKey } from "../signing-keys.js";
 
 export const signRawPayloads = defineActivity({
   operation: "sign_raw_payloads",
@@ -30,8 +30,9 @@ export const signRawPayloads = defineActivity({
     encoding: StringEnum(PAYLOAD_ENCODINGS),
     hashFunction: StringEnum(HASH_FUNCTIONS),
   }),
-  async validate({ db, organization }, { signWith, payloads, encoding, hashFunction }) {
-    return checkSigningInput(db, organization.id, signWith, (key) => messages(key, payloads, encoding, hashFunction));
+  readAhead: readAheadSigningKey,
+  async validate({ db, organization, readAhead }, { signWith, payloads, encoding, hashFunction }) {
+    return checkSigningInput(db, organization.id, signWith, (key) => messages(key, payloads, encoding, hashFunction), readAhead);
   },
   async execute({ tx, organization, services, validated }, { signWith, payloads, encoding, hashFunction }) {
     const key = await resolveSigningKey(tx, services, organization.id, signWith, validated);

@@ -3,7 +3,7 @@ import { TRANSACTION_TYPES, signTransaction as sign } from "../../../crypto/sign
 import { StringEnum } from "../../../schema/common.js";
 import { defineActivity } from "../../../operations/activity-definition.js";
 import { signedTransactionTransfers } from "../../../policy/velocity/asset-transfers.js";
-import { checkSigningInput, resolveSigningKey, signingInput, withThrowawayKey } from "../signing-keys.js";
+import { checkSigningInput, readAheadSigningKey, resolveSigningKey, signingInput, withThrowawayKey } from "../signing-keys.js";
 
 export const signTransaction = defineActivity({
   operation: "sign_transaction",
@@ -23,16 +23,23 @@ export const signTransaction = defineActivity({
     unsignedTransaction: Type.String({ minLength: 1 }),
     type: StringEnum(TRANSACTION_TYPES),
   }),
-  async validate({ db, organization, parsedTransactions }, { signWith, unsignedTransaction, type }) {
-    const found = await checkSigningInput(db, organization.id, signWith, (key) => {
-      // Solana and Tron transactions are checked by a signature with a throwaway key of the same curve.
-      if (key.curve !== "CURVE_SECP256K1") return sign(withThrowawayKey(key), type, unsignedTransaction, parsedTransactions);
-      // Which of a PSBT's inputs the key can spend takes the key itself: execution finds that out.
-      if (type === "TRANSACTION_TYPE_BITCOIN") return parsedTransactions.psbt(unsignedTransaction);
-      // Once decoded, signing its digest cannot fail; the digest is hashed below, in slices.
-      if (type === "TRANSACTION_TYPE_ETHEREUM") return parsedTransactions.ethereum(unsignedTransaction);
-      return sign(withThrowawayKey(key), type, unsignedTransaction, parsedTransactions);
-    });
+  readAhead: readAheadSigningKey,
+  async validate({ db, organization, parsedTransactions, readAhead }, { signWith, unsignedTransaction, type }) {
+    const found = await checkSigningInput(
+      db,
+      organization.id,
+      signWith,
+      (key) => {
+        // Solana and Tron transactions are checked by a signature with a throwaway key of the same curve.
+        if (key.curve !== "CURVE_SECP256K1") return sign(withThrowawayKey(key), type, unsignedTransaction, parsedTransactions);
+        // Which of a PSBT's inputs the key can spend takes the key itself: execution finds that out.
+        if (type === "TRANSACTION_TYPE_BITCOIN") return parsedTransactions.psbt(unsignedTransaction);
+        // Once decoded, signing its digest cannot fail; the digest is hashed below, in slices.
+        if (type === "TRANSACTION_TYPE_ETHEREUM") return parsedTransactions.ethereum(unsignedTransaction);
+        return sign(withThrowawayKey(key), type, unsignedTransaction, parsedTransactions);
+      },
+      readAhead,
+    );
     // Before the transaction: a megabyte of calldata takes about 100 ms to hash, and execute only signs the digest.
     if (type === "TRANSACTION_TYPE_ETHEREUM") await parsedTransactions.hashEthereum(unsignedTransaction);
     return found;
