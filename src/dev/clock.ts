@@ -6,7 +6,7 @@
 export interface DevClock {
   /** The server's current time. */
   now(): Date;
-  /** Moves the clock forward by `seconds` and answers the new time. */
+  /** Moves the clock forward by `seconds` (then calls the `moved` given to devClock) and answers the new time. */
   advance(seconds: number): Date;
   /** How far ahead of the system time the clock runs, in seconds. */
   offsetSeconds(): number;
@@ -14,7 +14,8 @@ export interface DevClock {
   reset(): void;
 }
 
-export function devClock(): DevClock {
+/** `moved`: called after each advance (the dev server wakes its background loops: what falls due with time is looked at). */
+export function devClock(moved: () => void = () => undefined): DevClock {
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   return {
@@ -22,6 +23,7 @@ export function devClock(): DevClock {
     advance(seconds) {
       if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError("the clock moves forward only: give a number of seconds ≥ 0");
       offsetMs += Math.round(seconds * 1000);
+      moved();
       return now();
     },
     offsetSeconds: () => offsetMs / 1000,

@@ -8,8 +8,6 @@ export interface DevControls {
   inbox: Inbox;
   clock: DevClock;
   reset(): Promise<void>;
-  /** The clock moved: what falls due with time (sweeps, checkpoints, retries) is looked at again now. */
-  clockMoved(): void;
   /** Host names accepted besides the loopback names (STRONGROOM_DEV_ALLOWED_HOSTS), lower case, without a port. */
   allowedHosts?: string[];
 }
@@ -98,7 +96,6 @@ export function registerDevRoutes(app: FastifyInstance, controls: DevControls): 
       throw invalidArgument(`advanceSeconds must be a number of seconds ≥ 0, got ${JSON.stringify(advanceSeconds) ?? "nothing"}`);
     }
     controls.clock.advance(advanceSeconds);
-    controls.clockMoved();
     return clockState(controls.clock);
   });
 }

@@ -165,27 +165,23 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     },
     env,
   );
-  const clock = devClock();
+  // A moved clock wakes the background loops: what falls due with time (a sweep, a retry, a checkpoint) is looked at now.
+  let wakeLoops: () => void = () => undefined;
+  const clock = devClock(() => wakeLoops());
   const inbox = createInbox(clock.now, options.echo ?? (() => undefined));
   let reset: () => Promise<void> = async () => undefined;
   let identity: Identity | undefined;
   const server = await startServer(config, clock.now, options.logStream, {
     adjustServices: (services) => {
+      wakeLoops = () => {
+        services.webhooks.wake();
+        services.audit.wake();
+      };
       services.messaging = inbox.messaging(services.messaging);
       // The clock moves what expires; stamps stay checked against real time, so the SDK's stamps never go stale.
       services.stampClock = () => new Date();
     },
-    extend: (app, services) =>
-      registerDevRoutes(app, {
-        inbox,
-        clock,
-        reset: () => reset(),
-        clockMoved: () => {
-          services.webhooks.wake();
-          services.audit.wake();
-        },
-        allowedHosts: devAllowedHosts(options, env),
-      }),
+    extend: (app) => registerDevRoutes(app, { inbox, clock, reset: () => reset(), allowedHosts: devAllowedHosts(options, env) }),
     // Before the server listens, so that the organization (pinned in CI, say) exists, seeded, once /health answers.
     beforeListen: async (services) => {
       identity = inMemory ? undefined : readIdentity(services, config.dataDir);
