@@ -24,7 +24,7 @@ describe(`an idle server's background loops (${onPostgres ? "PostgreSQL" : "embe
     // Every pass that integrates also signs a checkpoint: none is left owed (owed, the integrator keeps polling).
     server = await startTestServer({ env: { STRONGROOM_AUDIT_CHECKPOINT_SECONDS: "0" } });
     await within(5_000, async () => (await count("audit_pending")) === 0);
-    await sleep(1_000); // the loops' first passes end
+    await sleep(2_000); // the loops' first passes end (the keyring worker's comes a poll, a second, after the start)
   });
   afterAll(() => server?.close());
 
