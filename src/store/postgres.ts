@@ -188,7 +188,8 @@ export async function openPostgres(connectionString: string, options: PostgresOp
         const conn = await current.pool.connect();
         // BEGIN, a SAVEPOINT and a SET LOCAL are not awaited (their answers are checked before COMMIT): each leaves in the
         // same socket write as the transaction's next statement, which spares a write and a wake-up of the
-        // server process per statement. They can only fail in a transaction already aborted, as the next would.
+        // server process per statement. They fail only in a transaction already aborted, as the next would, or (a
+        // SET LOCAL of a value PostgreSQL refuses) by aborting it: the statements after it fail, and the COMMIT.
         let begun = false;
         let ended = false;
         let ahead: string[] = ["BEGIN"];

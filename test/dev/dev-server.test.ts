@@ -1,6 +1,6 @@
 import { generateP256KeyPair } from "@turnkey/crypto";
 import { Turnkey } from "@turnkey/sdk-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startDevServer, type DevServer } from "../../src/dev/start-dev-server.js";
 
 const client = (dev: DevServer, key = { apiPublicKey: dev.apiPublicKey, apiPrivateKey: dev.apiPrivateKey }) =>
@@ -138,9 +138,7 @@ describe("the dev server", () => {
     expect(await events()).toBe(1);
     // Two windows of the longest budget later (an hour by default), the event is dead: the sweep, woken, deletes it.
     expect((await post(dev, "/dev/clock", { advanceSeconds: 2 * 3600 + 60 })).status).toBe(200);
-    const started = Date.now();
-    while ((await events()) > 0 && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await events()).toBe(0);
+    await vi.waitFor(async () => expect(await events()).toBe(0), { timeout: 5_000, interval: 50 });
   });
 
   it("resets to the seeded state: later changes, the inbox and the clock", async () => {

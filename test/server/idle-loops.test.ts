@@ -1,19 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { watchStore } from "../helpers/watch-store.js";
 
 const onPostgres = process.env.DATABASE_URL !== undefined;
-
-/** Waits until `check` holds (every 50 ms, at most `timeoutMs`), then answers how long that took. */
-async function within(timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await sleep(50);
-  }
-  return performance.now() - started;
-}
 
 describe(`an idle server's background loops (${onPostgres ? "PostgreSQL" : "embedded"})`, () => {
   let server: TestServer;
@@ -23,7 +13,7 @@ describe(`an idle server's background loops (${onPostgres ? "PostgreSQL" : "embe
   beforeAll(async () => {
     // Every pass that integrates also signs a checkpoint: none is left owed (owed, the integrator keeps polling).
     server = await startTestServer({ env: { STRONGROOM_AUDIT_CHECKPOINT_SECONDS: "0" } });
-    await within(5_000, async () => (await count("audit_pending")) === 0);
+    await vi.waitFor(async () => expect(await count("audit_pending")).toBe(0), { timeout: 5_000, interval: 50 });
     await sleep(2_000); // the loops' first passes end (the keyring worker's comes a poll, a second, after the start)
   });
   afterAll(() => server?.close());
@@ -53,7 +43,7 @@ describe(`an idle server's background loops (${onPostgres ? "PostgreSQL" : "embe
       // The activity wakes the integrator: its event is in the log well before the next idle pass (a minute).
       const entries = await count("audit_entries");
       await server.client().updateUserName({ userId: server.root.userId, userName: "Woken" });
-      expect(await within(3_000, async () => (await count("audit_entries")) > entries)).toBeLessThan(3_000);
+      await vi.waitFor(async () => expect(await count("audit_entries")).toBeGreaterThan(entries), { timeout: 3_000, interval: 50 });
       await sleep(1_000);
       expect(await statementsWhileIdle(2_000)).toEqual([]);
     },
