@@ -17,7 +17,7 @@ export interface Config {
   databasePoolSize?: number;
   /** DATABASE_WAIT_SECONDS, in ms: how long a start waits for an unavailable PostgreSQL (default 60 s). */
   databaseWaitMs: number;
-  /** PGLITE_SHARED_BUFFERS: the embedded store's buffer pool, e.g. 16MB (the default) or 128MB. */
+  /** PGLITE_SHARED_BUFFERS: the embedded store's buffer pool, e.g. 8MB (the default) or 128MB. */
   pgliteSharedBuffers?: string;
   /** METRICS_PORT: serve Prometheus metrics at /metrics on this port (same host); unset, no metrics endpoint. */
   metricsPort?: number;

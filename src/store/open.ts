@@ -8,7 +8,7 @@ export interface StoreOptions {
   /** DATABASE_SCHEMA: PostgreSQL only. */
   databaseSchema?: string;
   dataDir: string;
-  /** PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (default 16MB). */
+  /** PGLITE_SHARED_BUFFERS: the embedded engine's buffer pool (default 8MB). */
   pgliteSharedBuffers?: string;
   /** DATABASE_POOL_SIZE: PostgreSQL only, the connections this process holds at most. */
   databasePoolSize?: number;

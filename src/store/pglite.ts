@@ -75,20 +75,32 @@ const codecs: Pick<PGliteOptions, "parsers" | "serializers"> = {
  * described once, and each run is one call (bind, describe, execute, sync) — about five times faster
  * for the statements Strongroom runs. What this takes of PGlite's internals is in pglite-internals.ts.
  */
-export const DEFAULT_PGLITE_SHARED_BUFFERS = "16MB";
+export const DEFAULT_PGLITE_SHARED_BUFFERS = "8MB";
+
+/** The engine's max_connections (see startOptions). */
+const MAX_CONNECTIONS = 10;
 
 /**
- * PGlite's start parameters with a smaller buffer pool than PostgreSQL's 128MB: in the WASM engine the pool
- * is ordinary memory the process keeps resident, about 120 MB of the embedded server's footprint, while an
- * embedded store's working set is small and what misses the pool is read from the OS page cache.
+ * PGlite's start parameters. In the WASM engine PostgreSQL's shared memory is ordinary memory the process keeps
+ * resident, all of it from the start: its buffer pool is 8 MB rather than PostgreSQL's 128 MB, since an embedded store's
+ * working set is small and what misses the pool is read from the OS page cache (bench/README.md, "The embedded engine's
+ * shared memory": 16 MB measured no faster, also on a store of 100,000 activities). And the engine is a single backend,
+ * while PostgreSQL sizes its process slots and lock table for max_connections: 10 instead of 100 keeps 4 MB less
+ * resident, and its lock table still holds several times the locks a transaction can take on every relation of the
+ * schema (test/store/pglite-settings.test.ts).
  */
 function startOptions(sharedBuffers: string): Pick<PGliteOptions, "startParams"> {
   if (!/^\d+(kB|MB|GB)$/.test(sharedBuffers)) {
-    throw new Error(`PGLITE_SHARED_BUFFERS ${JSON.stringify(sharedBuffers)} must be a size such as 16MB (kB, MB or GB)`);
+    throw new Error(`PGLITE_SHARED_BUFFERS ${JSON.stringify(sharedBuffers)} must be a size such as 8MB (kB, MB or GB)`);
   }
   // log_startup_progress_interval: an engine started from existing files (a data directory, the template) otherwise keeps
   // PostgreSQL's start-up progress timer firing every 10 seconds for its whole life, which keeps an idle process alive.
-  return { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`, "-c", "log_startup_progress_interval=0"] };
+  return {
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...["-c", `shared_buffers=${sharedBuffers}`, "-c", "log_startup_progress_interval=0", "-c", `max_connections=${MAX_CONNECTIONS}`],
+    ],
+  };
 }
 
 type Settings = Pick<PGliteOptions, "parsers" | "serializers" | "startParams">;
