@@ -216,8 +216,8 @@ export interface ActivityDefinition<S extends TObject = TObject, P = unknown> ex
    * organization the request names and its parameters as they arrived: not yet checked against the schema (it must
    * accept any value, answering nothing for what it cannot use), nor authenticated. Its rows reach `validate`
    * (`ctx.readAhead`) only once the request is authenticated in that very organization; otherwise they are dropped.
-   * It must be one indexed lookup: a stamp that verifies against a key nobody registered still costs it, with the
-   * authentication's own (a stamp that does not verify costs neither).
+   * It must be one indexed lookup: on PostgreSQL a stamp that verifies against a key nobody registered still costs it,
+   * with the authentication's own (a stamp that does not verify costs neither). The embedded store reads nothing ahead.
    */
   readAhead?: (organizationId: string, parameters: unknown) => Statement | undefined;
   /**

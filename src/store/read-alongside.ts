@@ -14,19 +14,16 @@ export interface ReadAhead {
 
 /**
  * `db`, whose first statement takes `alongside` with it: on PostgreSQL the two go in one transaction, written
- * at once (BEGIN, the first statement, `alongside`, COMMIT: one round trip instead of two); on PGlite, where a statement
- * costs no round trip, one after the other. Every later statement goes to `db` as it is. `read()` answers what
- * `alongside` read, once the first statement has run (undefined before, or if either failed).
+ * at once (BEGIN, the first statement, `alongside`, COMMIT: one round trip instead of two). Every later statement goes
+ * to `db` as it is. `read()` answers what `alongside` read, once the first statement has run (undefined before, or if
+ * either failed). On PGlite, where a statement costs no round trip, nothing is read ahead: `read()` answers undefined
+ * and the reader makes its read itself, when it needs it (so a request refused before then costs the engine nothing).
  */
 export function readAlongside(db: Database, alongside: Statement): { db: Queryable; read(): ReadAhead | undefined } {
+  if (db.kind === "pglite") return { db, read: () => undefined };
   let sent = false;
   let read: Record<string, unknown>[] | undefined;
   const first = async <Row>(sql: string, params?: unknown[]): Promise<Row[]> => {
-    if (db.kind === "pglite") {
-      const rows = await db.query<Row>(sql, params);
-      read = await db.query(alongside.sql, alongside.params).catch(() => undefined);
-      return rows;
-    }
     const [rows, others] = await db.transaction((tx) =>
       Promise.all([
         tx.query<Row>(sql, params),

@@ -1,3 +1,4 @@
+import { generateP256KeyPair } from "@turnkey/crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activityBody, p256Stamp, post } from "../helpers/requests.js";
 import { refusal } from "../helpers/refusal.js";
@@ -15,6 +16,7 @@ const ACTIVITY_INSERT = /INSERT INTO activities \(/;
 /**
  * A signature's key is read with the authentication's statement (ActivityDefinition.readAhead): on PostgreSQL in the
  * same transaction and write, a round trip fewer per signature; its rows reach validate only once the stamp is verified.
+ * The embedded store, where a statement costs no round trip, reads nothing ahead.
  */
 describe(`the signing key read with the authentication (${onPostgres ? "PostgreSQL" : "embedded"})`, () => {
   let server: TestServer;
@@ -65,7 +67,8 @@ describe(`the signing key read with the authentication (${onPostgres ? "PostgreS
     expect(at(KEY_READ)).toBeGreaterThan(at(AUTHENTICATION));
     expect(at(KEY_READ)).toBeLessThan(at(ACTIVITY_INSERT));
     // PostgreSQL: the key's read is the last statement of the authentication's transaction, and leaves with its COMMIT.
-    if (onPostgres) expect(store.committedWith.some((sql) => KEY_READ.test(sql))).toBe(true);
+    // The embedded store reads nothing ahead: validate reads the key itself.
+    expect(store.committedWith.some((sql) => KEY_READ.test(sql))).toBe(onPostgres);
   });
 
   it("answers a key the organization does not hold with a 400 naming signWith", async () => {
@@ -88,5 +91,21 @@ describe(`the signing key read with the authentication (${onPostgres ? "PostgreS
     const answer = await post(`${server.url}/public/v1/submit/sign_raw_payload`, body, { "X-Stamp": stampedOther });
     expect(answer.status).toBe(401);
     expect(store.statements.filter((sql) => KEY_READ.test(sql) || AUTHENTICATION.test(sql))).toEqual([]);
+  });
+
+  it("reads the key for a stamp of a key nobody registered only on PostgreSQL, in authentication's write", async () => {
+    store.statements = [];
+    const unregistered = generateP256KeyPair();
+    const body = activityBody("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", server.root.organizationId, {
+      signWith: address,
+      payload: "0x" + "ab".repeat(32),
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hashFunction: "HASH_FUNCTION_NO_OP",
+    });
+    const stamp = p256Stamp(body, unregistered.publicKey, unregistered.privateKey);
+    const answer = await post(`${server.url}/public/v1/submit/sign_raw_payload`, body, { "X-Stamp": stamp });
+    expect(answer.status).toBe(401);
+    expect(store.statements.filter((sql) => AUTHENTICATION.test(sql))).toHaveLength(1);
+    expect(store.statements.filter((sql) => KEY_READ.test(sql))).toHaveLength(onPostgres ? 1 : 0);
   });
 });
