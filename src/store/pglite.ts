@@ -77,6 +77,10 @@ const codecs: Pick<PGliteOptions, "parsers" | "serializers"> = {
  */
 export const DEFAULT_PGLITE_SHARED_BUFFERS = "8MB";
 
+/** PostgreSQL settings as its command line gives them: `-c name=value` each. */
+const commandLineSettings = (values: Record<string, string>) =>
+  Object.entries(values).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+
 /** The engine's max_connections (see startOptions). */
 const MAX_CONNECTIONS = 10;
 
@@ -98,7 +102,11 @@ function startOptions(sharedBuffers: string): Pick<PGliteOptions, "startParams">
   return {
     startParams: [
       ...PGlite.defaultStartParams,
-      ...["-c", `shared_buffers=${sharedBuffers}`, "-c", "log_startup_progress_interval=0", "-c", `max_connections=${MAX_CONNECTIONS}`],
+      ...commandLineSettings({
+        shared_buffers: sharedBuffers,
+        log_startup_progress_interval: "0",
+        max_connections: String(MAX_CONNECTIONS),
+      }),
     ],
   };
 }
