@@ -49,6 +49,15 @@ describe(`the signing key read with the authentication (${onPostgres ? "PostgreS
       hashFunction: "HASH_FUNCTION_NO_OP",
     });
 
+  /** A sign_raw_payload body with the wallet account's address, for stamps the SDK would not make. */
+  const signatureBody = () =>
+    activityBody("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", server.root.organizationId, {
+      signWith: address,
+      payload: "0x" + "ab".repeat(32),
+      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
+      hashFunction: "HASH_FUNCTION_NO_OP",
+    });
+
   it.each([
     ["a wallet account address", () => address],
     ["a private key id", () => privateKeyId],
@@ -81,12 +90,7 @@ describe(`the signing key read with the authentication (${onPostgres ? "PostgreS
 
   it("reads nothing at all for a stamp that does not verify", async () => {
     store.statements = [];
-    const body = activityBody("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", server.root.organizationId, {
-      signWith: address,
-      payload: "0x" + "ab".repeat(32),
-      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-      hashFunction: "HASH_FUNCTION_NO_OP",
-    });
+    const body = signatureBody();
     const stampedOther = p256Stamp(body + " ", server.root.apiPublicKey, server.root.apiPrivateKey!);
     const answer = await post(`${server.url}/public/v1/submit/sign_raw_payload`, body, { "X-Stamp": stampedOther });
     expect(answer.status).toBe(401);
@@ -96,12 +100,7 @@ describe(`the signing key read with the authentication (${onPostgres ? "PostgreS
   it("reads the key for a stamp of a key nobody registered only on PostgreSQL, in authentication's write", async () => {
     store.statements = [];
     const unregistered = generateP256KeyPair();
-    const body = activityBody("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", server.root.organizationId, {
-      signWith: address,
-      payload: "0x" + "ab".repeat(32),
-      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-      hashFunction: "HASH_FUNCTION_NO_OP",
-    });
+    const body = signatureBody();
     const stamp = p256Stamp(body, unregistered.publicKey, unregistered.privateKey);
     const answer = await post(`${server.url}/public/v1/submit/sign_raw_payload`, body, { "X-Stamp": stamp });
     expect(answer.status).toBe(401);
