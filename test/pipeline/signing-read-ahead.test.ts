@@ -41,22 +41,11 @@ describe(`the signing key read with the authentication (${onPostgres ? "PostgreS
   });
   afterAll(async () => server?.close());
 
-  const sign = (signWith: string) =>
-    server.client().signRawPayload({
-      signWith,
-      payload: "0x" + "ab".repeat(32),
-      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-      hashFunction: "HASH_FUNCTION_NO_OP",
-    });
-
+  const signature = (signWith: string) =>
+    ({ signWith, payload: "0x" + "ab".repeat(32), encoding: "PAYLOAD_ENCODING_HEXADECIMAL", hashFunction: "HASH_FUNCTION_NO_OP" }) as const;
+  const sign = (signWith: string) => server.client().signRawPayload(signature(signWith));
   /** A sign_raw_payload body with the wallet account's address, for stamps the SDK would not make. */
-  const signatureBody = () =>
-    activityBody("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", server.root.organizationId, {
-      signWith: address,
-      payload: "0x" + "ab".repeat(32),
-      encoding: "PAYLOAD_ENCODING_HEXADECIMAL",
-      hashFunction: "HASH_FUNCTION_NO_OP",
-    });
+  const signatureBody = () => activityBody("ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2", server.root.organizationId, signature(address));
 
   it.each([
     ["a wallet account address", () => address],
