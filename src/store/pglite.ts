@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { setImmediate as eventLoopTurn } from "node:timers/promises";
 import { retried, TransactionAborted, transactionEnded, type Database, type Transaction } from "./database.js";
 import { acquireDataDirLock } from "./data-dir-lock.js";
-import { createPglite } from "./pglite-create.js";
+import { createPglite, startCompilingEngine } from "./pglite-create.js";
 import { migrate } from "./migrations.js";
 import { archiveOf } from "./pglite-backup.js";
 import { pgliteEngine, type PgliteEngine } from "./pglite-internals.js";
@@ -150,6 +150,7 @@ export async function openPglite(dataDir: string, options: { sharedBuffers?: str
   const settings: Settings = { ...codecs, ...startOptions(sharedBuffers) };
   const inMemory = dataDir.startsWith("memory://");
   let close = () => db.close();
+  startCompilingEngine();
   if (inMemory) {
     const spare = await takeSpareEngine(sharedBuffers);
     if (spare) db = spare;
