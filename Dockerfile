@@ -28,7 +28,7 @@ FROM ${NODE_IMAGE}
 # No HOST here: `serve` below is told to listen on the container's interfaces (what published ports need), while
 # `dev`, whose /dev/ controls have no authentication, stays on loopback unless given --host itself.
 # MALLOC_ARENA_MAX: glibc otherwise keeps a background compiler thread's malloc arena resident once the engine's
-# busiest functions are recompiled: about 20 MB less when idle, for at most a few percent of CPU under load
+# busiest functions are recompiled: 128 MB idle instead of 134, for at most a few percent of CPU under load
 # (docs/operations.md, "Memory and start-up").
 ENV NODE_ENV=production \
     STRONGROOM_DATA_DIR=/data \

@@ -43,7 +43,7 @@ const WASM_PAGE_BYTES = 65_536;
  * threshold to its size and its trim threshold to twice that, for the rest of the process: from then on malloc
  * keeps up to 18 MB of freed memory in every arena rather than return it, and the background compiler's arena stays
  * resident once V8 has recompiled the engine's busiest functions. A WebAssembly memory is allocated and released by
- * V8's page allocator, so its release leaves malloc's thresholds alone: 11 MB less resident when idle
+ * V8's page allocator, so its release leaves malloc's thresholds alone: 13–14 MB less resident when idle
  * (bench/README.md, "malloc's thresholds").
  */
 export async function readEngineBytes(): Promise<Uint8Array<ArrayBuffer>> {
