@@ -2,7 +2,8 @@
  * Load: Strongroom in a process of its own, driven over loopback by autocannon from this process with
  * real, pre-signed stamps (every activity body distinct, so idempotency never answers from a previous
  * one), beside the limits it is measured against — a bare Fastify route that only verifies the same
- * kind of stamp (in a process of its own, same autocannon settings) and the bare curve operations.
+ * kind of stamp (in a process of its own, same autocannon settings), that route plus one transaction inserting one
+ * row, that route running a rename's own statements (`bench/bare-route.ts`), and the bare curve operations.
  *
  *   npm run bench:load                                  # PGlite only
  *   DATABASE_URL=postgres://… npm run bench:load        # PGlite, then PostgreSQL (fresh database)
@@ -19,9 +20,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
-import { drive, sign, type Measured } from "./drive.js";
-import { CONNECTIONS, prepareScenarios, runScenarios, type Amounts } from "./scenarios.js";
-import { loadAverageSampler, perSecond, startBuiltServerProcess, workersEnv, writeResult } from "./support.js";
+import { drive, sign, type Measured, type Signed } from "./drive.js";
+import { CONNECTIONS, prepareScenarios, runScenarios, SCENARIOS, type Amounts, type ScenarioSubjects } from "./scenarios.js";
+import { loadAverageSampler, perSecond, startBuiltServerProcess, workersEnv, writeResult, type BuiltServerProcess } from "./support.js";
 
 // ---------------------------------------------------------------------------------------------------
 // The limits.
@@ -50,10 +51,14 @@ function bareCurveOperations() {
   };
 }
 
-/** `bench/bare-route.ts` in a process of its own; with `store`, its submit route inserts one row per request. */
-async function startBareRoute(store?: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+/**
+ * `bench/bare-route.ts` in a process of its own; with `store`, its submit route inserts one row per request, or with
+ * `rename` too, runs a rename's statements.
+ */
+async function startBareRoute(store?: string, rename = false): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn("node", ["--import", "tsx", join(import.meta.dirname, "bare-route.ts"), String(port), ...(store ? [store] : [])], {
+  const args = [join(import.meta.dirname, "bare-route.ts"), String(port), ...(store ? [store] : []), ...(rename ? ["rename"] : [])];
+  const child = spawn("node", ["--import", "tsx", ...args], {
     stdio: ["ignore", "ignore", "inherit"],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -93,6 +98,19 @@ async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promis
   }
 }
 
+/** Drives a limit as the rename scenario is driven: a warm-up, then the scenario's amounts at each connection count. */
+async function driveLikeRenames(
+  route: Parameters<typeof drive>[0],
+  signMany: (count: number) => Promise<Signed[]>,
+  ok: (answer: string) => boolean,
+): Promise<Measured[]> {
+  await drive(route, 10, await signMany(150), ok); // warm-up
+  const results: Measured[] = [];
+  for (const [index, connections] of CONNECTIONS.entries())
+    results.push(await drive(route, connections, await signMany(AMOUNTS.rename[index]! + connections + 1), ok));
+  return results;
+}
+
 /**
  * The second limit: the bare route plus one transaction inserting one row, on a fresh store of the same kind
  * opened by Strongroom's own adapter (same settings), driven like the rename scenario (distinct bodies).
@@ -116,18 +134,48 @@ async function insertRoute(stamper: ApiKeyStamper, organizationId: string, datab
     const signMany = (count: number) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
     const ok = (answer: string) => answer.includes(organizationId);
     process.stderr.write(`bare route + one-row transaction (${database ? "PostgreSQL" : "PGlite"})\n`);
-    await drive(route, 10, await signMany(150), ok); // warm-up
-    const results: Measured[] = [];
-    for (const [index, connections] of CONNECTIONS.entries()) {
-      const amount = AMOUNTS.rename[index]!;
-      results.push(await drive(route, connections, await signMany(amount + connections + 1), ok));
-    }
-    return results;
+    return await driveLikeRenames(route, signMany, ok);
   } finally {
     await route.stop();
     rmSync(dataDir, { recursive: true, force: true });
     await database?.drop();
   }
+}
+
+/**
+ * The third limit, rename's only: the bare route running a rename's own statements (authentication, SAVEPOINT,
+ * UPDATE, the activity's insert with its COMMIT) on Strongroom's store, stopped meanwhile, renaming the scenario's users.
+ * Above the one-row transaction, what a rename's records cost; below it, what Strongroom's pipeline adds.
+ */
+async function renameStatementsRoute(
+  strongroom: BuiltServerProcess,
+  stamper: ApiKeyStamper,
+  { userIds }: ScenarioSubjects,
+): Promise<Measured[]> {
+  let results: Measured[] = [];
+  await strongroom.restart(async ({ dataDir, databaseUrl }) => {
+    const started = await startBareRoute(databaseUrl ? `postgres:${databaseUrl}` : `pglite:${dataDir}`, true);
+    const route = databaseUrl ? { ...started, databaseName: new URL(databaseUrl).pathname.slice(1) } : started;
+    try {
+      const { organizationId } = strongroom.root;
+      let serial = 0;
+      const body = () =>
+        JSON.stringify({
+          type: "ACTIVITY_TYPE_UPDATE_USER_NAME",
+          timestampMs: String(Date.now() + serial),
+          organizationId,
+          parameters: { userId: userIds[serial % userIds.length], userName: `limit ${serial++}` },
+        });
+      const path = "/public/v1/submit/update_user_name";
+      const signMany = (count: number) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
+      const ok = (answer: string) => answer.includes(organizationId);
+      process.stderr.write(`bare route + a rename's statements (${databaseUrl ? "PostgreSQL" : "PGlite"})\n`);
+      results = await driveLikeRenames(route, signMany, ok);
+    } finally {
+      await route.stop();
+    }
+  });
+  return results;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -137,21 +185,40 @@ async function insertRoute(stamper: ApiKeyStamper, organizationId: string, datab
 const AMOUNTS: Amounts = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [300, 1500] };
 
 /** A scenario's run with its ratios to the limits of the same run. */
-type Figure = Measured & { perSecondOverBareRoute: number; perSecondOverOneRowTransaction: number; p50OverCurveFloor?: number };
+type Figure = Measured & {
+  perSecondOverBareRoute: number;
+  perSecondOverOneRowTransaction: number;
+  perSecondOverRenameStatements?: number;
+  p50OverCurveFloor?: number;
+};
 
 /**
  * Every figure over a limit of the same run, higher is better (the result file's `ratios`, what bench:compare compares):
  * requests per second over the bare route's and the one-row transaction's, the one-row transaction's server CPU per
- * request over the scenario's, and for signing the bare curve operations' time over the p50.
+ * request over the scenario's, for renames their requests per second over the rename's statements' (and those over
+ * the one-row transaction's), and for signing the bare curve operations' time over the p50.
  */
-function ratiosOf(stores: Record<string, Record<string, Figure[]>>, insert: Record<string, Measured[]>): Record<string, number> {
+function ratiosOf(
+  stores: Record<string, Record<string, Figure[]>>,
+  insert: Record<string, Measured[]>,
+  renameStatements: Record<string, Measured[]>,
+): Record<string, number> {
   const ratios: Record<string, number> = {};
+  for (const [store, runs] of Object.entries(renameStatements)) {
+    for (const run of runs) {
+      const oneRow = insert[store]!.find((i) => i.connections === run.connections)!;
+      ratios[`${store} rename's statements ${run.connections} conn: req/s ÷ one-row transaction`] = +(
+        run.perSecond / oneRow.perSecond
+      ).toFixed(3);
+    }
+  }
   for (const [store, scenarios] of Object.entries(stores)) {
     for (const [scenario, runs] of Object.entries(scenarios)) {
       for (const run of runs) {
         const at = `${store} ${scenario} ${run.connections} conn`;
         ratios[`${at}: req/s ÷ bare route`] = run.perSecondOverBareRoute;
         ratios[`${at}: req/s ÷ one-row transaction`] = run.perSecondOverOneRowTransaction;
+        if (run.perSecondOverRenameStatements) ratios[`${at}: req/s ÷ rename's statements`] = run.perSecondOverRenameStatements;
         const limitCpu = insert[store]!.find((i) => i.connections === run.connections)?.serverCpuMsPerRequest;
         if (limitCpu && run.serverCpuMsPerRequest)
           ratios[`${at}: one-row transaction's CPU ÷ CPU per request`] = +(limitCpu / run.serverCpuMsPerRequest).toFixed(3);
@@ -172,6 +239,7 @@ async function main() {
 
   let bare: Measured[] | undefined;
   const insert: Record<string, Measured[]> = {};
+  const renameStatements: Record<string, Measured[]> = {};
   const perStore: Record<string, Record<string, Measured[]>> = {};
   for (const { name, databaseUrl } of stores) {
     const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
@@ -180,7 +248,9 @@ async function main() {
       const stamper = new ApiKeyStamper({ apiPublicKey: strongroom.root.apiPublicKey, apiPrivateKey: strongroom.root.apiPrivateKey });
       bare ??= await bareRoute(stamper, strongroom.root.organizationId);
       insert[name] = await insertRoute(stamper, strongroom.root.organizationId, databaseUrl);
-      perStore[name] = await runScenarios(strongroom, stamper, await prepareScenarios(strongroom), AMOUNTS);
+      const subjects = await prepareScenarios(strongroom);
+      perStore[name] = await runScenarios(strongroom, stamper, subjects, AMOUNTS);
+      if (SCENARIOS.includes("rename")) renameStatements[name] = await renameStatementsRoute(strongroom, stamper, subjects);
     } finally {
       await strongroom.stop();
     }
@@ -199,6 +269,14 @@ async function main() {
             ...run,
             perSecondOverBareRoute: ratio(run.perSecond, bareAt(run.connections).perSecond),
             perSecondOverOneRowTransaction: ratio(run.perSecond, insert[name]!.find((i) => i.connections === run.connections)!.perSecond),
+            ...(scenario === "rename" && renameStatements[name]
+              ? {
+                  perSecondOverRenameStatements: ratio(
+                    run.perSecond,
+                    renameStatements[name].find((i) => i.connections === run.connections)!.perSecond,
+                  ),
+                }
+              : {}),
             ...(scenario === "sign" ? { p50OverCurveFloor: ratio(run.p50Ms, signFloorMs) } : {}),
           })),
         ]),
@@ -208,9 +286,15 @@ async function main() {
   const result = {
     benchmark: "load",
     loadAverage: load.finish(),
-    limits: { ...curves, signFloorMs: +signFloorMs.toFixed(3), bareRoute: bare, bareRoutePlusOneRowTransaction: insert },
+    limits: {
+      ...curves,
+      signFloorMs: +signFloorMs.toFixed(3),
+      bareRoute: bare,
+      bareRoutePlusOneRowTransaction: insert,
+      bareRoutePlusRenameStatements: renameStatements,
+    },
     figures: { ...(process.env.BENCH_WORKERS ? { workers: Number(process.env.BENCH_WORKERS) } : {}), stores: figures },
-    ratios: ratiosOf(figures, insert),
+    ratios: ratiosOf(figures, insert, renameStatements),
   };
   writeResult(result);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
