@@ -50,8 +50,13 @@ interface RenameBody {
 }
 
 /** A rename's statements, each through the code Strongroom runs it with. */
-async function rename(db: Database, stamp: Parameters<typeof authenticateApiKey>[1], rawBody: Buffer, clientIp: string): Promise<void> {
-  const body = JSON.parse(rawBody.toString("utf8")) as RenameBody;
+async function rename(
+  db: Database,
+  stamp: Parameters<typeof authenticateApiKey>[1],
+  rawBody: Buffer,
+  body: RenameBody,
+  clientIp: string,
+): Promise<void> {
   const now = new Date();
   const { principal, organization } = await authenticateApiKey(db, stamp, rawBody, body.organizationId, now, clientIp, true, false);
   const row: ActivityRow = {
@@ -87,10 +92,10 @@ app.post("/public/v1/:kind/:operation", async (request, reply) => {
   const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const stamp = parseStamp(request.headers);
   if (stamp.kind !== "api-key") return reply.status(401).send({ code: 16, message: "bad stamp" });
-  const body = JSON.parse(rawBody.toString("utf8")) as { organizationId: string };
+  const body = JSON.parse(rawBody.toString("utf8")) as RenameBody;
   const submits = (request.params as { kind: string }).kind === "submit";
   if (submits && db && renames) {
-    await rename(db, stamp, rawBody, request.ip);
+    await rename(db, stamp, rawBody, body, request.ip);
     return reply.send({ organizationId: body.organizationId, publicKey: stamp.publicKey });
   }
   if (!verifyApiKeySignature(stamp, rawBody)) return reply.status(401).send({ code: 16, message: "bad stamp" });

@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freshPostgresDatabase } from "../test/helpers/postgres-database.js";
-import { drive, sign, type Measured, type Signed } from "./drive.js";
+import { drive, sign, type Measured } from "./drive.js";
 import { CONNECTIONS, prepareScenarios, runScenarios, SCENARIOS, type Amounts, type ScenarioSubjects } from "./scenarios.js";
 import { loadAverageSampler, perSecond, startBuiltServerProcess, workersEnv, writeResult, type BuiltServerProcess } from "./support.js";
 
@@ -98,12 +98,19 @@ async function bareRoute(stamper: ApiKeyStamper, organizationId: string): Promis
   }
 }
 
-/** Drives a limit as the rename scenario is driven: a warm-up, then the scenario's amounts at each connection count. */
+/**
+ * Drives a limit as the rename scenario is driven: each body (from `body`) signed by `stamper` and sent once to the
+ * rename's path, a warm-up, then the scenario's amounts at each connection count; an answer naming the organization is a success.
+ */
 async function driveLikeRenames(
   route: Parameters<typeof drive>[0],
-  signMany: (count: number) => Promise<Signed[]>,
-  ok: (answer: string) => boolean,
+  stamper: ApiKeyStamper,
+  organizationId: string,
+  body: () => string,
 ): Promise<Measured[]> {
+  const path = "/public/v1/submit/update_user_name";
+  const signMany = (count: number) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
+  const ok = (answer: string) => answer.includes(organizationId);
   await drive(route, 10, await signMany(150), ok); // warm-up
   const results: Measured[] = [];
   for (const [index, connections] of CONNECTIONS.entries())
@@ -130,11 +137,8 @@ async function insertRoute(stamper: ApiKeyStamper, organizationId: string, datab
         organizationId,
         parameters: { userId: randomUUID(), userName: `renamed ${serial}` },
       });
-    const path = "/public/v1/submit/update_user_name";
-    const signMany = (count: number) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
-    const ok = (answer: string) => answer.includes(organizationId);
     process.stderr.write(`bare route + one-row transaction (${database ? "PostgreSQL" : "PGlite"})\n`);
-    return await driveLikeRenames(route, signMany, ok);
+    return await driveLikeRenames(route, stamper, organizationId, body);
   } finally {
     await route.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -166,11 +170,8 @@ async function renameStatementsRoute(
           organizationId,
           parameters: { userId: userIds[serial % userIds.length], userName: `limit ${serial++}` },
         });
-      const path = "/public/v1/submit/update_user_name";
-      const signMany = (count: number) => Promise.all(Array.from({ length: count }, () => sign(stamper, path, body())));
-      const ok = (answer: string) => answer.includes(organizationId);
       process.stderr.write(`bare route + a rename's statements (${databaseUrl ? "PostgreSQL" : "PGlite"})\n`);
-      results = await driveLikeRenames(route, signMany, ok);
+      results = await driveLikeRenames(route, stamper, organizationId, body);
     } finally {
       await route.stop();
     }
@@ -183,6 +184,11 @@ async function renameStatementsRoute(
 
 /** Requests per measured run: at 1 connection, at 50. */
 const AMOUNTS: Amounts = { whoami: [3000, 10000], rename: [1000, 3000], sign: [1000, 3000], wallet: [300, 1500] };
+
+/** A figure over its limit, to three decimals. */
+const ratio = (value: number, limit: number) => +(value / limit).toFixed(3);
+/** A limit's run at `connections`. */
+const runAt = (runs: Measured[], connections: number) => runs.find((run) => run.connections === connections);
 
 /** A scenario's run with its ratios to the limits of the same run. */
 type Figure = Measured & {
@@ -206,10 +212,10 @@ function ratiosOf(
   const ratios: Record<string, number> = {};
   for (const [store, runs] of Object.entries(renameStatements)) {
     for (const run of runs) {
-      const oneRow = insert[store]!.find((i) => i.connections === run.connections)!;
-      ratios[`${store} rename's statements ${run.connections} conn: req/s ÷ one-row transaction`] = +(
-        run.perSecond / oneRow.perSecond
-      ).toFixed(3);
+      ratios[`${store} rename's statements ${run.connections} conn: req/s ÷ one-row transaction`] = ratio(
+        run.perSecond,
+        runAt(insert[store]!, run.connections)!.perSecond,
+      );
     }
   }
   for (const [store, scenarios] of Object.entries(stores)) {
@@ -219,10 +225,10 @@ function ratiosOf(
         ratios[`${at}: req/s ÷ bare route`] = run.perSecondOverBareRoute;
         ratios[`${at}: req/s ÷ one-row transaction`] = run.perSecondOverOneRowTransaction;
         if (run.perSecondOverRenameStatements) ratios[`${at}: req/s ÷ rename's statements`] = run.perSecondOverRenameStatements;
-        const limitCpu = insert[store]!.find((i) => i.connections === run.connections)?.serverCpuMsPerRequest;
+        const limitCpu = runAt(insert[store]!, run.connections)?.serverCpuMsPerRequest;
         if (limitCpu && run.serverCpuMsPerRequest)
-          ratios[`${at}: one-row transaction's CPU ÷ CPU per request`] = +(limitCpu / run.serverCpuMsPerRequest).toFixed(3);
-        if (run.p50OverCurveFloor) ratios[`${at}: curve floor ÷ p50`] = +(1 / run.p50OverCurveFloor).toFixed(3);
+          ratios[`${at}: one-row transaction's CPU ÷ CPU per request`] = ratio(limitCpu, run.serverCpuMsPerRequest);
+        if (run.p50OverCurveFloor) ratios[`${at}: curve floor ÷ p50`] = ratio(1, run.p50OverCurveFloor);
       }
     }
   }
@@ -256,8 +262,6 @@ async function main() {
     }
   }
 
-  const ratio = (value: number, limit: number) => +(value / limit).toFixed(3);
-  const bareAt = (connections: number) => bare!.find((b) => b.connections === connections)!;
   const signFloorMs = 1000 / curves.p256VerifyPerSecond + 1000 / curves.secp256k1SignPerSecond;
   const figures: Record<string, Record<string, Figure[]>> = Object.fromEntries(
     Object.entries(perStore).map(([name, scenarios]) => [
@@ -267,15 +271,10 @@ async function main() {
           scenario,
           runs.map((run) => ({
             ...run,
-            perSecondOverBareRoute: ratio(run.perSecond, bareAt(run.connections).perSecond),
-            perSecondOverOneRowTransaction: ratio(run.perSecond, insert[name]!.find((i) => i.connections === run.connections)!.perSecond),
+            perSecondOverBareRoute: ratio(run.perSecond, runAt(bare!, run.connections)!.perSecond),
+            perSecondOverOneRowTransaction: ratio(run.perSecond, runAt(insert[name]!, run.connections)!.perSecond),
             ...(scenario === "rename" && renameStatements[name]
-              ? {
-                  perSecondOverRenameStatements: ratio(
-                    run.perSecond,
-                    renameStatements[name].find((i) => i.connections === run.connections)!.perSecond,
-                  ),
-                }
+              ? { perSecondOverRenameStatements: ratio(run.perSecond, runAt(renameStatements[name], run.connections)!.perSecond) }
               : {}),
             ...(scenario === "sign" ? { p50OverCurveFloor: ratio(run.p50Ms, signFloorMs) } : {}),
           })),
